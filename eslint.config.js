@@ -1,0 +1,48 @@
+// Flat config: type-aware rules everywhere, plus the sandbox boundary for code that runs in the workflow bundle.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeOnly = ['fs', 'child_process', 'path', 'os', 'crypto', 'net', 'http', 'https', 'stream', 'worker_threads', 'url', 'util', 'events', 'process', 'readline', 'dns', 'tls', 'zlib', 'buffer', 'timers'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'examples/**', 'test/fixtures/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] }, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+    },
+  },
+  {
+    // Workflow, core and tool-contract code ends up in Temporal's deterministic sandbox.
+    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/tools/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...nodeOnly.flatMap((name) => [{ name, message: 'Node builtins are not allowed in sandboxed code.' }, { name: `node:${name}`, message: 'Node builtins are not allowed in sandboxed code.' }]),
+            { name: 'openai', message: 'Model clients live in providers/ and activities/.' },
+            { name: 'execa', message: 'Processes are spawned in activities/.' },
+            { name: '@temporalio/activity', message: 'Activity code is not allowed in the workflow sandbox.', allowTypeImports: true },
+            { name: '@temporalio/client', message: 'Client code is not allowed in the workflow sandbox.', allowTypeImports: true },
+            { name: '@temporalio/worker', message: 'Worker code is not allowed in the workflow sandbox.', allowTypeImports: true },
+          ],
+          patterns: [
+            { group: ['**/activities/**', '**/providers/**', '**/cli/**', '**/worker*'], message: 'Only type imports from Node-side modules.', allowTypeImports: true },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'Date', message: 'Use workflow time passed in as data.' }, { name: 'setTimeout', message: 'Use workflow sleep.' }, { name: 'process', message: 'No environment in sandboxed code.' }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: { '@typescript-eslint/no-unsafe-member-access': 'off', '@typescript-eslint/no-unsafe-assignment': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

@@ -1,0 +1,26 @@
+import type { EnvelopeContext } from '../../core/envelope.js';
+import type { ToolActivityInput, ToolActivityResult } from '../tool-request.js';
+
+/** Everything an executor needs; built once per activity attempt by activities/run-tool.ts. */
+export interface ExecutorContext {
+  /** Real (symlink-resolved) absolute workspace root W. */
+  root: string;
+  request: ToolActivityInput;
+  /** Envelope context pre-filled with tool_call_id, cwd ".", params_input, repairs, ignored_params. */
+  context: EnvelopeContext;
+  /** Aborted when Temporal cancels the activity. */
+  signal: AbortSignal;
+  /** Records a heartbeat (no-op outside an activity). */
+  heartbeat(details?: unknown): void;
+  /** 1 on the first attempt. */
+  attempt: number;
+  /** Stable across retries of the same activity (used for the write journal, C.8 durable retry). */
+  activityKey: string;
+  /** `W/.agent/tool-output/<taskId>`: where spill files go. */
+  outputDir: string;
+  /** Milliseconds since the executor started. */
+  elapsedMs(): number;
+}
+
+/** Runs one tool call. Returns model-actionable problems as envelopes; throws only for infrastructure failures. */
+export type ToolExecutor = (context: ExecutorContext) => Promise<ToolActivityResult>;

@@ -1,0 +1,65 @@
+// Sandbox-safe: plain JSON data shared by the workflow, core/ and the model providers.
+// The transcript uses the OpenAI Chat Completions message shapes, the lingua franca of compatible endpoints.
+
+/** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
+export interface ToolCallMessagePart {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** One transcript message. Contents are always strings, as every OpenAI-compatible endpoint accepts. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCallMessagePart[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** Token usage of one model call. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** A tool call exactly as the model produced it: any part may be missing or malformed. */
+export interface RawToolCall {
+  id?: string;
+  name?: string;
+  arguments?: string;
+  /** False when the stream ended before this call was complete (C.15); it is never executed half-parsed. */
+  complete: boolean;
+}
+
+/** Why the model stopped. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+
+/** What one model call returns to the workflow. */
+export interface ModelTurn {
+  content: string | null;
+  toolCalls: RawToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+  model: string;
+}
+
+/** OpenAI-style function schema sent to the model. */
+export interface ToolSchema {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown>; strict?: boolean };
+}
+
+/** Endpoint overrides recorded in the workflow input (never secrets). */
+export interface ModelSelection {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+}
+
+/** The input of the `callModel` activity: tool *names*, resolved to schemas inside the activity (STYLE 10). */
+export interface ModelRequest {
+  messages: ChatMessage[];
+  toolNames: string[];
+  selection: ModelSelection;
+  step: number;
+}

@@ -1,0 +1,57 @@
+// Sandbox-safe: tool CONTRACTS only (data the workflow can import). Executors with I/O live in activities/.
+// A contract's zod schema is the single source of the JSON Schema the model sees and the validation the worker runs.
+import type { z } from 'zod';
+
+/** What a tool does to the world (TOOL-SPEC C.2). */
+export type ToolCategory = 'read' | 'write' | 'command';
+
+/** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */
+export type RiskLevel = 'read_only' | 'write' | 'unclassified' | 'network_write' | 'destructive' | 'forbidden';
+
+/** Temporal activity settings for one tool (C.14). */
+export interface ToolActivityPolicy {
+  startToCloseTimeoutMs: number;
+  maximumAttempts: number;
+  heartbeatTimeoutMs?: number;
+}
+
+/** One parameter alias of C.7: `from` is renamed to `to` when `to` is absent. */
+export interface ParameterAlias {
+  from: string;
+  to: string;
+}
+
+/** A step in a fallback chain: the tool to try next and how to map the arguments for it. */
+export interface ToolFallback<I> {
+  tool: string;
+  mapInput(input: I): Record<string, unknown>;
+}
+
+/** A tool contract: everything about a tool except how it runs. */
+export interface ToolContract<I extends Record<string, unknown> = Record<string, unknown>> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<I>;
+  category: ToolCategory;
+  isConcurrencySafe(input: I): boolean;
+  /** Parameters holding workspace paths, checked at the boundary (C.5.1 step 3). */
+  pathParams: readonly string[];
+  aliases?: readonly string[];
+  parameterAliases?: readonly ParameterAlias[];
+  activity(input: I): ToolActivityPolicy;
+  fallbacks?: readonly ToolFallback<I>[];
+  shouldDefer?: boolean;
+  /** One-line, human-readable label for the Web UI (`ReadFile src/a.ts:1-200`). */
+  summarize(input: I): string;
+}
+
+/** Identity helper that keeps each contract's input type (like vercel's `tool()`). */
+export function defineTool<I extends Record<string, unknown>>(contract: ToolContract<I>): ToolContract<I> {
+  return contract;
+}
+
+/** Shortens a value for one-line summaries. */
+export function shorten(text: string, max = 80): string {
+  const single = text.replace(/\s+/g, ' ').trim();
+  return single.length > max ? `${single.slice(0, max - 1)}…` : single;
+}

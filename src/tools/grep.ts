@@ -1,0 +1,49 @@
+// Sandbox-safe contract of Grep (TOOL-SPEC C.11). The executor is activities/executors/grep.ts.
+import { z } from 'zod';
+import { defineTool, shorten } from './define-tool.js';
+
+const input = z
+  .object({
+    pattern: z.string().min(1).max(1000).describe('JavaScript regular expression (or literal text with fixed_strings).'),
+    path: z.string().min(1).default('.').describe('Directory or file to search, relative to the workspace root.'),
+    glob: z.string().min(1).optional().describe('Only search files matching this glob, relative to path.'),
+    case_sensitive: z.boolean().default(false).describe('Match case exactly (default: case-insensitive).'),
+    fixed_strings: z.boolean().default(false).describe('Treat pattern as literal text.'),
+    output_mode: z
+      .enum(['content', 'files_with_matches', 'count'])
+      .default('content')
+      .describe('content: matching lines; files_with_matches: file names; count: matches per file.'),
+    context: z.number().int().min(0).max(10).default(0).describe('Lines of context before and after each match.'),
+    limit: z.number().int().min(1).max(1000).default(100).describe('Maximum matching lines (content) or files.'),
+  })
+  .strict();
+
+/** Searches file contents. */
+export const grep = defineTool({
+  name: 'Grep',
+  description: [
+    'Search file contents with a regular expression; results are sorted by file and line.',
+    'Respects .gitignore and skips hidden, binary and build/vendor files. Use output_mode "files_with_matches" to list files only.',
+  ].join(' '),
+  inputSchema: input,
+  category: 'read',
+  isConcurrencySafe: () => true,
+  pathParams: ['path'],
+  aliases: ['grep', 'grep_search', 'search_code', 'search'],
+  parameterAliases: [
+    { from: 'regex', to: 'pattern' },
+    { from: 'query', to: 'pattern' },
+    { from: 'search', to: 'pattern' },
+    { from: 'dir_path', to: 'path' },
+    { from: 'directory', to: 'path' },
+    { from: 'include', to: 'glob' },
+    { from: 'include_pattern', to: 'glob' },
+    { from: 'file_glob', to: 'glob' },
+    { from: 'max_results', to: 'limit' },
+    { from: 'max_count', to: 'limit' },
+    { from: 'total_max_matches', to: 'limit' },
+  ],
+  activity: () => ({ startToCloseTimeoutMs: 30_000, maximumAttempts: 3 }),
+  summarize: (args) =>
+    `Grep ${shorten(JSON.stringify(args.pattern), 60)}${args.path === '.' ? '' : ` in ${args.path}`}${args.glob ? ` (${args.glob})` : ''}`,
+});
