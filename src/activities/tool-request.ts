@@ -1,5 +1,6 @@
 import type { Envelope, Repair } from '../core/envelope.js';
 import type { ReadStateStore, ReadStateUpdate } from '../core/read-state.js';
+import type { RiskLevel } from '../tools/define-tool.js';
 
 /** The input of every tool activity. Validated, repaired arguments only; never secrets. */
 export interface ToolActivityInput {
@@ -17,6 +18,10 @@ export interface ToolActivityInput {
   ignoredParams?: string[];
   /** The task's read-state store; sent to the tools that read or write it (ReadFile, WriteFile, EditFile). */
   readState?: ReadStateStore;
+  /** The activity's retry limit, so the executor wrapper knows which attempt is the last one. */
+  maximumAttempts?: number;
+  /** The permission decision's level and rule (C.5), echoed by Bash as `data.classification`. */
+  classification?: { level: RiskLevel; rule: string };
 }
 
 /** What a tool activity returns: the envelope (already within the per-result budget) and any store change. */

@@ -8,6 +8,9 @@ export type ToolCategory = 'read' | 'write' | 'command';
 /** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */
 export type RiskLevel = 'read_only' | 'write' | 'unclassified' | 'network_write' | 'destructive' | 'forbidden';
 
+/** Where a tool comes from: a built-in contract, a registered function (C.12) or an MCP server. */
+export type ToolOrigin = 'builtin' | 'function' | 'mcp';
+
 /** Temporal activity settings for one tool (C.14). */
 export interface ToolActivityPolicy {
   startToCloseTimeoutMs: number;
@@ -41,6 +44,12 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   activity(input: I): ToolActivityPolicy;
   fallbacks?: readonly ToolFallback<I>[];
   shouldDefer?: boolean;
+  /** Where the tool comes from; absent means a built-in. Function and MCP tools are classified by `risk` (C.5.1 step 4). */
+  origin?: ToolOrigin;
+  /** The confirmation level declared at registration (function and MCP tools); absent on them means fail-closed DENY. */
+  risk?: RiskLevel;
+  /** Handled by the workflow itself (ToolSearch): no activity and no executor. */
+  workflowLocal?: boolean;
   /** One-line, human-readable label for the Web UI (`ReadFile src/a.ts:1-200`). */
   summarize(input: I): string;
 }

@@ -11,3 +11,18 @@ import { writeFile } from './write-file.js';
 export const builtinTools: readonly ToolContract[] = [bash, editFile, glob, grep, readFile, writeFile] as unknown as readonly ToolContract[];
 
 export { bash, editFile, glob, grep, readFile, writeFile };
+export { toolSearch, searchDeferredTools, runToolSearch, TOOL_SEARCH_NAME, MAX_TOOL_SEARCH_RESULTS } from './tool-search.js';
+export type { DeferredToolMatch, ToolSearchContext, ToolSearchOutcome } from './tool-search.js';
+export { createToolRegistry, canonicalJson, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
+export type { ToolRegistry, SchemaContext, ResolvedName } from './registry.js';
+export { createFunctionTool, isFunctionTool, functionActivityPolicy, FUNCTION_TOOL_PARAMETERS } from './function-tool.js';
+export type { FunctionRisk, FunctionToolSpec, FunctionToolInput } from './function-tool.js';
+export {
+  toChatCompletionsTool,
+  toResponsesTool,
+  toAnthropicTool,
+  toInputJsonSchema,
+  toStrictInputJsonSchema,
+  toStrictJsonSchema,
+} from './schema-export.js';
+export type { JsonSchema, ResponsesFunctionTool, AnthropicTool } from './schema-export.js';

@@ -1,0 +1,69 @@
+// Node: the callModel activity. Resolves the endpoint and tool schemas inside the activity, so the workflow
+// history carries only tool names and the API key never leaves the worker.
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import type { ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
+import type { ModelProvider, StreamProgress } from '../providers/model-provider.js';
+import { toModelFailure } from './failures.js';
+
+/** What `createCallModel` needs: an endpoint per selection and the schemas of the named tools. */
+export interface CallModelDependencies {
+  resolveProvider(selection: ModelSelection): { provider: ModelProvider; model: string };
+  resolveTools(names: string[]): ToolSchema[];
+}
+
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
+
+/** Creates the `callModel` activity; it also runs outside an activity (no heartbeats, no cancellation then). */
+export function createCallModel(deps: CallModelDependencies): (request: ModelRequest) => Promise<ModelTurn> {
+  return async function callModel(request: ModelRequest): Promise<ModelTurn> {
+    const context = currentActivityContext();
+    const signal = context?.cancellationSignal;
+    const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
+    try {
+      const { provider, model } = deps.resolveProvider(request.selection);
+      const tools = deps.resolveTools(request.toolNames);
+      return await provider.complete({
+        messages: request.messages,
+        tools,
+        model,
+        ...(signal ? { signal } : {}),
+        ...(heartbeat ? { onProgress: heartbeat.progress } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) {
+        throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure('Model call cancelled');
+      }
+      throw toModelFailure(error);
+    } finally {
+      heartbeat?.stop();
+    }
+  };
+}
+
+function currentActivityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    // Called directly (tests, scripts): there is no activity to heartbeat or cancel.
+    return undefined;
+  }
+}
+
+// Heartbeats also cover the silence before the first token, so a dead worker is noticed and cancellation is delivered.
+function startHeartbeat(context: Context, step: number): { progress(progress: StreamProgress): void; stop(): void } {
+  const timeoutMs = context.info.heartbeatTimeoutMs;
+  const intervalMs = timeoutMs ? Math.max(100, Math.min(DEFAULT_HEARTBEAT_INTERVAL_MS, timeoutMs / 3)) : DEFAULT_HEARTBEAT_INTERVAL_MS;
+  let details: { step: number } & Partial<StreamProgress> = { step };
+  context.heartbeat(details);
+  const timer = setInterval(() => context.heartbeat(details), intervalMs);
+  timer.unref();
+  return {
+    // The SDK throttles heartbeats, so one per chunk is cheap.
+    progress(progress) {
+      details = { step, ...progress };
+      context.heartbeat(details);
+    },
+    stop: () => clearInterval(timer),
+  };
+}

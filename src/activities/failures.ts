@@ -1,0 +1,111 @@
+// Node: model errors classified once, at the activity boundary. Temporal's retry policy is the only retry loop,
+// so every error leaves here as an ApplicationFailure that says whether (and when) to try again.
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+
+/** Why a model call failed; the suffix of the `ModelInvocationError.<Reason>` failure type. */
+export type ModelFailureReason =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'Timeout'
+  | 'Conflict'
+  | 'UnprocessableEntity'
+  | 'RateLimited'
+  | 'ClientError'
+  | 'ServerError'
+  | 'ContextLengthExceeded'
+  | 'Connection'
+  | 'StreamError'
+  | 'Aborted'
+  | 'Unexpected';
+
+/** Prefix of every failure type produced here. */
+export const MODEL_FAILURE_TYPE = 'ModelInvocationError';
+
+const REASON_BY_STATUS: Readonly<Record<number, ModelFailureReason>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  408: 'Timeout',
+  409: 'Conflict',
+  422: 'UnprocessableEntity',
+  429: 'RateLimited',
+};
+
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429]);
+
+/** HTTP response headers as SDKs expose them: a Fetch `Headers` or a plain record. */
+type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
+
+/** The shape shared by the OpenAI and Anthropic SDK errors, matched structurally so any such SDK fits. */
+interface HttpLikeError extends Error {
+  status?: number;
+  headers?: HeaderSource;
+  code?: string | null;
+  type?: string;
+  requestID?: string | null;
+}
+
+/** Maps any error from a model call to what the activity should throw. TemporalFailures pass through untouched. */
+export function toModelFailure(error: unknown, now: number = Date.now()): Error {
+  if (error instanceof TemporalFailure) return error;
+  if (!(error instanceof Error)) {
+    return ApplicationFailure.create({ type: `${MODEL_FAILURE_TYPE}.Unexpected`, message: `Model call failed: ${String(error)}` });
+  }
+  const httpError = error as HttpLikeError;
+  const status = typeof httpError.status === 'number' ? httpError.status : undefined;
+  const reason = reasonFor(httpError, status);
+  const retryable = status === undefined || RETRYABLE_STATUSES.has(status) || status >= 500;
+  const delay = retryable && httpError.headers ? retryAfterMs(httpError.headers, now) : undefined;
+  const details = status === undefined ? [] : [{ status, code: httpError.code ?? null, requestId: httpError.requestID ?? null }];
+  return ApplicationFailure.create({
+    type: `${MODEL_FAILURE_TYPE}.${reason}`,
+    message: error.message || `Model call failed (${reason})`,
+    nonRetryable: !retryable,
+    ...(delay !== undefined ? { nextRetryDelay: delay } : {}),
+    details,
+    cause: error,
+  });
+}
+
+/** Throws `toModelFailure(error)`; for `catch` blocks that only rethrow. */
+export function classifyModelError(error: unknown): never {
+  throw toModelFailure(error);
+}
+
+/** The delay a server asked for: `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: HeaderSource, now: number = Date.now()): number | undefined {
+  const milliseconds = Number.parseFloat(headerValue(headers, 'retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.ceil(milliseconds);
+  const retryAfter = headerValue(headers, 'retry-after')?.trim();
+  if (!retryAfter) return undefined;
+  if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.ceil(Number.parseFloat(retryAfter) * 1000);
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function reasonFor(error: HttpLikeError, status: number | undefined): ModelFailureReason {
+  if (status === undefined) {
+    if (error instanceof APIConnectionTimeoutError || error.name === 'TimeoutError') return 'Timeout';
+    if (error instanceof APIConnectionError) return 'Connection';
+    if (error instanceof APIUserAbortError || error.name === 'AbortError') return 'Aborted';
+    // An `error` event inside an SSE stream carries no status.
+    if (error instanceof APIError) return 'StreamError';
+    return 'Unexpected';
+  }
+  // The one 400 the loop can act on (by compacting the transcript) gets its own type.
+  if (error.code === 'context_length_exceeded') return 'ContextLengthExceeded';
+  if (status >= 500) return 'ServerError';
+  return REASON_BY_STATUS[status] ?? 'ClientError';
+}
+
+function headerValue(headers: HeaderSource, name: string): string | undefined {
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  const record = headers as Record<string, string | string[] | undefined>;
+  const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+  const value = key === undefined ? undefined : record[key];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,55 @@
+// Stat snapshots: the identity of one version of a file, compared before a rename and across a read.
+import { readFile, stat } from 'node:fs/promises';
+
+/** What `stat` says about one version of a file. */
+export interface FileSnapshot {
+  /** Nanosecond mtime: the commit check compares this, since ms resolution misses fast successive writes. */
+  mtimeNs: bigint;
+  /** Milliseconds, as stored in the read-state store and reported to the model. */
+  mtimeMs: number;
+  size: number;
+  ino: bigint;
+  dev: bigint;
+  mode: number;
+  uid: number;
+  gid: number;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+/** Stats a path (following symlinks) with nanosecond precision. */
+export async function statSnapshot(filePath: string): Promise<FileSnapshot> {
+  const info = await stat(filePath, { bigint: true });
+  return {
+    mtimeNs: info.mtimeNs,
+    // Microsecond precision survives the JSON round trip through workflow state exactly enough to compare.
+    mtimeMs: Number(info.mtimeNs / 1000n) / 1000,
+    size: Number(info.size),
+    ino: info.ino,
+    dev: info.dev,
+    mode: Number(info.mode),
+    uid: Number(info.uid),
+    gid: Number(info.gid),
+    isFile: info.isFile(),
+    isDirectory: info.isDirectory(),
+  };
+}
+
+/** True when two snapshots describe the same version of the same file: (mtime_ns, size) plus the inode. */
+export function sameVersion(left: FileSnapshot, right: FileSnapshot): boolean {
+  return left.mtimeNs === right.mtimeNs && left.size === right.size && left.ino === right.ino && left.dev === right.dev;
+}
+
+/** A whole-file read that saw one version of the file, or the report that it kept changing. */
+export type StableRead = { ok: true; bytes: Buffer; snapshot: FileSnapshot } | { ok: false; reason: 'changed_during_read' };
+
+/** Reads a whole file between two stats; if the stats differ it retries once, then gives up (C.11 ReadFile step 2). */
+export async function readStable(filePath: string): Promise<StableRead> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const before = await statSnapshot(filePath);
+    const bytes = await readFile(filePath);
+    const after = await statSnapshot(filePath);
+    if (sameVersion(before, after) && bytes.length === after.size) return { ok: true, bytes, snapshot: after };
+  }
+  return { ok: false, reason: 'changed_during_read' };
+}

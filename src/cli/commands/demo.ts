@@ -1,0 +1,53 @@
+import { cp, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { execa } from 'execa';
+import type { Config } from '../../config.js';
+import { EXIT } from '../exit-codes.js';
+import { color, log } from '../output.js';
+import { runCommand } from './run.js';
+
+/** Help text of `demo`. */
+export const demoHelp = `Usage: durable-agent demo [--json]
+
+Copies examples/demo/project (a small library with a real bug and a failing test) to a temporary directory and runs
+the agent on it end to end on the embedded Temporal server: it explores, reads, fixes the bug and runs the tests.
+Without OPENAI_API_KEY the model is the scripted one (examples/demo/script.json over OpenAI-compatible HTTP);
+with it, the real model does the work. The example directory itself is never changed.`;
+
+const demoRoot = fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
+
+const task =
+  'The tests of this project fail. Find the bug, fix it with the smallest correct change, and run the tests to confirm.';
+
+/** `demo`: the main job, on a copy of the example. */
+export async function demoCommand(argv: string[], config: Config): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  });
+  if (values.help) {
+    process.stdout.write(`${demoHelp}\n`);
+    return EXIT.finished;
+  }
+  const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-demo-'));
+  await cp(join(demoRoot, 'project'), workspace, { recursive: true });
+  const real = Boolean(process.env.OPENAI_API_KEY);
+  log(`${color.bold('demo')} workspace: ${workspace} (a copy of examples/demo/project)`);
+  log(real ? 'model: the real model from OPENAI_API_KEY' : 'model: scripted (examples/demo/script.json); set OPENAI_API_KEY to use a real model');
+  const modelFlags = real ? ['--provider', 'openai'] : ['--provider', 'scripted', '--script', join(demoRoot, 'script.json')];
+  const exitCode = await runCommand(
+    ['--cwd', workspace, '--ask', 'deny', '--max-steps', '20', ...(values.json ? ['--json'] : []), ...modelFlags, task],
+    config,
+  );
+  if (exitCode !== EXIT.finished) return exitCode;
+  const check = await execa('node', ['--test'], { cwd: workspace, reject: false, all: true });
+  if (check.exitCode === 0) {
+    log(color.green(`verified: the tests now pass in ${workspace}`));
+    return EXIT.finished;
+  }
+  log(color.red(`the run finished but the tests still fail in ${workspace}:\n${check.all ?? ''}`));
+  return EXIT.failed;
+}

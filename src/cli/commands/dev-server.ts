@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util';
+import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server.js';
+import { workerCommand } from '../connect.js';
+import { EXIT } from '../exit-codes.js';
+import { log } from '../output.js';
+
+/** Help text of `dev-server`. */
+export const devServerHelp = `Usage: durable-agent dev-server [--status [--json] | --stop]
+
+Starts the embedded Temporal dev server (SQLite under the state directory, Web UI) and a background worker,
+or whichever of them is not running. --status shows both; --stop stops both.`;
+
+/** `dev-server [--status [--json] | --stop]`. */
+export async function devServerCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      status: { type: 'boolean', default: false },
+      stop: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${devServerHelp}\n`);
+    return EXIT.finished;
+  }
+  if (values.stop) {
+    await stopDevServer();
+    log('dev server and worker stopped');
+    return EXIT.finished;
+  }
+  if (!values.status) {
+    await ensureDevServer();
+    await ensureDevWorker({ command: workerCommand(), env: process.env });
+  }
+  const status = await devServerStatus();
+  if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
+  else {
+    process.stdout.write(
+      [
+        `address    ${status.address} (namespace ${status.namespace})`,
+        `web ui     ${status.uiUrl}`,
+        `server     ${status.server.running ? `running (pid ${status.server.pid})` : 'not running'}`,
+        `worker     ${status.worker.running ? `running (pid ${status.worker.pid})` : 'not running'}`,
+      ].join('\n') + '\n',
+    );
+  }
+  return EXIT.finished;
+}

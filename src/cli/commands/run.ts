@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '../../config.js';
+import type { ModelSelection } from '../../core/messages.js';
+import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
+import { startScriptedModelServer } from '../../providers/scripted-server.js';
+import { agentWorkflow } from '../../workflows/agent.js';
+import { connect, runUrl } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { DetachedError, followRun } from '../follow.js';
+import { color, log } from '../output.js';
+
+/** Help text of `run` (and `start`). */
+export const runHelp = `Usage: durable-agent run [options] "<task>"
+
+Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the run goes on).
+
+Options:
+  --cwd DIR           workspace the tools work in (default: current directory)
+  --model M           model name (default: the worker's DURABLE_AGENT_MODEL)
+  --provider P        openai | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
+  --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL)
+  --script FILE       with --provider scripted: serve this script of model turns (see docs/scripted-model.md)
+  --max-steps N       stop after N model steps (default 50)
+  --mode M            default | read-only
+  --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
+  --json              print one JSON object {workflowId, runId, status, answer, steps, toolCalls, usage} on stdout
+  --detach            start the run and return at once
+  -h, --help          show this help
+
+Exit codes: 0 finished, 1 failed, 2 usage error, 3 cancelled or terminated, 4 left running (detached).`;
+
+const options = {
+  cwd: { type: 'string' },
+  model: { type: 'string' },
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  script: { type: 'string' },
+  'max-steps': { type: 'string' },
+  mode: { type: 'string' },
+  ask: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  detach: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** `run` and `start` (= run --detach). */
+export async function runCommand(argv: string[], config: Config, forceDetach = false): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+  if (values.help) {
+    process.stdout.write(`${runHelp}\n`);
+    return EXIT.finished;
+  }
+  const task = positionals.join(' ').trim();
+  if (!task) throw new UsageError('A task is required: durable-agent run "<task>"');
+  const detach = forceDetach || values.detach;
+  const workspace = resolveWorkspace(values.cwd ?? process.cwd());
+  const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
+  const mode = parseMode(values.mode ?? 'default');
+  const askPolicy = parseAsk(values.ask, detach);
+  const provider = values.provider ?? config.provider;
+  if (values.script && provider !== 'scripted') throw new UsageError('--script needs --provider scripted');
+  if (provider === 'scripted' && !values.script && !values['base-url'] && !config.baseUrl)
+    throw new UsageError('--provider scripted needs --script FILE (or --base-url of a running scripted server)');
+  if (values.script && detach)
+    throw new UsageError('--script is served by this command, so it cannot --detach; run it attached');
+
+  const scripted = values.script ? await startScriptedModelServer({ script: resolve(values.script) }) : undefined;
+  const selection: ModelSelection = {
+    ...(provider ? { provider } : {}),
+    ...((values.model ?? (scripted ? 'scripted' : undefined)) ? { model: values.model ?? 'scripted' } : {}),
+    ...((scripted?.url ?? values['base-url']) ? { baseUrl: scripted?.url ?? values['base-url'] } : {}),
+  };
+  const input: AgentInput = { task, workspace, selection, maxSteps, mode, askPolicy };
+  const connected = await connect(config, { needWorker: true });
+  const abort = new AbortController();
+  const onInterrupt = (): void => abort.abort();
+  try {
+    const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
+    const handle = await connected.client.workflow.start(agentWorkflow, {
+      workflowId,
+      taskQueue: connected.taskQueue,
+      args: [input],
+      memo: { task, cwd: workspace },
+      staticSummary: firstLine(task),
+      staticDetails: `model: ${selection.model ?? 'worker default'} · workspace: ${workspace} · mode: ${mode}`,
+    });
+    const runId = handle.firstExecutionRunId;
+    const link = runUrl(connected, workflowId, runId);
+    log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
+    if (detach) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, status: 'running' })}\n`);
+      else log(`detached; follow it with: durable-agent watch ${workflowId}`);
+      return EXIT.detached;
+    }
+    process.once('SIGINT', onInterrupt);
+    try {
+      const { result, exitCode } = await followRun(handle, { signal: abort.signal });
+      if (values.json) {
+        const { status, answer, steps, toolCalls, usage } = result;
+        process.stdout.write(`${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`);
+      } else {
+        if (result.answer) process.stdout.write(`${result.answer}\n`);
+        if (result.error) log(color.red(`${result.status}: ${result.error}`));
+        log(color.dim(`${result.status} · ${result.steps} steps · ${result.toolCalls} tool calls · ${result.usage.totalTokens} tokens`));
+        if (link) log(color.dim(link));
+      }
+      return exitCode;
+    } catch (error) {
+      if (!(error instanceof DetachedError)) throw error;
+      log(`\ndetached; the run goes on. Follow it with: durable-agent watch ${workflowId}`);
+      return EXIT.detached;
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    await connected.close();
+    await scripted?.close();
+  }
+}
+
+function resolveWorkspace(path: string): string {
+  const absolute = resolve(path);
+  let stats;
+  try {
+    stats = statSync(absolute);
+  } catch {
+    throw new UsageError(`--cwd ${path}: no such directory`);
+  }
+  if (!stats.isDirectory()) throw new UsageError(`--cwd ${path}: not a directory`);
+  return realpathSync(absolute);
+}
+
+function parsePositiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a positive integer, got "${text}"`);
+  return value;
+}
+
+function parseMode(text: string): AgentMode {
+  if (text === 'default') return 'default';
+  if (text === 'read-only' || text === 'read_only') return 'read_only';
+  throw new UsageError(`--mode must be default or read-only, got "${text}"`);
+}
+
+function parseAsk(text: string | undefined, detach: boolean): AskPolicy {
+  if (text === undefined) return process.stdin.isTTY && !detach ? 'prompt' : detach ? 'wait' : 'deny';
+  if (text === 'prompt' || text === 'wait' || text === 'deny' || text === 'approve') return text;
+  throw new UsageError(`--ask must be prompt, wait, deny or approve, got "${text}"`);
+}
+
+/** Short, URL-safe words of the task for the workflow id. */
+export function slugify(task: string): string {
+  const slug = task
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32)
+    .replace(/-+$/, '');
+  return slug || 'task';
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!.trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}

@@ -1,0 +1,13 @@
+/** Exit codes of the CLI contract (DESIGN.md). */
+export const EXIT = {
+  finished: 0,
+  failed: 1,
+  usage: 2,
+  cancelled: 3,
+  detached: 4,
+} as const;
+
+/** A usage or configuration problem: printed without a stack, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,219 @@
+// Sandbox-safe: turns the model's raw tool calls into a deterministic execution plan (TOOL-SPEC C.3 steps 1-4).
+// Pure functions of the turn and the registry, so a replay makes the same plan.
+import { parseArguments } from './arguments/parse-arguments.js';
+import { fixArguments } from './arguments/fix-arguments.js';
+import type { Envelope, ErrorCode, Repair } from './envelope.js';
+import { abbreviateParams, errorEnvelope } from './envelope.js';
+import type { RawToolCall, ToolCallMessagePart } from './messages.js';
+import type { ToolContract } from '../tools/define-tool.js';
+
+/** The slice of the tool registry the planner needs. */
+export interface ToolLookup {
+  resolveName(raw: string | undefined): { name: string; repair?: Repair } | undefined;
+  get(name: string): ToolContract | undefined;
+  availableNames(): string[];
+}
+
+/** A call ready to run, or one that already has its (error) envelope. */
+export type PlannedCall =
+  | {
+      state: 'ready';
+      index: number;
+      callId: string;
+      tool: ToolContract;
+      input: Record<string, unknown>;
+      paramsInput: Record<string, unknown>;
+      repairs: Repair[];
+      ignoredParams: string[];
+      concurrencySafe: boolean;
+    }
+  | { state: 'failed'; index: number; callId: string; toolName: string; envelope: Envelope; concurrencySafe: false };
+
+/** Consecutive calls that run together: a safe batch fans out, an unsafe batch holds exactly one call. */
+export interface Batch {
+  safe: boolean;
+  calls: PlannedCall[];
+}
+
+interface NormalizedId {
+  id: string;
+  /** Index of the earlier call whose id this one duplicated. */
+  duplicateOf?: number;
+}
+
+/** C.3 step 1: fills missing ids deterministically and suffixes duplicates with `#k`. */
+export function normalizeToolCallIds(calls: readonly RawToolCall[], turn: number): NormalizedId[] {
+  const owners = new Map<string, number>();
+  const used = new Set<string>();
+  return calls.map((call, index) => {
+    const given = call.id?.trim();
+    if (!given) {
+      const id = `call_auto_${turn}_${index}`;
+      used.add(id);
+      return { id };
+    }
+    const owner = owners.get(given);
+    if (owner === undefined) {
+      owners.set(given, index);
+      used.add(given);
+      return { id: given };
+    }
+    let suffix = 2;
+    while (used.has(`${given}#${suffix}`)) suffix++;
+    const id = `${given}#${suffix}`;
+    used.add(id);
+    return { id, duplicateOf: owner };
+  });
+}
+
+/** The assistant message's tool_calls, with the ids the tool messages will carry (C.13 invariant 3). */
+export function toAssistantToolCalls(calls: readonly RawToolCall[], ids: readonly NormalizedId[]): ToolCallMessagePart[] {
+  return calls.map((call, index) => ({
+    id: ids[index]!.id,
+    type: 'function',
+    function: { name: call.name ?? '', arguments: call.arguments ?? '' },
+  }));
+}
+
+function failed(
+  index: number,
+  callId: string,
+  toolName: string,
+  code: ErrorCode,
+  message: string,
+  details: Record<string, unknown>,
+  extra: { paramsInput?: Record<string, unknown>; repairs?: Repair[]; ignoredParams?: string[] } = {},
+): PlannedCall {
+  return {
+    state: 'failed',
+    index,
+    callId,
+    toolName,
+    concurrencySafe: false,
+    envelope: errorEnvelope({
+      code,
+      message,
+      details,
+      context: {
+        tool_call_id: callId,
+        cwd: '.',
+        params_input: abbreviateParams(extra.paramsInput ?? {}),
+        ...(extra.repairs?.length ? { repairs: extra.repairs } : {}),
+        ...(extra.ignoredParams?.length ? { ignored_params: extra.ignoredParams } : {}),
+      },
+    }),
+  };
+}
+
+/** Canonical JSON with sorted keys, to compare arguments of duplicated calls. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** C.3 steps 2-3: resolves names, parses and repairs arguments, and validates each call. */
+export function planToolCalls(calls: readonly RawToolCall[], ids: readonly NormalizedId[], tools: ToolLookup): PlannedCall[] {
+  const plans: PlannedCall[] = [];
+  calls.forEach((call, index) => {
+    const callId = ids[index]!.id;
+    const resolved = tools.resolveName(call.name);
+    if (!resolved) {
+      const requested = call.name?.trim() ? call.name : 'unknown_tool';
+      const available = tools.availableNames();
+      plans.push(
+        failed(index, callId, requested ?? 'unknown_tool', 'NOT_FOUND', `Unknown tool "${requested}". Available tools: ${available.join(', ')}.`, {
+          kind: 'unknown_tool',
+          requested,
+          available_tools: available,
+        }),
+      );
+      return;
+    }
+    const tool = tools.get(resolved.name)!;
+    const nameRepairs = resolved.repair ? [resolved.repair] : [];
+    if (!call.complete) {
+      // A call cut off mid-stream is never executed, even when its JSON could be closed: a truncated command or path
+      // would run as something the model did not ask for.
+      plans.push(
+        failed(
+          index,
+          callId,
+          tool.name,
+          'INVALID_PARAM',
+          `The arguments for ${tool.name} were cut off before they were complete, so the call was not run. Re-issue the complete call.`,
+          { reason: 'incomplete_arguments', raw_preview: (call.arguments ?? '').slice(0, 200) },
+          { repairs: nameRepairs },
+        ),
+      );
+      return;
+    }
+    const parsed = parseArguments(call.arguments, { toolName: tool.name });
+    if (!parsed.ok) {
+      plans.push(failed(index, callId, tool.name, 'INVALID_PARAM', parsed.message, parsed.details, { repairs: nameRepairs }));
+      return;
+    }
+    const fixed = fixArguments(tool, parsed.value);
+    const repairs = [...nameRepairs, ...parsed.repairs, ...fixed.repairs];
+    if (!fixed.ok) {
+      plans.push(
+        failed(index, callId, tool.name, fixed.code, fixed.message, fixed.details, {
+          paramsInput: parsed.value,
+          repairs,
+          ignoredParams: fixed.ignoredParams,
+        }),
+      );
+      return;
+    }
+    const duplicateOf = ids[index]!.duplicateOf;
+    const original = duplicateOf === undefined ? undefined : plans[duplicateOf];
+    const concurrencySafe = tool.isConcurrencySafe(fixed.input);
+    if (
+      original?.state === 'ready' &&
+      original.tool.name === tool.name &&
+      !concurrencySafe &&
+      canonicalJson(original.input) === canonicalJson(fixed.input)
+    ) {
+      plans.push(
+        failed(
+          index,
+          callId,
+          tool.name,
+          'INVALID_PARAM',
+          `This ${tool.name} call repeats call ${original.callId} with the same arguments in the same turn, so it was not run again.`,
+          { reason: 'duplicate_tool_call', duplicate_of: original.callId },
+          { paramsInput: fixed.normalized, repairs, ignoredParams: fixed.ignoredParams },
+        ),
+      );
+      return;
+    }
+    plans.push({
+      state: 'ready',
+      index,
+      callId,
+      tool,
+      input: fixed.input,
+      paramsInput: fixed.normalized,
+      repairs,
+      ignoredParams: fixed.ignoredParams,
+      concurrencySafe,
+    });
+  });
+  return plans;
+}
+
+/** C.3 step 4: consecutive concurrency-safe calls share a batch; everything else runs alone. */
+export function partition(plans: readonly PlannedCall[]): Batch[] {
+  const batches: Batch[] = [];
+  for (const plan of plans) {
+    const last = batches.at(-1);
+    if (plan.concurrencySafe && last?.safe) last.calls.push(plan);
+    else batches.push({ safe: plan.concurrencySafe, calls: [plan] });
+  }
+  return batches;
+}

@@ -1,0 +1,61 @@
+// Node: the OpenAI Chat Completions adapter, streaming. Works against any OpenAI-compatible endpoint
+// (OpenAI, vLLM, Ollama, llama.cpp, the scripted server) that accepts `stream_options.include_usage`.
+import OpenAI, { APIUserAbortError } from 'openai';
+import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ModelTurn } from '../core/messages.js';
+import type { ModelProvider, ProviderRequest } from './model-provider.js';
+import { StreamAssembler } from './stream-assembler.js';
+
+/** Options of `createOpenAIChatProvider`. The key comes from the worker's environment, never from a workflow input. */
+export interface OpenAIChatProviderOptions {
+  apiKey: string;
+  /** Base URL ending in `/v1`; the OpenAI API when omitted. */
+  baseURL?: string;
+  /** Model used when a request names none. */
+  defaultModel: string;
+  /** A fetch implementation to use instead of the global one. */
+  fetch?: typeof globalThis.fetch;
+  /** Provider name reported in `ModelProvider.name`; `openai` by default. */
+  name?: string;
+}
+
+/** A ModelProvider on the Chat Completions API, streaming, with the SDK's own retries off (Temporal retries). */
+export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ModelProvider {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  return {
+    name: options.name ?? 'openai',
+    complete: (request) => completeStreaming(client, options.defaultModel, request),
+  };
+}
+
+async function completeStreaming(client: OpenAI, defaultModel: string, request: ProviderRequest): Promise<ModelTurn> {
+  const model = request.model || defaultModel;
+  const body: ChatCompletionCreateParamsStreaming = {
+    model,
+    // The transcript already uses the Chat Completions shapes.
+    messages: request.messages as ChatCompletionMessageParam[],
+    stream: true,
+    // Some compatible servers reject stream_options; they need a server-side fix, not a client-side hack.
+    stream_options: { include_usage: true },
+  };
+  if (request.tools.length > 0) {
+    // OpenAI rejects tool_choice and parallel_tool_calls when no tools are sent.
+    body.tools = request.tools as ChatCompletionTool[];
+    body.tool_choice = 'auto';
+    body.parallel_tool_calls = true;
+  }
+  const stream = await client.chat.completions.create(body, { signal: request.signal });
+  const assembler = new StreamAssembler(model);
+  for await (const chunk of stream) {
+    assembler.push(chunk);
+    request.onProgress?.(assembler.progress());
+  }
+  // The SDK ends an aborted stream quietly; an aborted call must not look like an answer cut short.
+  if (request.signal?.aborted) throw new APIUserAbortError();
+  return assembler.finish();
+}

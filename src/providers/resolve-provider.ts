@@ -1,0 +1,77 @@
+// Node: turns a run's ModelSelection plus the worker's environment into a provider. Secrets come only from the
+// environment; the selection (recorded in workflow history) may name an endpoint but never carries a key.
+import { ApplicationFailure } from '@temporalio/common';
+import type { ModelSelection } from '../core/messages.js';
+import type { ModelProvider } from './model-provider.js';
+import { createOpenAIChatProvider } from './openai-chat.js';
+
+/** The model used when neither the run nor the worker names one. */
+export const DEFAULT_MODEL = 'gpt-4.1-mini';
+
+/** Providers this worker can build. */
+export const SUPPORTED_PROVIDERS = ['openai', 'scripted'] as const;
+
+// Named in DURABLE_AGENT_PROVIDER's documented values but not built yet.
+const PLANNED_PROVIDERS = ['openai-responses', 'anthropic'];
+
+// Local OpenAI-compatible servers (and the scripted one) ignore the key, but the client insists on one.
+const PLACEHOLDER_API_KEY = 'unused';
+
+/** A provider ready to call and the model to ask for. */
+export interface ResolvedProvider {
+  provider: ModelProvider;
+  model: string;
+}
+
+/** Resolves a run's model selection against the worker's configuration. */
+export type ProviderResolver = (selection: ModelSelection) => ResolvedProvider;
+
+/**
+ * Reads OPENAI_API_KEY, OPENAI_BASE_URL, DURABLE_AGENT_MODEL and DURABLE_AGENT_PROVIDER; fields of the selection
+ * override them. Providers are cached per endpoint so calls share one connection pool.
+ */
+export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver {
+  const cache = new Map<string, ModelProvider>();
+  return (selection) => {
+    const providerName = nonEmpty(selection.provider) ?? nonEmpty(env.DURABLE_AGENT_PROVIDER) ?? 'openai';
+    const model = nonEmpty(selection.model) ?? nonEmpty(env.DURABLE_AGENT_MODEL) ?? DEFAULT_MODEL;
+    const baseURL = nonEmpty(selection.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL);
+    const apiKey = nonEmpty(env.OPENAI_API_KEY);
+    if (providerName !== 'openai' && providerName !== 'scripted') throw unsupportedProvider(providerName);
+    if (providerName === 'scripted' && !baseURL) {
+      throw configurationError('Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).');
+    }
+    if (providerName === 'openai' && !apiKey && !baseURL) {
+      throw configurationError("OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).");
+    }
+    const key = `${providerName}\n${baseURL ?? ''}`;
+    let provider = cache.get(key);
+    if (!provider) {
+      provider = createOpenAIChatProvider({
+        name: providerName,
+        apiKey: apiKey ?? PLACEHOLDER_API_KEY,
+        defaultModel: model,
+        ...(baseURL ? { baseURL } : {}),
+      });
+      cache.set(key, provider);
+    }
+    return { provider, model };
+  };
+}
+
+function unsupportedProvider(name: string): ApplicationFailure {
+  const supported = SUPPORTED_PROVIDERS.join(', ');
+  const message = PLANNED_PROVIDERS.includes(name)
+    ? `Provider "${name}" is not available yet. Supported providers: ${supported}.`
+    : `Unknown provider "${name}". Supported providers: ${supported}.`;
+  return ApplicationFailure.create({ type: 'ModelInvocationError.UnsupportedProvider', message, nonRetryable: true });
+}
+
+function configurationError(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'ModelInvocationError.Configuration', message, nonRetryable: true });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

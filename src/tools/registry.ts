@@ -1,0 +1,199 @@
+// Sandbox-safe: the tool registry of TOOL-SPEC C.2 (name resolution C.3 step 2, deferred tools C.16).
+// Pure data and functions: the workflow owns one per task and passes breaker and discovery state in as data.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Repair } from '../core/envelope.js';
+import type { ToolSchema } from '../core/messages.js';
+import type { ToolContract } from './define-tool.js';
+import { createFunctionTool } from './function-tool.js';
+import type { FunctionToolSpec } from './function-tool.js';
+import { toChatCompletionsTool, toInputJsonSchema, toStrictInputJsonSchema } from './schema-export.js';
+import { TOOL_SEARCH_NAME } from './tool-search.js';
+
+/** Tool names as the model APIs accept them (C.2). */
+export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/** The name used when a tool call carries none (C.3 step 2). */
+export const MISSING_TOOL_NAME = 'unknown_tool';
+
+/** What decides which tools the model sees this turn. */
+export interface SchemaContext {
+  mode: 'default' | 'read_only';
+  /** Tools whose breaker is OPEN after the caller's own OPEN→HALF_OPEN time check (C.10). */
+  openTools?: ReadonlySet<string>;
+  /** Deferred tools that ToolSearch has discovered in this task (C.16). */
+  discovered?: ReadonlySet<string>;
+}
+
+/** A resolved tool name, with the repair record when the model's spelling was not exact. */
+export interface ResolvedName {
+  name: string;
+  repair?: Repair;
+}
+
+/** The per-task set of tools (C.2). */
+export interface ToolRegistry {
+  /** Adds a contract; throws on an invalid or duplicate name, a conflicting alias or a schema strict mode cannot express. */
+  register(contract: ToolContract): void;
+  /** Registers a function tool (C.12) and returns its contract. */
+  registerFunction(spec: FunctionToolSpec): ToolContract;
+  /** Removes a tool and its aliases; false when it was not registered. */
+  unregister(name: string): boolean;
+  /** The contract registered under exactly this name; inherited properties ("toString", "__proto__") never match. */
+  get(name: string): ToolContract | undefined;
+  /** C.3 step 2: exact name, then case-insensitive name, then the alias table; undefined when nothing matches. */
+  resolveName(raw: string | undefined): ResolvedName | undefined;
+  /** Lists a disabled tool again; throws for an unknown name. */
+  enable(name: string): void;
+  /** Hides a tool from the schemas; calls to it are denied with `tool_disabled`. Throws for an unknown name. */
+  disable(name: string): void;
+  /** False for disabled and for unknown tools. */
+  isEnabled(name: string): boolean;
+  /** Every registered contract, enabled or not, sorted by name. */
+  list(): ToolContract[];
+  /** The contracts the model may see in this context, sorted by name (C.2 filtering). */
+  visible(context: SchemaContext): ToolContract[];
+  /** `visible(context)` as Chat Completions strict function schemas. */
+  getSchemas(context: SchemaContext): ToolSchema[];
+  /** sha256 (hex) of the canonical JSON of `getSchemas(context)`. */
+  fingerprint(context: SchemaContext): string;
+}
+
+// A few models prefix tool names with the namespace the provider used internally.
+const NAMESPACE_PREFIX = /^(?:functions|tools|tool)[.:]/i;
+
+/** Creates a registry holding `initial` (for example `builtinTools`), all enabled. */
+export function createToolRegistry(initial: readonly ToolContract[] = []): ToolRegistry {
+  // Maps, not objects, so that a model calling "toString" or "__proto__" finds nothing.
+  const contracts = new Map<string, ToolContract>();
+  const lowerNames = new Map<string, string>();
+  const aliases = new Map<string, string>();
+  const lowerAliases = new Map<string, string>();
+  const disabled = new Set<string>();
+
+  const requireKnown = (name: string): void => {
+    if (!contracts.has(name)) throw new Error(`Unknown tool '${name}'.`);
+  };
+
+  const register = (contract: ToolContract): void => {
+    const { name } = contract;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      throw new Error(`Invalid tool name ${JSON.stringify(name)}: it must match ${String(TOOL_NAME_PATTERN)}.`);
+    }
+    if (contracts.has(name)) throw new Error(`Tool '${name}' is already registered.`);
+    // Two names differing only in case would make the case-insensitive step ambiguous.
+    const clash = lowerNames.get(name.toLowerCase());
+    if (clash !== undefined) throw new Error(`Tool '${name}' clashes with the registered tool '${clash}' (names are matched case-insensitively).`);
+    for (const alias of contract.aliases ?? []) {
+      const owner = lowerAliases.get(alias.toLowerCase());
+      if (owner !== undefined && owner !== name) {
+        throw new Error(`Alias '${alias}' of tool '${name}' is already an alias of '${owner}'.`);
+      }
+    }
+    // Fail at registration, not on the first model call, when the schema cannot be exported.
+    toInputJsonSchema(contract);
+    toStrictInputJsonSchema(contract);
+
+    contracts.set(name, contract);
+    lowerNames.set(name.toLowerCase(), name);
+    for (const alias of contract.aliases ?? []) {
+      aliases.set(alias, name);
+      lowerAliases.set(alias.toLowerCase(), name);
+    }
+  };
+
+  const unregister = (name: string): boolean => {
+    const contract = contracts.get(name);
+    if (contract === undefined) return false;
+    contracts.delete(name);
+    lowerNames.delete(name.toLowerCase());
+    disabled.delete(name);
+    for (const alias of contract.aliases ?? []) {
+      if (aliases.get(alias) === name) aliases.delete(alias);
+      if (lowerAliases.get(alias.toLowerCase()) === name) lowerAliases.delete(alias.toLowerCase());
+    }
+    return true;
+  };
+
+  const lookup = (candidate: string): string | undefined =>
+    contracts.has(candidate)
+      ? candidate
+      : (lowerNames.get(candidate.toLowerCase()) ?? aliases.get(candidate) ?? lowerAliases.get(candidate.toLowerCase()));
+
+  const resolveName = (raw: string | undefined): ResolvedName | undefined => {
+    const requested = raw === undefined || raw === '' ? MISSING_TOOL_NAME : raw;
+    let name = lookup(requested);
+    if (name === undefined) {
+      // Beyond C.3's three steps: surrounding whitespace and a "functions." prefix are model noise, not intent.
+      const stripped = requested.trim().replace(NAMESPACE_PREFIX, '');
+      if (stripped !== requested && stripped !== '') name = lookup(stripped);
+    }
+    if (name === undefined) return undefined;
+    return name === requested ? { name } : { name, repair: { stage: 'name', kind: 'tool_name', from: requested, to: name } };
+  };
+
+  const isAllowed = (contract: ToolContract, context: SchemaContext): boolean =>
+    !disabled.has(contract.name) &&
+    !(context.openTools?.has(contract.name) ?? false) &&
+    (context.mode !== 'read_only' || contract.category === 'read');
+
+  const list = (): ToolContract[] => [...contracts.values()].sort(byName);
+
+  const visible = (context: SchemaContext): ToolContract[] => {
+    const allowed = list().filter((contract) => isAllowed(contract, context));
+    // ToolSearch is only worth its tokens while there is something to find (C.16).
+    const anyDeferred = allowed.some((contract) => contract.shouldDefer === true);
+    return allowed.filter((contract) => {
+      if (contract.shouldDefer === true) return context.discovered?.has(contract.name) ?? false;
+      if (contract.name === TOOL_SEARCH_NAME) return anyDeferred;
+      return true;
+    });
+  };
+
+  const getSchemas = (context: SchemaContext): ToolSchema[] => visible(context).map(toChatCompletionsTool);
+
+  for (const contract of initial) register(contract);
+
+  return {
+    register,
+    registerFunction: (spec) => {
+      const contract = createFunctionTool(spec) as unknown as ToolContract;
+      register(contract);
+      return contract;
+    },
+    unregister,
+    get: (name) => contracts.get(name),
+    resolveName,
+    enable: (name) => {
+      requireKnown(name);
+      disabled.delete(name);
+    },
+    disable: (name) => {
+      requireKnown(name);
+      disabled.add(name);
+    },
+    isEnabled: (name) => contracts.has(name) && !disabled.has(name),
+    list,
+    visible,
+    getSchemas,
+    fingerprint: (context) => bytesToHex(sha256(utf8ToBytes(canonicalJson(getSchemas(context))))),
+  };
+}
+
+/** Orders contracts by name in code-unit order, which is the same on every machine. */
+function byName(left: ToolContract, right: ToolContract): number {
+  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
+}
+
+/** JSON with object keys sorted at every level, so equal schemas always hash alike. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

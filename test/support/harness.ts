@@ -1,0 +1,136 @@
+// Workflow test harness: a real Temporal server (started once by the global setup), one in-process worker per
+// test file on its own task queue, and the scripted model served over real OpenAI-compatible HTTP.
+import { randomBytes } from 'node:crypto';
+import { cp, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import type { ChatMessage } from '../../src/core/messages.js';
+import type { AgentInput } from '../../src/core/state.js';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import { agentWorkflow } from '../../src/workflows/agent.js';
+import { createAgentWorker, workflowsPath } from '../../src/worker.js';
+
+let bundle: Promise<{ code: string }> | undefined;
+
+/** One workflow bundle per test process: bundling takes seconds. */
+export function sharedBundle(): Promise<{ code: string }> {
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  return bundle;
+}
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
+
+/** Address of the test server. */
+export function temporalAddress(): string {
+  return inject('temporalAddress');
+}
+
+/** A connected client and a worker running in this process. */
+export interface Harness {
+  client: Client;
+  taskQueue: string;
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+/** Starts a worker on a fresh task queue; the environment given is the worker's (API keys never enter workflow input). */
+export async function startHarness(env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' }): Promise<Harness> {
+  const address = temporalAddress();
+  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  const worker = await createAgentWorker({
+    address,
+    namespace: 'default',
+    taskQueue,
+    env,
+    workflowBundle: await sharedBundle(),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    client,
+    taskQueue,
+    worker,
+    async close() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+/** Copies a fixture directory into a fresh temporary workspace. */
+export async function workspaceFrom(source?: string): Promise<string> {
+  const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-ws-'));
+  if (source) await cp(source, workspace, { recursive: true });
+  return workspace;
+}
+
+/** Starts an agent run against a scripted model and returns its handle plus the model server. */
+export async function startScriptedRun(
+  harness: Harness,
+  options: { script: ScriptTurn[]; workspace: string; task?: string; input?: Partial<AgentInput>; workflowId?: string },
+) {
+  const model = await startScriptedModelServer({ script: options.script });
+  const input: AgentInput = {
+    task: options.task ?? 'Do the scripted task.',
+    workspace: options.workspace,
+    selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
+    maxSteps: 20,
+    mode: 'default',
+    askPolicy: 'deny',
+    ...options.input,
+  };
+  const handle: WorkflowHandle<typeof agentWorkflow> = await harness.client.workflow.start(agentWorkflow, {
+    workflowId: options.workflowId ?? `agent-test-${randomBytes(4).toString('hex')}`,
+    taskQueue: harness.taskQueue,
+    args: [input],
+  });
+  return { handle, model };
+}
+
+/** The invariants every request must satisfy to be accepted by the real OpenAI API. */
+export function assertValidChatRequest(body: { messages: ChatMessage[]; tools?: { type: string; function: { parameters: unknown } }[] }): void {
+  const messages = body.messages;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role !== 'assistant' && typeof message.content !== 'string') throw new Error(`message ${index}: content is not a string`);
+    if (message.role === 'tool') {
+      const owner = [...messages.slice(0, index)].reverse().find((candidate) => candidate.role === 'assistant');
+      if (!owner || owner.role !== 'assistant' || !owner.tool_calls?.some((call) => call.id === message.tool_call_id))
+        throw new Error(`message ${index}: tool message ${message.tool_call_id} answers no preceding assistant tool call`);
+    }
+    if (message.role === 'assistant' && message.tool_calls?.length) {
+      const answers = messages.slice(index + 1, index + 1 + message.tool_calls.length);
+      message.tool_calls.forEach((call, position) => {
+        const answer = answers[position];
+        if (answer?.role !== 'tool' || answer.tool_call_id !== call.id)
+          throw new Error(`message ${index}: tool call ${call.id} is not answered in order by exactly one tool message`);
+      });
+    }
+  }
+  for (const tool of body.tools ?? []) {
+    const parameters = tool.function.parameters as { type?: string } | undefined;
+    if (tool.type !== 'function' || parameters?.type !== 'object') throw new Error('tool schema is not an object schema');
+  }
+}
+
+/** Parses the tool message answering `callId` in a recorded request. */
+export function toolResult(messages: ChatMessage[], callId: string): Record<string, any> {
+  const message = messages.find((candidate) => candidate.role === 'tool' && candidate.tool_call_id === callId);
+  if (!message) throw new Error(`no tool message for ${callId}`);
+  return JSON.parse(message.content as string) as Record<string, any>;
+}

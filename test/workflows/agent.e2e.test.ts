@@ -1,0 +1,135 @@
+// End-to-end runs on the real Temporal dev server, through the scripted model over HTTP and the real openai client.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WorkflowFailedError } from '@temporalio/client';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import { stateQuery, transcriptQuery } from '../../src/workflows/messages.js';
+import type { Harness } from '../support/harness.js';
+import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import { saveHistory } from '../support/histories.js';
+
+const demo = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe('agentWorkflow end to end', () => {
+  it('runs the demo: explores in parallel, fixes the bug, runs the tests, answers', async () => {
+    const workspace = await workspaceFrom(join(demo, 'project'));
+    const script = JSON.parse(await readFile(join(demo, 'script.json'), 'utf8')) as ScriptTurn[];
+    const { handle, model } = await startScriptedRun(harness, { script, workspace, workflowId: `agent-demo-${Date.now()}` });
+    try {
+      const result = await handle.result();
+      expect(result.status).toBe('completed');
+      expect(result.answer).toContain('loop now starts at 0');
+      expect(result.steps).toBe(6);
+      expect(result.toolCalls).toBe(8);
+      expect(model.requests).toHaveLength(6);
+      for (const request of model.requests) assertValidChatRequest(request as never);
+
+      // The failing test run is seen by the model before the fix, the passing one after it.
+      const last = model.requests.at(-1)! as { messages: never[] };
+      expect(toolResult(last.messages, 'call_test_before').data.exit_code).not.toBe(0);
+      expect(toolResult(last.messages, 'call_fix').status).toBe('success');
+      expect(toolResult(last.messages, 'call_test_after').data.exit_code).toBe(0);
+      // The single-quoted, trailing-comma argument string was repaired and executed.
+      const repaired = toolResult(last.messages, 'call_test');
+      expect(repaired.status).toBe('success');
+      expect(repaired.context.repairs.map((repair: { kind: string }) => repair.kind)).toContain('single_quotes');
+
+      const tests = await execa('node', ['--test'], { cwd: workspace, reject: false });
+      expect(tests.exitCode).toBe(0);
+      const transcript = await handle.query(transcriptQuery);
+      expect(transcript.at(-1)).toMatchObject({ role: 'assistant' });
+      await saveHistory('demo', handle);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('turns an unknown tool and malformed arguments into envelopes the model sees in its next request', async () => {
+    const workspace = await workspaceFrom();
+    const script: ScriptTurn[] = [
+      {
+        tool_calls: [
+          { id: 'a', name: 'DeleteEverything', arguments: '{}' },
+          { id: 'b', name: 'ReadFile', arguments: '{"path": ' },
+          { id: 'c', name: 'read_file', arguments: '```json\n{"path": "missing.txt"}\n```' },
+        ],
+      },
+      { content: 'done' },
+    ];
+    const { handle, model } = await startScriptedRun(harness, { script, workspace });
+    try {
+      const result = await handle.result();
+      expect(result.status).toBe('completed');
+      const messages = (model.requests[1] as { messages: never[] }).messages;
+      assertValidChatRequest(model.requests[1] as never);
+      const unknown = toolResult(messages, 'a');
+      expect(unknown.error.code).toBe('NOT_FOUND');
+      expect(unknown.error.details.available_tools).toContain('ReadFile');
+      expect(toolResult(messages, 'b').error.code).toMatch(/INVALID_PARAM|NOT_FOUND/);
+      const renamed = toolResult(messages, 'c');
+      expect(renamed.error.code).toBe('NOT_FOUND');
+      expect(renamed.context.repairs).toEqual(
+        expect.arrayContaining([expect.objectContaining({ stage: 'name', from: 'read_file', to: 'ReadFile' })]),
+      );
+      await saveHistory('envelopes', handle);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('retries a rate-limited model call and fails the run on a non-retryable error', async () => {
+    const workspace = await workspaceFrom();
+    const retried = await startScriptedRun(harness, {
+      script: [{ error: { status: 429, headers: { 'retry-after': '1' } } }, { content: 'after the retry' }],
+      workspace,
+    });
+    try {
+      const result = await retried.handle.result();
+      expect(result.answer).toBe('after the retry');
+      expect(retried.model.requests).toHaveLength(2);
+    } finally {
+      await retried.model.close();
+    }
+
+    const rejected = await startScriptedRun(harness, { script: [{ error: { status: 401 } }], workspace });
+    try {
+      const failure = await rejected.handle.result().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect(rejected.model.requests).toHaveLength(1);
+      const view = await rejected.handle.query(stateQuery);
+      expect(view.status).toBe('failed');
+      expect(view.error).toMatch(/Model call failed/);
+    } finally {
+      await rejected.model.close();
+    }
+  });
+
+  it('stops at the step limit with a failed status', async () => {
+    const workspace = await workspaceFrom();
+    const loop: ScriptTurn = { tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] };
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [loop, loop, loop],
+      workspace,
+      input: { maxSteps: 2 },
+    });
+    try {
+      const failure = await handle.result().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect(((failure as WorkflowFailedError).cause as Error).message).toMatch(/step limit \(2\)/);
+      expect(model.requests).toHaveLength(2);
+    } finally {
+      await model.close();
+    }
+  });
+});

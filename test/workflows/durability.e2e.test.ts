@@ -1,0 +1,85 @@
+// Durability: the worker process is SIGKILLed while a tool activity of a run is executing; a new worker picks the
+// run up and it finishes with the right result, and the side effect of the interrupted command happened once.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { execa } from 'execa';
+import type { ResultPromise } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { agentWorkflow } from '../../src/workflows/agent.js';
+import { temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
+import { saveHistory } from '../support/histories.js';
+
+const bin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
+const workers: ResultPromise[] = [];
+
+function startWorkerProcess(taskQueue: string): ResultPromise {
+  const child = execa(process.execPath, [bin, 'worker', '--address', temporalAddress(), '--task-queue', taskQueue], {
+    env: { OPENAI_API_KEY: 'test-key', DURABLE_AGENT_STATE_DIR: join(process.cwd(), '.agent', 'unused-state') },
+    reject: false,
+    all: true,
+  });
+  workers.push(child);
+  return child;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+afterAll(() => {
+  for (const child of workers) child.kill('SIGKILL');
+});
+
+describe('durability', () => {
+  it('survives SIGKILL of the worker during a tool activity', async () => {
+    const workspace = await workspaceFrom();
+    const taskQueue = `durability-${randomBytes(4).toString('hex')}`;
+    const model = await startScriptedModelServer({
+      script: [
+        { tool_calls: [{ id: 'slow', name: 'Bash', arguments: { command: 'echo start >> side-effect.log; sleep 8; echo end >> side-effect.log' } }] },
+        { tool_calls: [{ id: 'check', name: 'ReadFile', arguments: { path: 'side-effect.log' } }] },
+        { content: 'The command ran once; the run survived the worker crash.' },
+      ],
+    });
+    const connection = await Connection.connect({ address: temporalAddress() });
+    try {
+      const client = new Client({ connection });
+      const first = startWorkerProcess(taskQueue);
+      const handle = await client.workflow.start(agentWorkflow, {
+        workflowId: `agent-durability-${randomBytes(4).toString('hex')}`,
+        taskQueue,
+        args: [{ task: 'crash test', workspace, selection: { model: 'scripted', baseUrl: model.url }, maxSteps: 10, mode: 'default', askPolicy: 'deny' }],
+      });
+      const log = join(workspace, 'side-effect.log');
+      await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('start'), 60_000, 'the command to start');
+      first.kill('SIGKILL');
+      expect((await first).signal).toBe('SIGKILL');
+
+      startWorkerProcess(taskQueue);
+      const result = await handle.result();
+      expect(result.status).toBe('completed');
+      expect(result.answer).toBe('The command ran once; the run survived the worker crash.');
+
+      // Bash is never re-run by Temporal (not idempotent): the interrupted call is reported, not repeated.
+      const lastRequest = model.requests.at(-1) as { messages: never[] };
+      const interrupted = toolResult(lastRequest.messages, 'slow');
+      expect(interrupted.error.code).toBe('EXECUTION_ERROR');
+      expect(interrupted.text).toMatch(/worker lost during execution/);
+      const sideEffect = await readFile(log, 'utf8');
+      expect(sideEffect.match(/start/g)).toHaveLength(1);
+      await saveHistory('durability', handle);
+    } finally {
+      await model.close();
+      await connection.close();
+    }
+  });
+});
