@@ -18,11 +18,13 @@ export interface AgentWorkerOptions {
   /** A prebuilt workflow bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
+  /** An existing connection to reuse; otherwise one is opened (and owned by the caller of `worker.connection`). */
+  connection?: NativeConnection;
 }
 
 /** Creates a worker that runs agent workflows and their model and tool activities. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const activities = createActivities({ resolveProvider: createProviderResolver(options.env ?? process.env) });
   return Worker.create({
     connection,
@@ -36,10 +38,11 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
 
 /** Runs a worker until SIGINT/SIGTERM, then drains and closes its connection. */
 export async function runWorker(options: AgentWorkerOptions): Promise<void> {
-  const worker = await createAgentWorker(options);
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await createAgentWorker({ ...options, connection });
   try {
     await worker.run();
   } finally {
-    await worker.connection.close();
+    await connection.close();
   }
 }

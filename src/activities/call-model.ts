@@ -51,7 +51,7 @@ function currentActivityContext(): Context | undefined {
 }
 
 // Heartbeats also cover the silence before the first token, so a dead worker is noticed and cancellation is delivered.
-function startHeartbeat(context: Context, step: number): { progress(progress: StreamProgress): void; stop(): void } {
+function startHeartbeat(context: Context, step: number): { progress: (progress: StreamProgress) => void; stop: () => void } {
   const timeoutMs = context.info.heartbeatTimeoutMs;
   const intervalMs = timeoutMs ? Math.max(100, Math.min(DEFAULT_HEARTBEAT_INTERVAL_MS, timeoutMs / 3)) : DEFAULT_HEARTBEAT_INTERVAL_MS;
   let details: { step: number } & Partial<StreamProgress> = { step };
@@ -60,7 +60,7 @@ function startHeartbeat(context: Context, step: number): { progress(progress: St
   timer.unref();
   return {
     // The SDK throttles heartbeats, so one per chunk is cheap.
-    progress(progress) {
+    progress: (progress) => {
       details = { step, ...progress };
       context.heartbeat(details);
     },

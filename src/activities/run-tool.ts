@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { MAX_TOOL_RESULT_BYTES, compressEnvelope, normalizeEmpty, renderEnvelope, spillDirectory } from '../core/budget.js';
 import { abbreviateParams, envelopeSize, errorEnvelope } from '../core/envelope.js';
-import type { EnvelopeContext } from '../core/envelope.js';
+import type { Envelope, EnvelopeContext } from '../core/envelope.js';
 import type { ExecutorContext, ToolExecutor } from './executors/types.js';
 import { writeSpillFile } from './spill.js';
 import type { ToolActivityInput, ToolActivityResult } from './tool-request.js';
@@ -84,9 +84,9 @@ export async function runTool(
 
 /** Layer 1 of C.9: a result larger than `maxBytes` is spilled in full and replaced by its compressed form. */
 export async function applyToolBudget(
-  envelope: ToolActivityResult['envelope'],
+  envelope: Envelope,
   options: { root: string; toolName: string; request: ToolActivityInput; maxBytes: number },
-): Promise<ToolActivityResult['envelope']> {
+): Promise<Envelope> {
   if (envelopeSize(envelope) <= options.maxBytes) return envelope;
   const { request } = options;
   const fullOutputPath = await writeSpillFile(

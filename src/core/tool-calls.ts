@@ -6,6 +6,7 @@ import type { Envelope, ErrorCode, Repair } from './envelope.js';
 import { abbreviateParams, errorEnvelope } from './envelope.js';
 import type { RawToolCall, ToolCallMessagePart } from './messages.js';
 import type { ToolContract } from '../tools/define-tool.js';
+import { canonicalJson } from '../tools/registry.js';
 
 /** The slice of the tool registry the planner needs. */
 export interface ToolLookup {
@@ -103,18 +104,6 @@ function failed(
       },
     }),
   };
-}
-
-/** Canonical JSON with sorted keys, to compare arguments of duplicated calls. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** C.3 steps 2-3: resolves names, parses and repairs arguments, and validates each call. */

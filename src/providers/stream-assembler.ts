@@ -28,14 +28,14 @@ interface PendingCall {
   arguments: string;
 }
 
-const FINISH_REASONS: Record<string, FinishReason> = {
-  stop: 'stop',
-  tool_calls: 'tool_calls',
+const FINISH_REASONS: ReadonlyMap<string, FinishReason> = new Map([
+  ['stop', 'stop'],
+  ['tool_calls', 'tool_calls'],
   // The legacy single function call is still a tool call to the loop.
-  function_call: 'tool_calls',
-  length: 'length',
-  content_filter: 'content_filter',
-};
+  ['function_call', 'tool_calls'],
+  ['length', 'length'],
+  ['content_filter', 'content_filter'],
+]);
 
 /** Accumulates stream chunks per tool-call index and yields the finished ModelTurn. */
 export class StreamAssembler {
@@ -84,7 +84,7 @@ export class StreamAssembler {
     return {
       content,
       toolCalls,
-      finishReason: this.finishReason === undefined ? 'other' : (FINISH_REASONS[this.finishReason] ?? 'other'),
+      finishReason: this.finishReason === undefined ? 'other' : (FINISH_REASONS.get(this.finishReason) ?? 'other'),
       usage: this.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
       model: this.model ?? this.fallbackModel,
     };

@@ -14,9 +14,9 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { ToolActivityInput, ToolActivityResult } from '../activities/tool-request.js';
-import { compressEnvelope, planTurnBudget, renderEnvelope, MAX_TURN_RESULT_BYTES } from '../core/budget.js';
+import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
 import type { Envelope } from '../core/envelope.js';
-import { abbreviateParams, envelopeSize, errorEnvelope, serializeEnvelope } from '../core/envelope.js';
+import { abbreviateParams, errorEnvelope, serializeEnvelope } from '../core/envelope.js';
 import type { ModelTurn } from '../core/messages.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { addProgress, addUsage, initialState, toResult } from '../core/state.js';
@@ -115,7 +115,7 @@ async function toolStep(state: AgentState, input: AgentInput, turn: ModelTurn): 
     });
   }
 
-  const budgeted = await applyTurnBudget(state, input, plans, envelopes);
+  const budgeted = await budgetTurn(state, input, plans, envelopes);
   budgeted.forEach((envelope, index) => {
     state.messages.push({ role: 'tool', tool_call_id: plans[index]!.callId, content: serializeEnvelope(envelope) });
   });
@@ -226,31 +226,31 @@ function activityFailureEnvelope(
 }
 
 /** C.9 layer 2: keeps one turn's tool messages within MAX_TURN_RESULT_BYTES, largest results first. */
-async function applyTurnBudget(
-  state: AgentState,
-  input: AgentInput,
-  plans: PlannedCall[],
-  envelopes: Envelope[],
-): Promise<Envelope[]> {
-  const sizes = envelopes.map(envelopeSize);
-  const compressed = envelopes.map((envelope) => envelope.data.truncation !== undefined);
-  const result = [...envelopes];
-  for (const index of planTurnBudget(sizes, compressed, MAX_TURN_RESULT_BYTES)) {
-    const raw = envelopes[index]!;
+async function budgetTurn(state: AgentState, input: AgentInput, plans: PlannedCall[], envelopes: Envelope[]): Promise<Envelope[]> {
+  const toolNameAt = (index: number): string => {
     const plan = plans[index]!;
-    const toolName = plan.state === 'ready' ? plan.tool.name : plan.toolName;
-    const { path } = await spillOutput({
-      workspace: input.workspace,
-      taskId: state.taskId,
-      turn: state.step,
-      index,
-      toolName,
-      callId: plan.callId,
-      rendered: renderEnvelope(raw),
-    });
-    result[index] = compressEnvelope(raw, 'aggregate_budget', path);
-  }
-  return result;
+    return plan.state === 'ready' ? plan.tool.name : plan.toolName;
+  };
+  const spillName = (index: number): string =>
+    spillFileName({ turn: state.step, index, toolName: toolNameAt(index), callId: plans[index]!.callId, suffix: 'result' });
+  const { envelopes: budgeted, items } = applyTurnBudget(envelopes, {
+    pathFor: (index) => spillRelativePath(state.taskId, spillName(index)),
+  });
+  // The spill files hold the full results the compressed envelopes point to; written before the model sees them.
+  await Promise.all(
+    items.map((item) =>
+      spillOutput({
+        workspace: input.workspace,
+        taskId: state.taskId,
+        turn: state.step,
+        index: item.index,
+        toolName: toolNameAt(item.index),
+        callId: plans[item.index]!.callId,
+        rendered: item.rendered,
+      }),
+    ),
+  );
+  return budgeted;
 }
 
 function report(state: AgentState, tool: string, envelope: Envelope, callId: string, ms: number): void {

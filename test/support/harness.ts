@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
@@ -17,6 +17,14 @@ import { agentWorkflow } from '../../src/workflows/agent.js';
 import { createAgentWorker, workflowsPath } from '../../src/worker.js';
 
 let bundle: Promise<{ code: string }> | undefined;
+let runtimeInstalled = false;
+
+// Expected failures (step limits, rejected calls) would otherwise be logged as warnings in every run.
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  runtimeInstalled = true;
+}
 
 /** One workflow bundle per test process: bundling takes seconds. */
 export function sharedBundle(): Promise<{ code: string }> {
@@ -48,9 +56,12 @@ export interface Harness {
 
 /** Starts a worker on a fresh task queue; the environment given is the worker's (API keys never enter workflow input). */
 export async function startHarness(env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' }): Promise<Harness> {
+  quietRuntime();
   const address = temporalAddress();
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  const workerConnection = await NativeConnection.connect({ address });
   const worker = await createAgentWorker({
+    connection: workerConnection,
     address,
     namespace: 'default',
     taskQueue,
@@ -67,6 +78,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 't
     async close() {
       worker.shutdown();
       await running;
+      await workerConnection.close();
       await connection.close();
     },
   };

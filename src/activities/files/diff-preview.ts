@@ -68,8 +68,8 @@ function stripPatchBanner(formatted: string): string {
 
 /** One hunk spanning everything between the common prefix and the common suffix: correct, if not minimal. */
 function coarsePatch(oldName: string, newName: string, before: string, after: string): StructuredPatch {
-  const oldLines = before.split('\n');
-  const newLines = after.split('\n');
+  const oldLines = splitForDiff(before);
+  const newLines = splitForDiff(after);
   let prefix = 0;
   while (prefix < oldLines.length && prefix < newLines.length && oldLines[prefix] === newLines[prefix]) prefix++;
   let suffix = 0;
@@ -97,4 +97,11 @@ function coarsePatch(oldName: string, newName: string, before: string, after: st
     ],
   };
   return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: removed.length + added.length > 0 ? [hunk] : [] };
+}
+
+function splitForDiff(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
 }

@@ -61,7 +61,7 @@ export function fileSystemErrorEnvelope(
   options: { rel: string; action: 'read' | 'write'; context: EnvelopeContext; timeMs: number },
 ): Envelope | undefined {
   const code = errorCode(error);
-  if (code === undefined || !(code.startsWith('E') || code.startsWith('ERR_FS'))) return undefined;
+  if (code === undefined || !(/^E[A-Z0-9]+$/.test(code) || code.startsWith('ERR_FS_'))) return undefined;
   const syscall =
     typeof error === 'object' && error !== null && 'syscall' in error && typeof error.syscall === 'string'
       ? error.syscall

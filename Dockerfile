@@ -1,0 +1,13 @@
+# The durable-agent worker image used by docker-compose.yml.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends ripgrep git ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts
+COPY bin ./bin
+COPY src ./src
+COPY tsconfig.json ./
+ENTRYPOINT ["node", "/app/bin/durable-agent.js"]
+CMD ["worker"]

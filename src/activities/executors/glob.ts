@@ -1,0 +1,115 @@
+// Glob executor (TOOL-SPEC C.11): workspace-relative paths of the regular files under `path` matching `pattern`.
+import { stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import { glob } from '../../tools/glob.js';
+import { contextWithPath, parseInput, resolvePathParam } from '../files/common.js';
+import { fileSystemErrorEnvelope } from '../files/errors.js';
+import { checkGlobPattern, compileGlob } from '../search/glob-pattern.js';
+import { IGNORED_DIRECTORY_NAMES, loadRootGitignore } from '../search/ignore-rules.js';
+import { MAX_SCAN_ENTRIES, SEARCH_TIMEOUT_MS, walkFiles } from '../search/walk.js';
+import type { WalkStop } from '../search/walk.js';
+import type { ExecutorContext, ToolExecutor } from './types.js';
+
+/** Limits of a search traversal; the C.11 values by default, smaller in tests. */
+export interface SearchLimits {
+  maxEntries?: number;
+  timeoutMs?: number;
+}
+
+/** Builds a Glob executor with the given traversal limits. */
+export function createGlobExecutor(limits: SearchLimits = {}): ToolExecutor {
+  const maxEntries = limits.maxEntries ?? MAX_SCAN_ENTRIES;
+  const timeoutMs = limits.timeoutMs ?? SEARCH_TIMEOUT_MS;
+  return async (executor) => {
+    const deadline = performance.now() + timeoutMs - executor.elapsedMs();
+    const parsed = parseInput(glob, executor);
+    if (!parsed.ok) return parsed.result;
+    const input = parsed.input;
+    const resolved = await resolvePathParam(executor, input.path);
+    if (!resolved.ok) return resolved.result;
+    const { rel, real, exists } = resolved.path;
+    const context = contextWithPath(executor, rel);
+    const fail = (code: 'INVALID_PARAM' | 'NOT_FOUND', message: string, details?: Record<string, unknown>) => ({
+      envelope: errorEnvelope({ code, message, details, context, stats: { time_ms: executor.elapsedMs() } }),
+    });
+
+    const checked = checkGlobPattern(input.pattern);
+    if (!checked.ok) return fail('INVALID_PARAM', checked.message, { reason: 'invalid_pattern' });
+    if (!exists) return fail('NOT_FOUND', `Directory '${rel}' does not exist.`);
+    try {
+      if (!(await stat(real)).isDirectory()) {
+        return fail('INVALID_PARAM', `'${rel}' is not a directory; set path to a directory, or use ReadFile to read it.`, {
+          reason: 'not_a_directory',
+        });
+      }
+      const compiled = compileGlob(checked.pattern);
+      const walked = await walkFiles({
+        root: executor.root,
+        start: real,
+        startRel: rel,
+        includeHidden: input.include_hidden,
+        includeIgnored: input.include_ignored,
+        gitignore: input.include_ignored ? undefined : await loadRootGitignore(executor.root),
+        prefix: compiled.prefix,
+        accept: compiled.matches,
+        maxEntries,
+        deadline,
+        signal: executor.signal,
+      });
+      return { envelope: globEnvelope(executor, { ...input, rel }, walked, maxEntries) };
+    } catch (error) {
+      const envelope = fileSystemErrorEnvelope(error, { rel, action: 'read', context, timeMs: executor.elapsedMs() });
+      if (envelope) return { envelope };
+      throw error;
+    }
+  };
+}
+
+/** Finds files by pattern (C.11 Glob) with the C.11 limits. */
+export const executeGlob: ToolExecutor = createGlobExecutor();
+
+function globEnvelope(
+  executor: ExecutorContext,
+  input: { pattern: string; rel: string; limit: number; include_hidden: boolean; include_ignored: boolean },
+  walked: { files: string[]; filesVisited: number; stopped?: WalkStop },
+  maxEntries: number,
+) {
+  const paths = walked.files.slice(0, input.limit);
+  const reasons: string[] = [];
+  if (walked.files.length > input.limit) reasons.push('match_limit');
+  if (walked.stopped) reasons.push(walked.stopped);
+  const notes: string[] = [];
+  if (reasons.includes('match_limit')) {
+    notes.push(`Showing the first ${paths.length} of ${walked.files.length}; narrow the pattern or raise limit.`);
+  }
+  if (walked.stopped === 'scan_limit') notes.push(`The scan stopped after ${maxEntries} entries; results are incomplete.`);
+  if (walked.stopped === 'timeout') notes.push('The scan timed out; results are incomplete.');
+  if (paths.length === 0) notes.push(...missHints(input));
+  return okEnvelope({
+    status: reasons.length > 0 ? 'partial' : 'success',
+    data: {
+      paths,
+      count: paths.length,
+      total_matched: walked.files.length,
+      truncated: reasons.length > 0,
+      truncation_reasons: reasons,
+    },
+    text: [`Found ${paths.length} file(s) matching '${input.pattern}' in '${input.rel}'.`, ...notes].join(' '),
+    stats: { time_ms: executor.elapsedMs(), files_visited: walked.filesVisited },
+    context: contextWithPath(executor, input.rel),
+  });
+}
+
+/** When nothing matched, says which default filter the pattern itself points at. */
+export function missHints(input: { pattern: string; include_hidden: boolean; include_ignored: boolean }): string[] {
+  const segments = input.pattern.split('/');
+  const hints: string[] = [];
+  if (!input.include_hidden && segments.some((segment) => segment.startsWith('.') && segment !== '.' && segment !== '..')) {
+    hints.push('Hidden names are skipped; set include_hidden=true to search them.');
+  }
+  if (!input.include_ignored && segments.some((segment) => IGNORED_DIRECTORY_NAMES.has(segment))) {
+    hints.push('Ignored directories are skipped; set include_ignored=true to search them.');
+  }
+  return hints;
+}

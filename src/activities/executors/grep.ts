@@ -1,0 +1,167 @@
+// Grep executor (TOOL-SPEC C.11): lines, files or per-file counts matching a regular expression under `path`.
+import { lstat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import { grep } from '../../tools/grep.js';
+import { looksBinary, readHead } from '../files/binary.js';
+import { contextWithPath, parseInput, resolvePathParam } from '../files/common.js';
+import { fileSystemErrorEnvelope } from '../files/errors.js';
+import { checkGlobPattern, compileGlob } from '../search/glob-pattern.js';
+import { compileSearchRegex } from '../search/grep-regex.js';
+import { assembleGrepResult } from '../search/grep-results.js';
+import type { GrepResultData } from '../search/grep-results.js';
+import { dropBinaryFiles, runGrepEngine } from '../search/grep-search.js';
+import type { GrepEngineOptions, GrepEngineResult } from '../search/grep-search.js';
+import { loadRootGitignore } from '../search/ignore-rules.js';
+import { MAX_SCAN_ENTRIES, SEARCH_TIMEOUT_MS, walkFiles } from '../search/walk.js';
+import type { WalkStop } from '../search/walk.js';
+import type { SearchLimits } from './glob.js';
+import type { ExecutorContext, ToolExecutor } from './types.js';
+
+/** Options of a Grep executor: traversal limits and the engine choice. */
+export interface GrepExecutorOptions extends SearchLimits, GrepEngineOptions {}
+
+/** Builds a Grep executor; `engine` forces ripgrep or the JavaScript engine (tests compare the two). */
+export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecutor {
+  const maxEntries = options.maxEntries ?? MAX_SCAN_ENTRIES;
+  const timeoutMs = options.timeoutMs ?? SEARCH_TIMEOUT_MS;
+  return async (executor) => {
+    const deadline = performance.now() + timeoutMs - executor.elapsedMs();
+    const parsed = parseInput(grep, executor);
+    if (!parsed.ok) return parsed.result;
+    const input = parsed.input;
+    const resolved = await resolvePathParam(executor, input.path);
+    if (!resolved.ok) return resolved.result;
+    const { rel, real, exists } = resolved.path;
+    const context = contextWithPath(executor, rel);
+    const fail = (
+      code: 'INVALID_PARAM' | 'NOT_FOUND' | 'BINARY_FILE',
+      message: string,
+      details?: Record<string, unknown>,
+    ) => ({ envelope: errorEnvelope({ code, message, details, context, stats: { time_ms: executor.elapsedMs() } }) });
+
+    const compiled = compileSearchRegex(input.pattern, {
+      caseSensitive: input.case_sensitive,
+      fixedStrings: input.fixed_strings,
+    });
+    if (!compiled.ok) {
+      return fail(
+        'INVALID_PARAM',
+        `Invalid regular expression '${input.pattern}': ${compiled.message}. Fix the pattern, or set fixed_strings=true to search for the literal text.`,
+        { reason: 'invalid_regex', error: compiled.message },
+      );
+    }
+    let filter: ReturnType<typeof compileGlob> | undefined;
+    if (input.glob !== undefined) {
+      const checked = checkGlobPattern(input.glob, 'glob');
+      if (!checked.ok) return fail('INVALID_PARAM', checked.message, { reason: 'invalid_glob' });
+      filter = compileGlob(checked.pattern, { matchBasename: true });
+    }
+    if (!exists) return fail('NOT_FOUND', `Path '${rel}' does not exist.`);
+
+    try {
+      const info = await lstat(real);
+      let candidates: string[];
+      let filesVisited: number;
+      let stopped: WalkStop | undefined;
+      if (info.isDirectory()) {
+        const walked = await walkFiles({
+          root: executor.root,
+          start: real,
+          startRel: rel,
+          includeHidden: false,
+          includeIgnored: false,
+          gitignore: await loadRootGitignore(executor.root),
+          prefix: filter?.prefix,
+          accept: filter?.matches,
+          maxEntries,
+          deadline,
+          signal: executor.signal,
+        });
+        const text = await dropBinaryFiles(executor.root, walked.files, { deadline, signal: executor.signal });
+        candidates = text.files;
+        filesVisited = walked.filesVisited;
+        stopped = walked.stopped ?? (text.timedOut ? 'timeout' : undefined);
+      } else if (info.isFile()) {
+        // A file named explicitly is searched even if hidden or ignored; the glob, if any, applies to its name.
+        if (looksBinary(await readHead(real))) {
+          return fail('BINARY_FILE', `'${rel}' is a binary file; Grep searches text files only.`);
+        }
+        candidates = filter === undefined || filter.matches(path.posix.basename(rel)) ? [rel] : [];
+        filesVisited = 1;
+      } else {
+        return fail('INVALID_PARAM', `'${rel}' is not a regular file or directory.`, { reason: 'not_regular_file' });
+      }
+
+      const result = await runGrepEngine(
+        {
+          root: executor.root,
+          files: candidates,
+          regex: compiled.regex,
+          caseSensitive: input.case_sensitive,
+          mode: input.output_mode,
+          limit: input.limit,
+          context: input.context,
+          deadline,
+          signal: executor.signal,
+        },
+        options,
+      );
+      const data = assembleGrepResult({
+        hits: result.output.hits,
+        mode: input.output_mode,
+        limit: input.limit,
+        context: input.context,
+        filesSearched: candidates.length,
+        timedOut: result.output.timedOut || stopped === 'timeout',
+      });
+      // A scan cut short by the entry limit leaves files unsearched, which the model must hear about.
+      if (stopped === 'scan_limit') {
+        data.truncated = true;
+        data.truncation_reasons = [...data.truncation_reasons, 'scan_limit'];
+      }
+      return { envelope: grepEnvelope(executor, { rel, mode: input.output_mode, limit: input.limit }, data, result, filesVisited) };
+    } catch (error) {
+      const envelope = fileSystemErrorEnvelope(error, { rel, action: 'read', context, timeMs: executor.elapsedMs() });
+      if (envelope) return { envelope };
+      throw error;
+    }
+  };
+}
+
+/** Searches file contents (C.11 Grep): ripgrep when available, the JavaScript engine otherwise. */
+export const executeGrep: ToolExecutor = createGrepExecutor();
+
+function grepEnvelope(
+  executor: ExecutorContext,
+  input: { rel: string; mode: string; limit: number },
+  data: GrepResultData,
+  result: GrepEngineResult,
+  filesVisited: number,
+) {
+  const fileCount =
+    data.matches !== undefined ? new Set(data.matches.map((match) => match.file)).size : (data.files ?? data.counts ?? []).length;
+  const summary =
+    input.mode === 'files_with_matches'
+      ? `Found ${data.count} file(s) with matches under '${input.rel}'.`
+      : `Found ${data.count} matching line(s) in ${fileCount} file(s) under '${input.rel}'.`;
+  const notes: string[] = [];
+  if (data.truncation_reasons.includes('match_limit')) {
+    notes.push(`More matches exist beyond limit=${input.limit}; narrow the pattern, path or glob, or raise limit.`);
+  }
+  if (data.truncation_reasons.includes('line_length')) notes.push('Long lines were cut.');
+  if (data.truncation_reasons.includes('timeout')) notes.push('The search timed out; results are incomplete.');
+  if (data.truncation_reasons.includes('scan_limit')) notes.push('The scan hit its entry limit; results are incomplete.');
+  return okEnvelope({
+    status: data.truncated ? 'partial' : 'success',
+    data: {
+      ...data,
+      engine: result.engine,
+      ...(result.fallbackReason ? { fallback_reason: result.fallbackReason } : {}),
+    },
+    text: [summary, ...notes].join(' '),
+    stats: { time_ms: executor.elapsedMs(), files_visited: filesVisited },
+    context: contextWithPath(executor, input.rel),
+  });
+}

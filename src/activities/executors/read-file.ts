@@ -1,0 +1,183 @@
+// ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8).
+import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import type { ErrorCode } from '../../core/envelope.js';
+import type { ReadState } from '../../core/read-state.js';
+import { readFile } from '../../tools/read-file.js';
+import { looksBinary, readHead } from '../files/binary.js';
+import { contextWithPath, parseInput, readStateEntry, resolvePathParam } from '../files/common.js';
+import { fileSystemErrorEnvelope, isMissingError } from '../files/errors.js';
+import { sha256Hex } from '../files/hash.js';
+import { readStable, statSnapshot } from '../files/snapshot.js';
+import { similarNames } from '../files/suggestions.js';
+import { cutAtCodeUnits, decodeUtf8Lenient, splitLines } from '../files/text.js';
+import type { ToolActivityResult } from '../tool-request.js';
+import type { ExecutorContext, ToolExecutor } from './types.js';
+
+/** Longest line shown, in characters, before it is cut. */
+export const MAX_LINE_CHARS = 2000;
+/** Most UTF-8 bytes of formatted `content` per call. */
+export const MAX_CONTENT_BYTES = 40_960;
+const LINE_CUT_MARKER = '… [line truncated]';
+
+/** Formats one line the MCA way: right-aligned number, " | ", text. */
+export function formatLine(lineNumber: number, text: string): string {
+  return `${String(lineNumber).padStart(4, ' ')} | ${text}\n`;
+}
+
+/** Reads a text file with line numbers (C.11 ReadFile). */
+export const executeReadFile: ToolExecutor = async (executor) => {
+  const parsed = parseInput(readFile, executor);
+  if (!parsed.ok) return parsed.result;
+  const { path: inputPath, offset, limit } = parsed.input;
+  const resolved = await resolvePathParam(executor, inputPath);
+  if (!resolved.ok) return resolved.result;
+  const { rel, real } = resolved.path;
+  const context = contextWithPath(executor, rel);
+  try {
+    return await readResolved(executor, { rel, real, offset, limit });
+  } catch (error) {
+    if (isMissingError(error)) return notFound(executor, rel, real);
+    const envelope = fileSystemErrorEnvelope(error, { rel, action: 'read', context, timeMs: executor.elapsedMs() });
+    if (envelope) return { envelope };
+    throw error;
+  }
+};
+
+async function readResolved(
+  executor: ExecutorContext,
+  target: { rel: string; real: string; offset: number; limit: number },
+): Promise<ToolActivityResult> {
+  const { rel, real, offset, limit } = target;
+  const context = contextWithPath(executor, rel);
+  const fail = (code: ErrorCode, message: string, details?: Record<string, unknown>): ToolActivityResult => ({
+    envelope: errorEnvelope({ code, message, details, context, stats: { time_ms: executor.elapsedMs() } }),
+  });
+
+  const info = await statSnapshot(real);
+  if (info.isDirectory) return fail('IS_DIRECTORY', `'${rel}' is a directory; use Glob.`);
+  // FIFOs, sockets and devices: opening one could block forever or never end.
+  if (!info.isFile) return fail('INVALID_PARAM', `'${rel}' is not a regular file.`, { reason: 'not_regular_file' });
+  if (looksBinary(await readHead(real))) {
+    return fail('BINARY_FILE', `'${rel}' is a binary file; ReadFile only reads text.`);
+  }
+
+  const read = await readStable(real);
+  if (!read.ok) {
+    return fail('CONFLICT', `File '${rel}' changed while it was being read. Call ReadFile again.`, {
+      reason: 'changed_during_read',
+    });
+  }
+  const { bytes, snapshot } = read;
+  // A file that turned binary between the head check and the full read.
+  if (looksBinary(bytes)) return fail('BINARY_FILE', `'${rel}' is a binary file; ReadFile only reads text.`);
+  const sha256 = sha256Hex(bytes);
+  const decoded = decodeUtf8Lenient(bytes);
+  const lines = splitLines(decoded.text);
+  const totalLines = lines.length;
+
+  if (totalLines === 0 && offset !== 1) {
+    return fail('INVALID_PARAM', `offset (${offset}) exceeds file length (0 lines). The file is empty; use offset=1.`, {
+      reason: 'out_of_range',
+      total_lines: 0,
+    });
+  }
+  if (offset > totalLines && totalLines > 0) {
+    return fail(
+      'INVALID_PARAM',
+      `offset (${offset}) exceeds file length (${totalLines} lines). Valid range: 1..${totalLines}.`,
+      { reason: 'out_of_range', total_lines: totalLines },
+    );
+  }
+
+  let content = '';
+  let contentBytes = 0;
+  let endLine = offset - 1;
+  let lineCut = false;
+  let byteLimited = false;
+  const lastWanted = Math.min(totalLines, offset + limit - 1);
+  for (let lineNumber = offset; lineNumber <= lastWanted; lineNumber++) {
+    let text = lines[lineNumber - 1]!;
+    let cut = false;
+    if (text.length > MAX_LINE_CHARS) {
+      text = cutAtCodeUnits(text, MAX_LINE_CHARS) + LINE_CUT_MARKER;
+      cut = true;
+    }
+    const formatted = formatLine(lineNumber, text);
+    const formattedBytes = Buffer.byteLength(formatted, 'utf8');
+    if (lineNumber > offset && contentBytes + formattedBytes > MAX_CONTENT_BYTES) {
+      byteLimited = true;
+      break;
+    }
+    content += formatted;
+    contentBytes += formattedBytes;
+    endLine = lineNumber;
+    lineCut ||= cut;
+  }
+
+  const linesRead = Math.max(0, endLine - offset + 1);
+  const truncationReasons: string[] = [];
+  if (endLine < totalLines) truncationReasons.push(byteLimited ? 'byte_limit' : 'line_limit');
+  if (lineCut) truncationReasons.push('line_length');
+  const truncated = truncationReasons.length > 0;
+  const nextOffset = endLine < totalLines ? endLine + 1 : null;
+  const previous: ReadState | undefined = executor.request.readState?.[rel];
+  const modifiedExternally = previous !== undefined && previous.sha256 !== sha256;
+
+  let text =
+    totalLines === 0
+      ? `Read 0 lines from '${rel}' (the file is empty).`
+      : `Read ${linesRead} lines from '${rel}' (lines ${offset}-${endLine} of ${totalLines}).`;
+  if (nextOffset !== null) text += ` Use offset=${nextOffset} to continue.`;
+
+  const envelope = okEnvelope({
+    status: truncated || decoded.encoding === 'utf-8-replace' ? 'partial' : 'success',
+    data: {
+      path: rel,
+      content,
+      start_line: offset,
+      end_line: endLine,
+      lines_read: linesRead,
+      total_lines: totalLines,
+      truncated,
+      truncation_reasons: truncationReasons,
+      next_offset: nextOffset,
+      encoding: decoded.encoding,
+      modified_externally: modifiedExternally,
+    },
+    text,
+    stats: {
+      time_ms: executor.elapsedMs(),
+      file_size_bytes: snapshot.size,
+      file_mtime_ms: snapshot.mtimeMs,
+      sha256,
+      lines_read: linesRead,
+      total_lines: totalLines,
+    },
+    context,
+  });
+  // `partial` marks an entry made from a view of less than the whole file; the lock still covers all of it (sha256).
+  const partialView = offset > 1 || endLine < totalLines || lineCut;
+  return {
+    envelope,
+    readStateUpdate: {
+      key: rel,
+      entry: readStateEntry({ rel, snapshot, sha256, source: 'read', partial: partialView }),
+    },
+  };
+}
+
+async function notFound(executor: ExecutorContext, rel: string, real: string): Promise<ToolActivityResult> {
+  const suggestions = await similarNames(real, rel);
+  const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
+  return {
+    envelope: errorEnvelope({
+      code: 'NOT_FOUND',
+      message: `File '${rel}' does not exist.${hint}`,
+      details: { suggestions },
+      context: contextWithPath(executor, rel),
+      stats: { time_ms: executor.elapsedMs() },
+    }),
+    // A vanished file must not keep its entry: the model recovers with ReadFile (NOT_FOUND) then WriteFile (create).
+    readStateUpdate: { key: rel, entry: null },
+  };
+}

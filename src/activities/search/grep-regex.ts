@@ -1,0 +1,239 @@
+// Grep's regular expressions (TOOL-SPEC C.11). The JavaScript RegExp is the reference; ripgrep gets a translation
+// with the same meaning, because the two dialects disagree on \d, \w, \s, \b, "." and "$" (ripgrep's are Unicode
+// and line-terminator aware, JavaScript's are ASCII or ECMAScript-specific).
+
+/** A pattern ready for searching, or the reason it is not a valid regular expression. */
+export type SearchRegex = { ok: true; regex: RegExp; source: string } | { ok: false; message: string };
+
+/** A ripgrep (Rust regex) pattern, or why the pattern has no ripgrep equivalent. */
+export type RustTranslation = { ok: true; source: string } | { ok: false; reason: string };
+
+const JS_SYNTAX_CHARACTERS = /[\\^$.*+?()[\]{}|]/g;
+
+/** Escapes text for a `u`-flag RegExp (only syntax characters: identity escapes of others are errors there). */
+export function escapeRegExp(text: string): string {
+  return text.replace(JS_SYNTAX_CHARACTERS, '\\$&');
+}
+
+/** Compiles the search pattern exactly as C.11 validates it: flags "u" or "iu", literal text escaped first. */
+export function compileSearchRegex(
+  pattern: string,
+  options: { caseSensitive: boolean; fixedStrings: boolean },
+): SearchRegex {
+  const source = options.fixedStrings ? escapeRegExp(pattern) : pattern;
+  try {
+    return { ok: true, regex: new RegExp(source, options.caseSensitive ? 'u' : 'iu'), source };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+// Characters that mean something to the Rust regex parser outside and inside classes (ripgrep 13 and later).
+const RUST_META = new Set(Array.from('\\.+*?()|[]{}^$#&-~'));
+const RUST_CLASS_META = new Set(Array.from('\\[]-^&~'));
+const DIGIT_ITEMS = '0-9';
+const WORD_ITEMS = '0-9A-Za-z_';
+// ECMAScript WhiteSpace and LineTerminator: what \s means in JavaScript (ripgrep's \s lacks U+FEFF, among others).
+const SPACE_ITEMS = '\\t\\n\\x{B}\\x{C}\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
+const SET_ITEMS: Record<string, string> = { d: DIGIT_ITEMS, w: WORD_ITEMS, s: SPACE_ITEMS };
+// JavaScript's "." without the s flag stops at every LineTerminator, not only at "\n".
+const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
+// Lines reach ripgrep with their "\r" of a CRLF ending; JavaScript sees them without it, so "$" may skip one "\r".
+const JS_END = '(?:\\r?$)';
+
+type Token =
+  | { kind: 'char'; codePoint: number }
+  | { kind: 'set'; letter: 'd' | 'D' | 'w' | 'W' | 's' | 'S' }
+  | { kind: 'raw'; text: string };
+
+type Step<T> = { ok: true; value: T; next: number } | { ok: false; reason: string };
+
+/**
+ * Translates a `u`-mode JavaScript pattern (already known to compile) into a Rust regex that matches the same lines,
+ * where the JavaScript engine sees each line without its terminator and ripgrep sees it with one. Backreferences and
+ * lookaround have no Rust equivalent; a newline in the pattern can never match a line, and ripgrep refuses it.
+ */
+export function toRustRegex(source: string): RustTranslation {
+  const chars = Array.from(source);
+  let output = '';
+  let index = 0;
+  while (index < chars.length) {
+    const char = chars[index]!;
+    if (char === '\\') {
+      const escape = parseEscape(chars, index + 1, false);
+      if (!escape.ok) return { ok: false, reason: escape.reason };
+      const token = escape.value;
+      if (token.kind === 'char' && token.codePoint === 0x0a) return { ok: false, reason: 'a newline never matches a line' };
+      output += token.kind === 'char' ? literal(token.codePoint, false) : token.kind === 'set' ? setOutside(token.letter) : token.text;
+      index = escape.next;
+    } else if (char === '[') {
+      const parsed = parseClass(chars, index + 1);
+      if (!parsed.ok) return { ok: false, reason: parsed.reason };
+      output += parsed.value;
+      index = parsed.next;
+    } else if (char === '(') {
+      if (chars[index + 1] !== '?') {
+        output += '(';
+        index += 1;
+      } else if (chars[index + 2] === ':') {
+        output += '(?:';
+        index += 3;
+      } else if (chars[index + 2] === '<' && chars[index + 3] !== '=' && chars[index + 3] !== '!') {
+        // A named group; names are never referred to here (a \k backreference is refused), so it becomes plain.
+        const close = chars.indexOf('>', index + 3);
+        if (close === -1) return { ok: false, reason: 'unterminated group name' };
+        output += '(';
+        index = close + 1;
+      } else {
+        return { ok: false, reason: 'lookaround assertions are not supported by ripgrep' };
+      }
+    } else if (char === '{') {
+      // In u-mode a brace is always a quantifier, which Rust writes the same way.
+      const close = chars.indexOf('}', index);
+      if (close === -1) return { ok: false, reason: 'unterminated quantifier' };
+      output += chars.slice(index, close + 1).join('');
+      index = close + 1;
+    } else if (char === '.') {
+      output += JS_DOT;
+      index += 1;
+    } else if (char === '$') {
+      output += JS_END;
+      index += 1;
+    } else if (char === '^' || char === ')' || char === '|' || char === '*' || char === '+' || char === '?') {
+      output += char;
+      index += 1;
+    } else {
+      const codePoint = char.codePointAt(0)!;
+      if (codePoint === 0x0a) return { ok: false, reason: 'a newline never matches a line' };
+      output += literal(codePoint, false);
+      index += 1;
+    }
+  }
+  return { ok: true, source: output };
+}
+
+function parseClass(chars: readonly string[], start: number): Step<string> {
+  let index = start;
+  const negated = chars[index] === '^';
+  if (negated) index += 1;
+  if (chars[index] === ']') {
+    // "[^]" matches any character; "[]" matches none, which Rust cannot write.
+    return negated ? { ok: true, value: '[\\x{0}-\\x{10FFFF}]', next: index + 1 } : { ok: false, reason: 'empty class' };
+  }
+  let items = '';
+  while (index < chars.length && chars[index] !== ']') {
+    const first = parseClassAtom(chars, index);
+    if (!first.ok) return first;
+    index = first.next;
+    if (chars[index] === '-' && chars[index + 1] !== undefined && chars[index + 1] !== ']') {
+      const second = parseClassAtom(chars, index + 1);
+      if (!second.ok) return second;
+      if (first.value.kind !== 'char' || second.value.kind !== 'char') return { ok: false, reason: 'class range of sets' };
+      items += `${literal(first.value.codePoint, true)}-${literal(second.value.codePoint, true)}`;
+      index = second.next;
+      continue;
+    }
+    items += classItem(first.value);
+  }
+  if (chars[index] !== ']') return { ok: false, reason: 'unterminated class' };
+  return { ok: true, value: `[${negated ? '^' : ''}${items}]`, next: index + 1 };
+}
+
+function parseClassAtom(chars: readonly string[], index: number): Step<Token> {
+  const char = chars[index]!;
+  if (char === '\\') return parseEscape(chars, index + 1, true);
+  return { ok: true, value: { kind: 'char', codePoint: char.codePointAt(0)! }, next: index + 1 };
+}
+
+function classItem(token: Token): string {
+  if (token.kind === 'char') return literal(token.codePoint, true);
+  if (token.kind === 'raw') return token.text;
+  const positive = SET_ITEMS[token.letter.toLowerCase()]!;
+  // A negated set inside a class becomes a nested class, which Rust unions with the other items.
+  return token.letter === token.letter.toLowerCase() ? positive : `[^${positive}]`;
+}
+
+function setOutside(letter: string): string {
+  const positive = SET_ITEMS[letter.toLowerCase()]!;
+  return letter === letter.toLowerCase() ? `[${positive}]` : `[^${positive}]`;
+}
+
+function literal(codePoint: number, inClass: boolean): string {
+  if (codePoint < 0x20 || codePoint === 0x7f || (codePoint >= 0x80 && codePoint < 0xa0)) {
+    return `\\x{${codePoint.toString(16).toUpperCase()}}`;
+  }
+  const char = String.fromCodePoint(codePoint);
+  return (inClass ? RUST_CLASS_META : RUST_META).has(char) ? `\\${char}` : char;
+}
+
+const CONTROL_ESCAPES: Record<string, number> = { t: 0x09, n: 0x0a, v: 0x0b, f: 0x0c, r: 0x0d, '0': 0x00 };
+const IDENTITY_ESCAPES = new Set(Array.from('^$\\.*+?()[]{}|/'));
+
+function parseEscape(chars: readonly string[], index: number, inClass: boolean): Step<Token> {
+  const char = chars[index];
+  if (char === undefined) return { ok: false, reason: 'trailing backslash' };
+  const next = index + 1;
+  if (char === 'd' || char === 'D' || char === 'w' || char === 'W' || char === 's' || char === 'S') {
+    return { ok: true, value: { kind: 'set', letter: char }, next };
+  }
+  if (char === 'b') {
+    // ECMAScript's \b is the ASCII word boundary; ripgrep's plain \b is Unicode-aware. In a class it is backspace.
+    return inClass
+      ? { ok: true, value: { kind: 'char', codePoint: 0x08 }, next }
+      : { ok: true, value: { kind: 'raw', text: '(?-u:\\b)' }, next };
+  }
+  if (char === 'B' && !inClass) return { ok: true, value: { kind: 'raw', text: '(?-u:\\B)' }, next };
+  const control = CONTROL_ESCAPES[char];
+  if (control !== undefined) return { ok: true, value: { kind: 'char', codePoint: control }, next };
+  if (/^[1-9]$/.test(char) || char === 'k') return { ok: false, reason: 'backreferences are not supported by ripgrep' };
+  if (char === 'c') {
+    const letter = chars[next];
+    if (letter === undefined || !/^[A-Za-z]$/.test(letter)) return { ok: false, reason: 'invalid control escape' };
+    return { ok: true, value: { kind: 'char', codePoint: letter.charCodeAt(0) % 32 }, next: next + 1 };
+  }
+  if (char === 'x') {
+    const hex = chars.slice(next, next + 2).join('');
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return { ok: false, reason: 'invalid hex escape' };
+    return { ok: true, value: { kind: 'char', codePoint: parseInt(hex, 16) }, next: next + 2 };
+  }
+  if (char === 'u') return parseUnicodeEscape(chars, next);
+  if (char === 'p' || char === 'P') {
+    const close = chars.indexOf('}', next);
+    if (chars[next] !== '{' || close === -1) return { ok: false, reason: 'invalid property escape' };
+    return { ok: true, value: { kind: 'raw', text: `\\${char}${chars.slice(next, close + 1).join('')}` }, next: close + 1 };
+  }
+  if (IDENTITY_ESCAPES.has(char) || (inClass && char === '-')) {
+    return { ok: true, value: { kind: 'char', codePoint: char.codePointAt(0)! }, next };
+  }
+  return { ok: false, reason: `unsupported escape \\${char}` };
+}
+
+function parseUnicodeEscape(chars: readonly string[], index: number): Step<Token> {
+  let codePoint: number;
+  let next: number;
+  if (chars[index] === '{') {
+    const close = chars.indexOf('}', index);
+    const hex = close === -1 ? '' : chars.slice(index + 1, close).join('');
+    if (!/^[0-9A-Fa-f]+$/.test(hex)) return { ok: false, reason: 'invalid unicode escape' };
+    codePoint = parseInt(hex, 16);
+    next = close + 1;
+  } else {
+    const hex = chars.slice(index, index + 4).join('');
+    if (!/^[0-9A-Fa-f]{4}$/.test(hex)) return { ok: false, reason: 'invalid unicode escape' };
+    codePoint = parseInt(hex, 16);
+    next = index + 4;
+    // In u-mode an escaped surrogate pair is one code point.
+    if (codePoint >= 0xd800 && codePoint <= 0xdbff && chars[next] === '\\' && chars[next + 1] === 'u') {
+      const low = chars.slice(next + 2, next + 6).join('');
+      const lowValue = /^[0-9A-Fa-f]{4}$/.test(low) ? parseInt(low, 16) : -1;
+      if (lowValue >= 0xdc00 && lowValue <= 0xdfff) {
+        codePoint = 0x10000 + ((codePoint - 0xd800) << 10) + (lowValue - 0xdc00);
+        next += 6;
+      }
+    }
+  }
+  if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) {
+    return { ok: false, reason: 'lone surrogates are not supported by ripgrep' };
+  }
+  return { ok: true, value: { kind: 'char', codePoint }, next };
+}

@@ -1,0 +1,138 @@
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCallModel } from '../../src/activities/call-model.js';
+import type { ModelRequest, ModelTurn, ToolSchema } from '../../src/core/messages.js';
+import { createProviderResolver } from '../../src/providers/resolve-provider.js';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+
+const schemas: Record<string, ToolSchema> = {
+  ReadFile: { type: 'function', function: { name: 'ReadFile', description: 'Read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
+  Glob: { type: 'function', function: { name: 'Glob', description: 'Glob', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } } },
+};
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(script: ScriptTurn[], env: NodeJS.ProcessEnv = {}) {
+  server = await startScriptedModelServer({ script });
+  const resolveProvider = createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: server.url, ...env });
+  return createCallModel({ resolveProvider, resolveTools: (names) => names.map((name) => schemas[name]!) });
+}
+
+const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'list the files' }],
+  toolNames: ['Glob', 'ReadFile'],
+  selection: {},
+  step: 3,
+  ...overrides,
+});
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ApplicationFailure);
+  return error as ApplicationFailure;
+}
+
+describe('callModel', () => {
+  it('works outside an activity, resolving tool schemas and the model inside', async () => {
+    const callModel = await setup([{ tool_calls: [{ id: 'g', name: 'Glob', arguments: { pattern: '*' } }], chunk_size: 2 }], { DURABLE_AGENT_MODEL: 'model-from-env' });
+    const turn = await callModel(request({ selection: { model: 'model-from-run' } }));
+    expect(turn.toolCalls).toEqual([{ id: 'g', name: 'Glob', arguments: '{"pattern":"*"}', complete: true }]);
+    expect(turn.model).toBe('model-from-run');
+    expect(server!.requests[0]).toMatchObject({ model: 'model-from-run', tools: [schemas.Glob, schemas.ReadFile] });
+  });
+
+  it('heartbeats with the step and stream progress inside an activity', async () => {
+    const callModel = await setup([{ content: 'a long answer', chunk_size: 3 }]);
+    const environment = new MockActivityEnvironment({ heartbeatTimeoutMs: 600 });
+    const heartbeats: unknown[] = [];
+    environment.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    const turn: ModelTurn = await environment.run(callModel, request({ toolNames: [] }));
+    expect(turn.content).toBe('a long answer');
+    expect(heartbeats[0]).toEqual({ step: 3 });
+    expect(heartbeats).toContainEqual({ step: 3, chunks: expect.any(Number), contentChars: 13, toolCalls: 0 });
+  });
+
+  it('keeps heartbeating while the model has not answered yet', async () => {
+    const callModel = await setup([{ content: 'slow', delay_ms: 400 }]);
+    const environment = new MockActivityEnvironment({ heartbeatTimeoutMs: 300 });
+    const beforeFirstChunk: unknown[] = [];
+    environment.on('heartbeat', (details: { chunks?: number }) => {
+      if (details.chunks === undefined) beforeFirstChunk.push(details);
+    });
+    await environment.run(callModel, request());
+    // One at start, then one every 100 ms (a third of the heartbeat timeout) until the first chunk arrives.
+    expect(beforeFirstChunk.length).toBeGreaterThanOrEqual(3);
+    expect(beforeFirstChunk[0]).toEqual({ step: 3 });
+  });
+
+  it('aborts the HTTP call and throws CancelledFailure when the activity is cancelled', async () => {
+    const callModel = await setup([{ content: 'never seen', delay_ms: 10_000 }]);
+    const environment = new MockActivityEnvironment();
+    const pending = environment.run(callModel, request());
+    setTimeout(() => environment.cancel(), 100);
+    const started = performance.now();
+    await expect(pending).rejects.toBeInstanceOf(CancelledFailure);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('maps 429 with retry-after to a retryable failure with nextRetryDelay', async () => {
+    const callModel = await setup([{ error: { status: 429, headers: { 'retry-after': '7' }, body: { error: { message: 'Rate limit reached' } } } }]);
+    const failure = await failureOf(callModel(request()));
+    expect(failure.type).toBe('ModelInvocationError.RateLimited');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.nextRetryDelay).toBe(7000);
+    expect(failure.message).toContain('Rate limit reached');
+  });
+
+  it('maps 401 to a non-retryable failure', async () => {
+    const callModel = await setup([{ error: { status: 401, body: { error: { message: 'Incorrect API key provided' } } } }]);
+    const failure = await failureOf(callModel(request()));
+    expect(failure.type).toBe('ModelInvocationError.Unauthorized');
+    expect(failure.nonRetryable).toBe(true);
+  });
+
+  it('maps 500 to a retryable failure and serves the next turn on retry', async () => {
+    const callModel = await setup([{ error: { status: 500 } }, { content: 'second attempt' }]);
+    const failure = await failureOf(callModel(request()));
+    expect(failure.type).toBe('ModelInvocationError.ServerError');
+    expect(failure.nonRetryable).toBe(false);
+    expect((await callModel(request())).content).toBe('second attempt');
+  });
+
+  it('surfaces script exhaustion as a retryable server error naming the cause', async () => {
+    const callModel = await setup([]);
+    const failure = await failureOf(callModel(request()));
+    expect(failure.type).toBe('ModelInvocationError.ServerError');
+    expect(failure.message).toContain('script exhausted after 0 turns');
+  });
+
+  it('maps a refused connection to a retryable Connection failure', async () => {
+    const probe = await startScriptedModelServer({ script: [] });
+    const deadUrl = probe.url;
+    await probe.close();
+    const callModel = createCallModel({
+      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: deadUrl }),
+      resolveTools: () => [],
+    });
+    const failure = await failureOf(callModel(request()));
+    expect(failure.type).toBe('ModelInvocationError.Connection');
+    expect(failure.nonRetryable).toBe(false);
+  });
+
+  it('passes the resolver’s non-retryable configuration failure through', async () => {
+    const callModel = await setup([{ content: 'unused' }]);
+    const failure = await failureOf(callModel(request({ selection: { provider: 'anthropic' } })));
+    expect(failure.type).toBe('ModelInvocationError.UnsupportedProvider');
+    expect(failure.nonRetryable).toBe(true);
+    expect(server!.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,260 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DevServerError, devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/cli/dev-server.js';
+import type { DevServerInfo } from '../../src/cli/dev-server.js';
+import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { findFreePorts } from '../support/temporal-server.js';
+
+const run = promisify(execFile);
+const devServerModule = fileURLToPath(new URL('../../src/cli/dev-server.ts', import.meta.url));
+const workerModule = createRequire(import.meta.url).resolve('@temporalio/worker');
+const quiet = () => {};
+
+/** Alive and not a zombie: an orphan that exited stays in the table until init reaps it. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function temporaryDirectory(prefix: string): Promise<string> {
+  return await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** Runs ensureDevServer in a separate CLI-like process that exits right after, as `durable-agent` does. */
+async function ensureFromAnotherProcess(options: { stateDir: string; port: number; uiPort: number }): Promise<DevServerInfo> {
+  const script = `import { ensureDevServer } from ${JSON.stringify(devServerModule)};
+const info = await ensureDevServer({ ...${JSON.stringify(options)}, log: () => {} });
+process.stdout.write(JSON.stringify(info));`;
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 90_000 });
+  return JSON.parse(stdout) as DevServerInfo;
+}
+
+describe('embedded dev server lifecycle', () => {
+  let stateDir: string;
+  let port: number;
+  let uiPort: number;
+  let serverPid: number;
+  let workerPid: number;
+
+  beforeAll(async () => {
+    stateDir = await temporaryDirectory('dev-server-state-');
+    [port, uiPort] = (await findFreePorts(2)) as [number, number];
+  });
+
+  afterAll(async () => {
+    await stopDevServer({ stateDir, graceMs: 2_000 });
+    await fs.rm(stateDir, { recursive: true, force: true });
+  });
+
+  it('starts one detached server for concurrent CLI invocations, and it outlives them', async () => {
+    const [first, second] = await Promise.all([
+      ensureFromAnotherProcess({ stateDir, port, uiPort }),
+      ensureFromAnotherProcess({ stateDir, port, uiPort }),
+    ]);
+
+    expect(first.pid).toBe(second.pid);
+    expect([first.reused, second.reused].sort()).toEqual([false, true]);
+    expect(first.address).toBe(`127.0.0.1:${port}`);
+    expect(first.uiUrl).toBe(`http://127.0.0.1:${uiPort}`);
+    serverPid = first.pid;
+    // Both CLI processes have exited; the server they started has not.
+    expect(isAlive(serverPid)).toBe(true);
+    await expect(fs.stat(path.join(stateDir, 'temporal.db'))).resolves.toBeTruthy();
+    await expect(fs.readFile(path.join(stateDir, 'logs', 'temporal-server.log'), 'utf8')).resolves.toContain('starting:');
+    await expect(fs.access(path.join(stateDir, 'dev-server.lock'))).rejects.toThrow();
+  });
+
+  it('reports it as running in the --status --json shape', async () => {
+    const status = await devServerStatus({ stateDir });
+    expect(status).toEqual({
+      address: `127.0.0.1:${port}`,
+      namespace: 'default',
+      uiUrl: `http://127.0.0.1:${uiPort}`,
+      server: { pid: serverPid, running: true },
+      worker: { pid: null, running: false },
+    });
+  });
+
+  it('registers the agent search attributes in the namespace', async () => {
+    const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+    try {
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+      // temporal.api.enums.v1.IndexedValueType: 2 Keyword, 3 Int, 4 Double.
+      expect(customAttributes).toMatchObject({ AgentStatus: 2, AgentStep: 3, AgentPendingApprovals: 3, AgentCostUsd: 4, AgentModel: 2 });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('reuses the running server instead of starting another', async () => {
+    const again = await ensureDevServer({ stateDir, port, uiPort, log: quiet });
+    expect(again).toMatchObject({ pid: serverPid, reused: true, address: `127.0.0.1:${port}` });
+  });
+
+  it('starts a background worker once and waits until it polls', async () => {
+    const workerScript = path.join(stateDir, 'worker.cjs');
+    await fs.writeFile(
+      workerScript,
+      `const { NativeConnection, Worker } = require(${JSON.stringify(workerModule)});
+(async () => {
+  const connection = await NativeConnection.connect({ address: ${JSON.stringify(`127.0.0.1:${port}`)} });
+  const worker = await Worker.create({ connection, taskQueue: 'dev-server-test', activities: { ping: async () => 'pong' } });
+  await worker.run();
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+    );
+    const command = [process.execPath, workerScript];
+
+    const started = await ensureDevWorker({ stateDir, command, taskQueue: 'dev-server-test', log: quiet });
+    const reused = await ensureDevWorker({ stateDir, command, log: quiet });
+
+    expect(started.reused).toBe(false);
+    expect(reused).toEqual({ pid: started.pid, reused: true, logFile: path.join(stateDir, 'logs', 'worker.log') });
+    workerPid = started.pid;
+    const status = await devServerStatus({ stateDir });
+    expect(status.worker).toEqual({ pid: workerPid, running: true });
+  });
+
+  it('stops the worker and the server', async () => {
+    const result = await stopDevServer({ stateDir });
+
+    expect(result).toEqual({ server: { pid: serverPid, stopped: true }, worker: { pid: workerPid, stopped: true } });
+    expect(isAlive(serverPid)).toBe(false);
+    expect(isAlive(workerPid)).toBe(false);
+    const status = await devServerStatus({ stateDir });
+    expect(status.server).toEqual({ pid: null, running: false });
+    expect(status.worker).toEqual({ pid: null, running: false });
+    expect(await stopDevServer({ stateDir })).toEqual({ server: { pid: null, stopped: false }, worker: { pid: null, stopped: false } });
+  });
+});
+
+describe('embedded dev server failures', () => {
+  const directories: string[] = [];
+  const fresh = async () => {
+    const directory = await temporaryDirectory('dev-server-fail-');
+    directories.push(directory);
+    return directory;
+  };
+
+  afterAll(async () => {
+    for (const directory of directories) {
+      await stopDevServer({ stateDir: directory, graceMs: 1_000 });
+      await fs.rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  async function fakeTemporal(directory: string, serverBody: string): Promise<string> {
+    const file = path.join(directory, 'fake-temporal');
+    await fs.writeFile(
+      file,
+      `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)"; exit 0; fi\n${serverBody}\n`,
+      { mode: 0o755 },
+    );
+    return file;
+  }
+
+  it('refuses a port another process listens on, naming the variable to change', async () => {
+    const stateDir = await fresh();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen({ port: 0, host: '127.0.0.1' }, resolve));
+    const busy = (blocker.address() as net.AddressInfo).port;
+    const [uiPort] = (await findFreePorts(1)) as [number];
+    try {
+      const binary = (await findTemporalBinary({ build: false })).path;
+      await expect(ensureDevServer({ stateDir, port: busy, uiPort, binary, log: quiet })).rejects.toThrow(
+        new RegExp(`Port ${busy} \\(gRPC\\) on 127\\.0\\.0\\.1 is in use .*DURABLE_AGENT_DEV_PORT.*TEMPORAL_ADDRESS`),
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('reports a server that exits at once with the end of its log', async () => {
+    const stateDir = await fresh();
+    const binary = await fakeTemporal(stateDir, 'echo "Error: unknown flag: --bogus" >&2; exit 2');
+    const [port, uiPort] = (await findFreePorts(2)) as [number, number];
+
+    const error = await ensureDevServer({ stateDir, port, uiPort, binary, log: quiet }).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(DevServerError);
+    const message = (error as DevServerError).message;
+    expect(message).toContain(`The Temporal server exited with code 2 before it answered on 127.0.0.1:${port}`);
+    expect(message).toContain('Error: unknown flag: --bogus');
+    expect((error as DevServerError).logFile).toBe(path.join(stateDir, 'logs', 'temporal-server.log'));
+    expect((await devServerStatus({ stateDir })).server.running).toBe(false);
+  });
+
+  it('gives up after the start timeout, stops the process and points at the log', async () => {
+    const stateDir = await fresh();
+    const binary = await fakeTemporal(stateDir, 'echo "pretending to start"; while true; do sleep 1; done');
+    const [port, uiPort] = (await findFreePorts(2)) as [number, number];
+
+    const error = await ensureDevServer({ stateDir, port, uiPort, binary, startTimeoutMs: 2_000, log: quiet }).catch((caught: unknown) => caught);
+
+    const message = (error as Error).message;
+    expect(message).toContain(`did not answer on 127.0.0.1:${port} (namespace default) within 2s`);
+    expect(message).toContain('pretending to start');
+    expect(message).toContain(`See ${path.join(stateDir, 'logs', 'temporal-server.log')}`);
+    const pgrep = spawnSync('pgrep', ['-f', binary], { encoding: 'utf8' });
+    expect(pgrep.stdout.trim()).toBe('');
+    expect(await devServerStatus({ stateDir })).toMatchObject({ server: { pid: null, running: false } });
+  });
+
+  it('does not count (or signal) a live pid that is not the process it started', async () => {
+    const stateDir = await fresh();
+    const record = { worker: { pid: process.pid, command: ['/opt/not-us/worker', 'run'], logFile: '/dev/null', startedAt: '' } };
+    await fs.writeFile(path.join(stateDir, 'dev-server.json'), JSON.stringify(record));
+
+    expect((await devServerStatus({ stateDir })).worker).toEqual({ pid: null, running: false });
+    expect((await stopDevServer({ stateDir })).worker).toEqual({ pid: null, stopped: false });
+    expect(isAlive(process.pid)).toBe(true);
+  });
+
+  it('recovers a lock left behind by a process that died', async () => {
+    const stateDir = await fresh();
+    const dead = spawnSync('true').pid;
+    const lockFile = path.join(stateDir, 'dev-server.lock');
+    await fs.writeFile(lockFile, JSON.stringify({ pid: dead, token: 'left-behind', createdAt: Date.now() }));
+
+    const worker = await ensureDevWorker({ stateDir, command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], log: quiet });
+
+    expect(worker.reused).toBe(false);
+    expect(isAlive(worker.pid)).toBe(true);
+    await expect(fs.access(lockFile)).rejects.toThrow();
+    expect((await stopDevServer({ stateDir })).worker).toEqual({ pid: worker.pid, stopped: true });
+  });
+
+  it('reports a worker that dies at start-up', async () => {
+    const stateDir = await fresh();
+    const error = await ensureDevWorker({ stateDir, command: [process.execPath, '-e', 'console.error("missing OPENAI_API_KEY"); process.exit(4)'], log: quiet }).catch(
+      (caught: unknown) => caught,
+    );
+    expect((error as Error).message).toMatch(/The background worker exited with code 4\.[\s\S]*missing OPENAI_API_KEY/);
+    expect((await devServerStatus({ stateDir })).worker.running).toBe(false);
+  });
+
+  it('takes ports from the environment and rejects ones that are not numbers', async () => {
+    const stateDir = await fresh();
+    const status = await devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_PORT: '7301', DURABLE_AGENT_DEV_UI_PORT: '8302' } });
+    expect(status).toMatchObject({ address: '127.0.0.1:7301', uiUrl: 'http://127.0.0.1:8302', namespace: 'default' });
+    await expect(devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_PORT: 'seventy' } })).rejects.toThrow('DURABLE_AGENT_DEV_PORT=seventy is not a port number');
+  });
+});

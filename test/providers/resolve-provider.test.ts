@@ -1,0 +1,75 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MODEL, createProviderResolver } from '../../src/providers/resolve-provider.js';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import type { ScriptedModelServer } from '../../src/providers/scripted-server.js';
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function failureOf(action: () => unknown): ApplicationFailure {
+  try {
+    action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    return error as ApplicationFailure;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('createProviderResolver', () => {
+  it('defaults to the openai provider and gpt-4.1-mini', () => {
+    const resolved = createProviderResolver({ OPENAI_API_KEY: 'sk-test' })({});
+    expect(resolved.provider.name).toBe('openai');
+    expect(resolved.model).toBe(DEFAULT_MODEL);
+    expect(DEFAULT_MODEL).toBe('gpt-4.1-mini');
+  });
+
+  it('lets selection fields override the environment', () => {
+    const resolve = createProviderResolver({ OPENAI_API_KEY: 'sk-test', DURABLE_AGENT_MODEL: 'env-model', DURABLE_AGENT_PROVIDER: 'openai' });
+    expect(resolve({}).model).toBe('env-model');
+    expect(resolve({ model: 'run-model' }).model).toBe('run-model');
+    expect(resolve({ provider: 'scripted', baseUrl: 'http://127.0.0.1:9/v1' }).provider.name).toBe('scripted');
+  });
+
+  it('treats empty environment values as unset', () => {
+    expect(createProviderResolver({ OPENAI_API_KEY: 'k', DURABLE_AGENT_MODEL: '', DURABLE_AGENT_PROVIDER: ' ' })({}).model).toBe(DEFAULT_MODEL);
+  });
+
+  it('reuses one provider per endpoint', () => {
+    const resolve = createProviderResolver({ OPENAI_API_KEY: 'k' });
+    expect(resolve({ model: 'a' }).provider).toBe(resolve({ model: 'b' }).provider);
+    expect(resolve({ baseUrl: 'http://127.0.0.1:1/v1' }).provider).not.toBe(resolve({}).provider);
+  });
+
+  it('sends requests to the selected base URL without needing a real key', async () => {
+    server = await startScriptedModelServer({ script: [{ content: 'hi from scripted' }] });
+    const { provider, model } = createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({ baseUrl: server.url, model: 'scripted' });
+    const turn = await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model });
+    expect(turn.content).toBe('hi from scripted');
+    expect(server.requests[0]?.model).toBe('scripted');
+  });
+
+  it('rejects unknown and not-yet-built providers with a non-retryable failure naming what is supported', () => {
+    const resolve = createProviderResolver({ OPENAI_API_KEY: 'k' });
+    const unknown = failureOf(() => resolve({ provider: 'gemini' }));
+    expect(unknown.nonRetryable).toBe(true);
+    expect(unknown.type).toBe('ModelInvocationError.UnsupportedProvider');
+    expect(unknown.message).toBe('Unknown provider "gemini". Supported providers: openai, scripted.');
+    const planned = failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'anthropic' })({}));
+    expect(planned.message).toBe('Provider "anthropic" is not available yet. Supported providers: openai, scripted.');
+    expect(failureOf(() => resolve({ provider: 'openai-responses' })).nonRetryable).toBe(true);
+  });
+
+  it('needs a key for OpenAI itself and a base URL for the scripted provider', () => {
+    const noKey = failureOf(() => createProviderResolver({})({}));
+    expect(noKey.type).toBe('ModelInvocationError.Configuration');
+    expect(noKey.nonRetryable).toBe(true);
+    expect(noKey.message).toContain('OPENAI_API_KEY');
+    expect(createProviderResolver({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' })({}).provider.name).toBe('openai');
+    expect(failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({})).message).toContain('base URL');
+  });
+});

@@ -1,0 +1,93 @@
+// One real Temporal dev server for tests: free ports, SQLite in a temp dir, the agent search attributes registered.
+// The binary comes from findTemporalBinary (building it if needed), never from the SDK's download.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { temporalServerArgs, waitForTemporalServer } from '../../src/cli/dev-server.js';
+import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+
+/** A running test server. */
+export interface TestTemporalServer {
+  address: string;
+  namespace: string;
+  uiUrl: string;
+  /** The server's output, for debugging a failing test. */
+  logFile: string;
+  /** Stops the server and removes its temp directory. */
+  stop(): Promise<void>;
+}
+
+/** Options of `startTestTemporalServer`. */
+export interface StartTestTemporalServerOptions {
+  /** Start the Web UI too (default true: handy when a workflow test needs inspecting). */
+  ui?: boolean;
+  /** Receives provisioning progress (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** Distinct ports that were free a moment ago (bound to port 0 together, then released). */
+export async function findFreePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen({ port: 0, host: '127.0.0.1' }, () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/** Starts a dev server owned by this process; it dies with `stop()` (or with the process group). */
+export async function startTestTemporalServer(options: StartTestTemporalServerOptions = {}): Promise<TestTemporalServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`[temporal] ${line}\n`));
+  const binary = await findTemporalBinary({ build: true, log });
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), 'durable-agent-temporal-'));
+  const [port, uiPort] = (await findFreePorts(2)) as [number, number];
+  const withUi = options.ui ?? true;
+  const namespace = 'default';
+  const logFile = path.join(directory, 'server.log');
+  const logFd = fs.openSync(logFile, 'a');
+  const child = spawn(binary.path, temporalServerArgs({ port, uiPort: withUi ? uiPort : null, dbFile: path.join(directory, 'temporal.db'), namespace }), {
+    cwd: directory,
+    stdio: ['ignore', logFd, logFd],
+  });
+  fs.closeSync(logFd);
+  let exit: string | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exit = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      resolve();
+    });
+  });
+  child.once('error', (error) => {
+    exit = `could not start (${error.message})`;
+  });
+
+  const stop = async (): Promise<void> => {
+    if (exit === undefined) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await fsp.rm(directory, { recursive: true, force: true });
+  };
+
+  const address = `127.0.0.1:${port}`;
+  try {
+    await waitForTemporalServer({ address, namespace, timeoutMs: 60_000, logFile, exited: () => exit });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address, namespace, uiUrl: withUi ? `http://127.0.0.1:${uiPort}` : '', logFile, stop };
+}
