@@ -71,7 +71,9 @@ async function reference(root: string, input: GlobCase): Promise<string[]> {
     expandDirectories: false,
     caseSensitiveMatch: true,
   });
-  return found.sort();
+  // picomatch lets a class such as [!a-m] match a leading "." even with dot:false; C.11 skips hidden names outright.
+  const visible = input.include_hidden ? found : found.filter((file) => !file.split('/').some((name) => name.startsWith('.')));
+  return visible.sort();
 }
 
 describe('Glob agrees with tinyglobby', () => {

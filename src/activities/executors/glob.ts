@@ -102,7 +102,7 @@ function globEnvelope(
 }
 
 /** When nothing matched, says which default filter the pattern itself points at. */
-export function missHints(input: { pattern: string; include_hidden: boolean; include_ignored: boolean }): string[] {
+function missHints(input: { pattern: string; include_hidden: boolean; include_ignored: boolean }): string[] {
   const segments = input.pattern.split('/');
   const hints: string[] = [];
   if (!input.include_hidden && segments.some((segment) => segment.startsWith('.') && segment !== '.' && segment !== '..')) {

@@ -8,6 +8,7 @@ import { looksBinary, readHead } from '../files/binary.js';
 import { contextWithPath, parseInput, resolvePathParam } from '../files/common.js';
 import { fileSystemErrorEnvelope } from '../files/errors.js';
 import { checkGlobPattern, compileGlob } from '../search/glob-pattern.js';
+import type { CompiledGlob } from '../search/glob-pattern.js';
 import { compileSearchRegex } from '../search/grep-regex.js';
 import { assembleGrepResult } from '../search/grep-results.js';
 import type { GrepResultData } from '../search/grep-results.js';
@@ -52,7 +53,7 @@ export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecu
         { reason: 'invalid_regex', error: compiled.message },
       );
     }
-    let filter: ReturnType<typeof compileGlob> | undefined;
+    let filter: CompiledGlob | undefined;
     if (input.glob !== undefined) {
       const checked = checkGlobPattern(input.glob, 'glob');
       if (!checked.ok) return fail('INVALID_PARAM', checked.message, { reason: 'invalid_glob' });
@@ -62,37 +63,16 @@ export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecu
 
     try {
       const info = await lstat(real);
-      let candidates: string[];
-      let filesVisited: number;
-      let stopped: WalkStop | undefined;
-      if (info.isDirectory()) {
-        const walked = await walkFiles({
-          root: executor.root,
-          start: real,
-          startRel: rel,
-          includeHidden: false,
-          includeIgnored: false,
-          gitignore: await loadRootGitignore(executor.root),
-          prefix: filter?.prefix,
-          accept: filter?.matches,
-          maxEntries,
-          deadline,
-          signal: executor.signal,
-        });
-        const text = await dropBinaryFiles(executor.root, walked.files, { deadline, signal: executor.signal });
-        candidates = text.files;
-        filesVisited = walked.filesVisited;
-        stopped = walked.stopped ?? (text.timedOut ? 'timeout' : undefined);
-      } else if (info.isFile()) {
-        // A file named explicitly is searched even if hidden or ignored; the glob, if any, applies to its name.
-        if (looksBinary(await readHead(real))) {
-          return fail('BINARY_FILE', `'${rel}' is a binary file; Grep searches text files only.`);
-        }
-        candidates = filter === undefined || filter.matches(path.posix.basename(rel)) ? [rel] : [];
-        filesVisited = 1;
-      } else {
+      if (info.isFile() && looksBinary(await readHead(real))) {
+        return fail('BINARY_FILE', `'${rel}' is a binary file; Grep searches text files only.`);
+      }
+      if (!info.isFile() && !info.isDirectory()) {
         return fail('INVALID_PARAM', `'${rel}' is not a regular file or directory.`, { reason: 'not_regular_file' });
       }
+      const { candidates, filesVisited, stopped } = info.isDirectory()
+        ? await directoryCandidates(executor, { real, rel, filter, maxEntries, deadline })
+        : // A file named explicitly is searched even if hidden or ignored; the glob, if any, applies to its name.
+          { candidates: filter === undefined || filter.matches(path.posix.basename(rel)) ? [rel] : [], filesVisited: 1 };
 
       const result = await runGrepEngine(
         {
@@ -128,6 +108,29 @@ export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecu
       throw error;
     }
   };
+}
+
+/** The text files under a directory that Grep searches: the Glob traversal rules, the glob filter, no binaries. */
+async function directoryCandidates(
+  executor: ExecutorContext,
+  options: { real: string; rel: string; filter: CompiledGlob | undefined; maxEntries: number; deadline: number },
+): Promise<{ candidates: string[]; filesVisited: number; stopped?: WalkStop }> {
+  const walked = await walkFiles({
+    root: executor.root,
+    start: options.real,
+    startRel: options.rel,
+    includeHidden: false,
+    includeIgnored: false,
+    gitignore: await loadRootGitignore(executor.root),
+    prefix: options.filter?.prefix,
+    accept: options.filter?.matches,
+    maxEntries: options.maxEntries,
+    deadline: options.deadline,
+    signal: executor.signal,
+  });
+  const text = await dropBinaryFiles(executor.root, walked.files, { deadline: options.deadline, signal: executor.signal });
+  const stopped = walked.stopped ?? (text.timedOut ? 'timeout' : undefined);
+  return { candidates: text.files, filesVisited: walked.filesVisited, ...(stopped ? { stopped } : {}) };
 }
 
 /** Searches file contents (C.11 Grep): ripgrep when available, the JavaScript engine otherwise. */

@@ -39,7 +39,8 @@ export function checkGlobPattern(pattern: string, parameter = 'pattern'): GlobPa
  */
 export function compileGlob(pattern: string, options: { matchBasename?: boolean } = {}): CompiledGlob {
   const basename = options.matchBasename === true && !pattern.includes('/');
-  const matcher = picomatch(pattern, { dot: true, basename, windows: false });
+  // `posix` turns "[!abc]" into a negated class (otherwise "!" is a member) and enables [[:alpha:]]-style classes.
+  const matcher = picomatch(pattern, { dot: true, basename, posix: true, windows: false });
   return { matches: (relative) => matcher(relative), prefix: basename ? [] : literalPrefix(pattern) };
 }
 

@@ -24,7 +24,10 @@ export function compileSearchRegex(
   try {
     return { ok: true, regex: new RegExp(source, options.caseSensitive ? 'u' : 'iu'), source };
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    const message = error instanceof Error ? error.message : String(error);
+    // V8 says "Invalid regular expression: /<source>/<flags>: <problem>"; the caller quotes the pattern already.
+    const problem = message.startsWith('Invalid regular expression:') ? message.slice(message.lastIndexOf(': ') + 2) : message;
+    return { ok: false, message: problem };
   }
 }
 

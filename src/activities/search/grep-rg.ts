@@ -25,6 +25,8 @@ export const RG_PATH_VARIABLE = 'DURABLE_AGENT_RG_PATH';
 
 // Keeps each command line far below ARG_MAX (2 MiB on Linux, environment included).
 const MAX_BATCH_FILES = 4000;
+// Batches start small and double: a search that reaches its limit early should not have scanned thousands of files.
+const FIRST_BATCH_FILES = 256;
 const MAX_BATCH_CHARS = 200_000;
 const FORCE_KILL_AFTER_MS = 1000;
 
@@ -199,11 +201,13 @@ function stripTerminator(text: string): string {
 function* batches(files: readonly string[]): Generator<string[]> {
   let batch: string[] = [];
   let chars = 0;
+  let size = FIRST_BATCH_FILES;
   for (const file of files) {
-    if (batch.length > 0 && (batch.length >= MAX_BATCH_FILES || chars + file.length + 1 > MAX_BATCH_CHARS)) {
+    if (batch.length > 0 && (batch.length >= size || chars + file.length + 1 > MAX_BATCH_CHARS)) {
       yield batch;
       batch = [];
       chars = 0;
+      size = Math.min(size * 2, MAX_BATCH_FILES);
     }
     batch.push(file);
     chars += file.length + 1;

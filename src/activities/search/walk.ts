@@ -60,12 +60,7 @@ interface PendingDirectory {
 export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
   const maxEntries = options.maxEntries ?? MAX_SCAN_ENTRIES;
   const deadline = options.deadline ?? performance.now() + SEARCH_TIMEOUT_MS;
-  const gitignore =
-    options.includeIgnored || options.gitignore === undefined
-      ? undefined
-      : options.startRel !== '.' && isGitignored(options.gitignore, options.startRel, true)
-        ? undefined
-        : options.gitignore;
+  const gitignore = effectiveGitignore(options);
   const workspaceRelative = (relative: string) => (options.startRel === '.' ? relative : `${options.startRel}/${relative}`);
 
   const skipDirectory = (name: string, relative: string) =>
@@ -130,14 +125,16 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
       }
     }
     for (let index = subdirectories.length - 1; index >= 0; index--) stack.push(subdirectories[index]!);
-    if (performance.now() > deadline) {
-      stopped = 'timeout';
-      break;
-    }
   }
 
   files.sort(compareCodeUnits);
   return { files, filesVisited, ...(stopped ? { stopped } : {}) };
+}
+
+function effectiveGitignore(options: WalkOptions): Ignore | undefined {
+  if (options.includeIgnored || options.gitignore === undefined) return undefined;
+  const startIgnored = options.startRel !== '.' && isGitignored(options.gitignore, options.startRel, true);
+  return startIgnored ? undefined : options.gitignore;
 }
 
 /** Orders strings by UTF-16 code units, the order C.11 prescribes (not locale order). */

@@ -1,0 +1,108 @@
+// The CLI contract, end to end: `durable-agent run --json` against a real server, an in-process worker, and an
+// OpenAI-compatible endpoint given with --base-url.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import type { Harness } from '../support/harness.js';
+import { startHarness, temporalAddress, workspaceFrom } from '../support/harness.js';
+
+const bin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return execa(process.execPath, [bin, ...args], {
+    env: { TEMPORAL_ADDRESS: temporalAddress(), DURABLE_AGENT_TASK_QUEUE: harness.taskQueue, ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+}
+
+describe('durable-agent CLI', () => {
+  it('run --json prints the contract object and exits 0 when the model finishes', async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
+    const model = await startScriptedModelServer({
+      script: [
+        { tool_calls: [{ id: 'r', name: 'ReadFile', arguments: { path: 'notes.txt' } }] },
+        { content: 'notes.txt has 2 lines.' },
+      ],
+    });
+    try {
+      const run = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, '--model', 'm-1', 'count the lines']);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const lines = run.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const result = JSON.parse(lines[0]!);
+      expect(Object.keys(result).sort()).toEqual(['answer', 'runId', 'status', 'steps', 'toolCalls', 'usage', 'workflowId']);
+      expect(result).toMatchObject({ status: 'completed', answer: 'notes.txt has 2 lines.', steps: 2, toolCalls: 1 });
+      expect(result.workflowId).toMatch(/^agent-count-the-lines-[0-9a-f]{8}$/);
+      expect((model.requests[0] as { model: string }).model).toBe('m-1');
+      // Progress goes to stderr: one line per step and per tool call, with the tool and its short arguments.
+      expect(run.stderr).toMatch(/ReadFile\s+notes\.txt\s+success/);
+
+      const status = await cli(['status', result.workflowId, '--json']);
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        workflowId: result.workflowId,
+        runId: result.runId,
+        status: 'completed',
+        step: 2,
+        answer: 'notes.txt has 2 lines.',
+        pendingApprovals: [],
+      });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('exits 1 with status failed when the run fails, and 2 on usage errors', async () => {
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({ script: [{ error: { status: 401, body: { error: { message: 'bad key' } } } }] });
+    try {
+      const run = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, 'fail please']);
+      expect(run.exitCode).toBe(1);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'failed', answer: null });
+    } finally {
+      await model.close();
+    }
+    expect((await cli(['run', '--cwd', '/definitely/not/here', 'x'])).exitCode).toBe(2);
+    expect((await cli(['run'])).exitCode).toBe(2);
+    expect((await cli(['run', '--max-steps', 'zero', 'x'])).exitCode).toBe(2);
+    expect((await cli(['frobnicate'])).exitCode).toBe(2);
+  });
+
+  it('start (= run --detach) returns at once with exit 4, and watch follows the run to its end', async () => {
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({ script: [{ content: 'detached answer', delay_ms: 500 }] });
+    try {
+      const started = await cli(['start', '--cwd', workspace, '--json', '--base-url', model.url, 'detach me']);
+      expect(started.exitCode, started.stderr).toBe(4);
+      const object = JSON.parse(started.stdout);
+      expect(object).toMatchObject({ status: 'running' });
+      const watched = await cli(['watch', object.workflowId, '--json']);
+      expect(watched.exitCode, watched.stderr).toBe(0);
+      expect(JSON.parse(watched.stdout)).toMatchObject({ workflowId: object.workflowId, status: 'completed', answer: 'detached answer' });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('prints help for every command', async () => {
+    for (const command of ['run', 'start', 'status', 'watch', 'worker', 'dev-server', 'demo']) {
+      const help = await cli([command, '--help']);
+      expect(help.exitCode, command).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: durable-agent/);
+    }
+  });
+});
