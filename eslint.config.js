@@ -38,11 +38,29 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-globals': ['error', { name: 'Date', message: 'Use workflow time passed in as data.' }, { name: 'setTimeout', message: 'Use workflow sleep.' }, { name: 'process', message: 'No environment in sandboxed code.' }],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use workflow sleep.' }, { name: 'process', message: 'No environment in sandboxed code.' }],
     },
   },
   {
+    // Pure functions take time as data; only workflow code reads Temporal's deterministic clock.
+    files: ['src/core/**/*.ts', 'src/tools/**/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'Date', message: 'Take time as data.' }, { name: 'setTimeout', message: 'Pure code does not wait.' }, { name: 'process', message: 'No environment in sandboxed code.' }],
+    },
+  },
+  {
+    files: ['bin/*.js'],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
-    rules: { '@typescript-eslint/no-unsafe-member-access': 'off', '@typescript-eslint/no-unsafe-assignment': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
   },
 );

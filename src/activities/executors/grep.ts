@@ -49,7 +49,8 @@ export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecu
     if (!compiled.ok) {
       return fail(
         'INVALID_PARAM',
-        `Invalid regular expression '${input.pattern}': ${compiled.message}. Fix the pattern, or set fixed_strings=true to search for the literal text.`,
+        `Invalid regular expression '${input.pattern}': ${compiled.message}. ` +
+          'Fix the pattern, or set fixed_strings=true to search for the literal text.',
         { reason: 'invalid_regex', error: compiled.message },
       );
     }
@@ -69,10 +70,11 @@ export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecu
       if (!info.isFile() && !info.isDirectory()) {
         return fail('INVALID_PARAM', `'${rel}' is not a regular file or directory.`, { reason: 'not_regular_file' });
       }
+      // A file named explicitly is searched even if hidden or ignored; the glob, if any, applies to its name.
+      const fileSelected = filter === undefined || filter.matches(path.posix.basename(rel));
       const { candidates, filesVisited, stopped } = info.isDirectory()
         ? await directoryCandidates(executor, { real, rel, filter, maxEntries, deadline })
-        : // A file named explicitly is searched even if hidden or ignored; the glob, if any, applies to its name.
-          { candidates: filter === undefined || filter.matches(path.posix.basename(rel)) ? [rel] : [], filesVisited: 1 };
+        : { candidates: fileSelected ? [rel] : [], filesVisited: 1, stopped: undefined };
 
       const result = await runGrepEngine(
         {
@@ -101,7 +103,8 @@ export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecu
         data.truncated = true;
         data.truncation_reasons = [...data.truncation_reasons, 'scan_limit'];
       }
-      return { envelope: grepEnvelope(executor, { rel, mode: input.output_mode, limit: input.limit }, data, result, filesVisited) };
+      const summary = { rel, mode: input.output_mode, limit: input.limit };
+      return { envelope: grepEnvelope(executor, summary, data, result, filesVisited) };
     } catch (error) {
       const envelope = fileSystemErrorEnvelope(error, { rel, action: 'read', context, timeMs: executor.elapsedMs() });
       if (envelope) return { envelope };

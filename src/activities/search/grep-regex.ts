@@ -37,7 +37,8 @@ const RUST_CLASS_META = new Set(Array.from('\\[]-^&~'));
 const DIGIT_ITEMS = '0-9';
 const WORD_ITEMS = '0-9A-Za-z_';
 // ECMAScript WhiteSpace and LineTerminator: what \s means in JavaScript (ripgrep's \s lacks U+FEFF, among others).
-const SPACE_ITEMS = '\\t\\n\\x{B}\\x{C}\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
+const SPACE_ITEMS =
+  '\\t\\n\\x{B}\\x{C}\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
 const SET_ITEMS: Record<string, string> = { d: DIGIT_ITEMS, w: WORD_ITEMS, s: SPACE_ITEMS };
 // JavaScript's "." without the s flag stops at every LineTerminator, not only at "\n".
 const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
@@ -67,7 +68,8 @@ export function toRustRegex(source: string): RustTranslation {
       if (!escape.ok) return { ok: false, reason: escape.reason };
       const token = escape.value;
       if (token.kind === 'char' && token.codePoint === 0x0a) return { ok: false, reason: 'a newline never matches a line' };
-      output += token.kind === 'char' ? literal(token.codePoint, false) : token.kind === 'set' ? setOutside(token.letter) : token.text;
+      if (token.kind === 'char') output += literal(token.codePoint, false);
+      else output += token.kind === 'set' ? setOutside(token.letter) : token.text;
       index = escape.next;
     } else if (char === '[') {
       const parsed = parseClass(chars, index + 1);

@@ -143,7 +143,8 @@ async function runBatch(
     if (result.code === 'ENOENT') return { ok: false, reason: 'rg_not_found', message: `ripgrep not found at ${rgPath}` };
     const stderr = typeof result.stderr === 'string' ? result.stderr.trim() : '';
     const reason = /regex|not allowed in a|size limit/i.test(stderr) ? 'rg_unsupported_pattern' : 'rg_failed';
-    return { ok: false, reason, message: stderr.split('\n').slice(0, 5).join('\n') || (result.shortMessage ?? 'ripgrep failed') };
+    const message = stderr.split('\n').slice(0, 5).join('\n') || (result.shortMessage ?? 'ripgrep failed');
+    return { ok: false, reason, message };
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', cancel);
@@ -154,7 +155,12 @@ async function runBatch(
  * Turns ripgrep's report into hits. If the JavaScript re-test rejected a line and ripgrep stopped at --max-count,
  * the lines it never reached may hold matches; that file is searched again with the JavaScript engine.
  */
-async function settleFile(request: EngineRequest, file: string, found: ReportedFile, cap: number): Promise<FileHits | undefined> {
+async function settleFile(
+  request: EngineRequest,
+  file: string,
+  found: ReportedFile,
+  cap: number,
+): Promise<FileHits | undefined> {
   const rejected = found.reported - found.confirmed.length;
   if (rejected > 0 && found.reported >= cap) return searchFileWithJs(request, file);
   if (found.confirmed.length === 0) return undefined;
@@ -183,7 +189,8 @@ function parseEvent(line: string): LineEvent | undefined {
   };
   const file = dataText(event.data.path);
   if (event.data.line_number === null) return undefined;
-  return { file, line: event.data.line_number, text: stripTerminator(dataText(event.data.lines)), match: event.type === 'match' };
+  const text = stripTerminator(dataText(event.data.lines));
+  return { file, line: event.data.line_number, text, match: event.type === 'match' };
 }
 
 function dataText(data: RipgrepData): string {

@@ -9,14 +9,6 @@ import { EXIT } from '../exit-codes.js';
 import { color, log } from '../output.js';
 import { runCommand } from './run.js';
 
-/** Help text of `demo`. */
-export const demoHelp = `Usage: durable-agent demo [--json]
-
-Copies examples/demo/project (a small library with a real bug and a failing test) to a temporary directory and runs
-the agent on it end to end on the embedded Temporal server: it explores, reads, fixes the bug and runs the tests.
-Without OPENAI_API_KEY the model is the scripted one (examples/demo/script.json over OpenAI-compatible HTTP);
-with it, the real model does the work. The example directory itself is never changed.`;
-
 const demoRoot = fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
 
 const task =
@@ -26,12 +18,8 @@ const task =
 export async function demoCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { json: { type: 'boolean', default: false } },
   });
-  if (values.help) {
-    process.stdout.write(`${demoHelp}\n`);
-    return EXIT.finished;
-  }
   const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-demo-'));
   await cp(join(demoRoot, 'project'), workspace, { recursive: true });
   const real = Boolean(process.env.OPENAI_API_KEY);

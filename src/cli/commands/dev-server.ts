@@ -4,12 +4,6 @@ import { workerCommand } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';
 
-/** Help text of `dev-server`. */
-export const devServerHelp = `Usage: durable-agent dev-server [--status [--json] | --stop]
-
-Starts the embedded Temporal dev server (SQLite under the state directory, Web UI) and a background worker,
-or whichever of them is not running. --status shows both; --stop stops both.`;
-
 /** `dev-server [--status [--json] | --stop]`. */
 export async function devServerCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -18,13 +12,9 @@ export async function devServerCommand(argv: string[]): Promise<number> {
       status: { type: 'boolean', default: false },
       stop: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+     
     },
   });
-  if (values.help) {
-    process.stdout.write(`${devServerHelp}\n`);
-    return EXIT.finished;
-  }
   if (values.stop) {
     await stopDevServer();
     log('dev server and worker stopped');

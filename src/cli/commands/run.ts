@@ -6,31 +6,11 @@ import type { Config } from '../../config.js';
 import type { ModelSelection } from '../../core/messages.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
-import { agentWorkflow } from '../../workflows/agent.js';
+import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
 import { color, log } from '../output.js';
-
-/** Help text of `run` (and `start`). */
-export const runHelp = `Usage: durable-agent run [options] "<task>"
-
-Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the run goes on).
-
-Options:
-  --cwd DIR           workspace the tools work in (default: current directory)
-  --model M           model name (default: the worker's DURABLE_AGENT_MODEL)
-  --provider P        openai | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
-  --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL)
-  --script FILE       with --provider scripted: serve this script of model turns (see docs/scripted-model.md)
-  --max-steps N       stop after N model steps (default 50)
-  --mode M            default | read-only
-  --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
-  --json              print one JSON object {workflowId, runId, status, answer, steps, toolCalls, usage} on stdout
-  --detach            start the run and return at once
-  -h, --help          show this help
-
-Exit codes: 0 finished, 1 failed, 2 usage error, 3 cancelled or terminated, 4 left running (detached).`;
 
 const options = {
   cwd: { type: 'string' },
@@ -43,16 +23,12 @@ const options = {
   ask: { type: 'string' },
   json: { type: 'boolean', default: false },
   detach: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
+ 
 } as const;
 
 /** `run` and `start` (= run --detach). */
 export async function runCommand(argv: string[], config: Config, forceDetach = false): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
-  if (values.help) {
-    process.stdout.write(`${runHelp}\n`);
-    return EXIT.finished;
-  }
   const task = positionals.join(' ').trim();
   if (!task) throw new UsageError('A task is required: durable-agent run "<task>"');
   const detach = forceDetach || values.detach;
@@ -79,7 +55,8 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const onInterrupt = (): void => abort.abort();
   try {
     const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
-    const handle = await connected.client.workflow.start(agentWorkflow, {
+    // Started by type name: the CLI never loads workflow code.
+    const handle = await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
       workflowId,
       taskQueue: connected.taskQueue,
       args: [input],

@@ -10,17 +10,6 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
 import { color, log } from '../output.js';
 
-/** Help text of `status`. */
-export const statusHelp = `Usage: durable-agent status ID [--json]
-
-Prints a run's status, step, usage and answer. --json prints
-{workflowId, runId, status, step, answer?, pendingApprovals, breakers, usage}.`;
-
-/** Help text of `watch`. */
-export const watchHelp = `Usage: durable-agent watch ID [--json]
-
-Follows a run live, from its recent progress to its end. Ctrl-C stops watching; the run goes on.`;
-
 function statusFromExecution(name: WorkflowExecutionStatusName, live: RunStatus | undefined): RunStatus {
   switch (name) {
     case 'RUNNING':
@@ -41,13 +30,9 @@ function statusFromExecution(name: WorkflowExecutionStatusName, live: RunStatus 
 export async function statusCommand(argv: string[], config: Config): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { json: { type: 'boolean', default: false } },
     allowPositionals: true,
   });
-  if (values.help) {
-    process.stdout.write(`${statusHelp}\n`);
-    return EXIT.finished;
-  }
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('status needs a run id: durable-agent status ID');
   const connected = await connect(config, { needWorker: true });
@@ -98,13 +83,9 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
 export async function watchCommand(argv: string[], config: Config): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { json: { type: 'boolean', default: false } },
     allowPositionals: true,
   });
-  if (values.help) {
-    process.stdout.write(`${watchHelp}\n`);
-    return EXIT.finished;
-  }
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('watch needs a run id: durable-agent watch ID');
   const connected = await connect(config, { needWorker: true });
