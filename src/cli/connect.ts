@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
@@ -33,7 +34,8 @@ export async function connect(config: Config, options: { needWorker: boolean }):
     const server = await ensureDevServer();
     address = server.address;
     uiUrl = server.uiUrl;
-    if (options.needWorker) await ensureDevWorker({ command: workerCommand(), env: process.env });
+    if (options.needWorker)
+      await ensureDevWorker({ command: workerCommand(), env: process.env, configuration: workerConfiguration(process.env) });
   }
   const connection = await Connection.connect({ address });
   return {
@@ -44,6 +46,14 @@ export async function connect(config: Config, options: { needWorker: boolean }):
     embedded,
     close: () => connection.close(),
   };
+}
+
+const WORKER_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'DURABLE_AGENT_MODEL', 'DURABLE_AGENT_PROVIDER', 'TEMPORAL_NAMESPACE', 'DURABLE_AGENT_TASK_QUEUE'];
+
+/** A digest (never the values: the key must not land in a state file) of what the background worker reads from its environment. */
+export function workerConfiguration(env: NodeJS.ProcessEnv): string {
+  const settings = WORKER_SETTINGS.map((name) => `${name}=${env[name] ?? ''}`).join('\n');
+  return createHash('sha256').update(settings).digest('hex');
 }
 
 /** The Web UI page of one run. */

@@ -118,6 +118,11 @@ export interface EnsureDevWorkerOptions extends DevServerLocation {
   taskQueue?: string;
   /** How long to wait for the poller (default 60 s). */
   readyTimeoutMs?: number;
+  /**
+   * A digest of the settings the worker reads from its environment (provider, endpoint, key). A running worker started
+   * with a different command or digest is replaced, so a newly set OPENAI_API_KEY takes effect; runs survive the swap.
+   */
+  configuration?: string;
   /** Receives progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -150,6 +155,8 @@ interface ProcessRecord {
   command: string[];
   logFile: string;
   startedAt: string;
+  /** For workers: a hash of the configuration the worker was started with (see EnsureDevWorkerOptions). */
+  configuration?: string;
 }
 
 interface ServerRecord extends ProcessRecord {
@@ -243,8 +250,14 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
 
   const started = await withStateLock(directory, async () => {
     const state = await readRecord(directory);
-    if (state.worker && (await isOurProcess(state.worker)))
-      return { record: state.worker, reused: true, exited: () => undefined };
+    if (state.worker && (await isOurProcess(state.worker))) {
+      const same =
+        state.worker.command.join('\0') === options.command.join('\0') &&
+        state.worker.configuration === options.configuration;
+      if (same) return { record: state.worker, reused: true, exited: () => undefined };
+      log(`Replacing the background worker (pid ${state.worker.pid}): its command or configuration changed`);
+      await terminate(state.worker, STOP_GRACE_MS);
+    }
 
     const logFile = path.join(directory, 'logs', 'worker.log');
     log(`Starting a background worker (log: ${logFile})`);
@@ -256,6 +269,7 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
       command: [...options.command],
       logFile,
       startedAt: new Date().toISOString(),
+      ...(options.configuration !== undefined ? { configuration: options.configuration } : {}),
     };
     await updateRecord(directory, (current) => ({ ...current, worker: record }));
     return { record, reused: false, exited: child.exited };

@@ -290,6 +290,21 @@ describe('embedded dev server failures', () => {
     expect((await stopDevServer({ stateDir })).worker).toEqual({ pid: worker.pid, stopped: true });
   });
 
+  it('replaces a running worker whose configuration changed, and reuses it otherwise', async () => {
+    const stateDir = await fresh();
+    const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
+    const first = await ensureDevWorker({ stateDir, command, configuration: 'no-key', log: quiet });
+    const again = await ensureDevWorker({ stateDir, command, configuration: 'no-key', log: quiet });
+    expect(again).toMatchObject({ pid: first.pid, reused: true });
+
+    const replaced = await ensureDevWorker({ stateDir, command, configuration: 'with-key', log: quiet });
+    expect(replaced.reused).toBe(false);
+    expect(replaced.pid).not.toBe(first.pid);
+    expect(isAlive(first.pid)).toBe(false);
+    expect(isAlive(replaced.pid)).toBe(true);
+    expect((await stopDevServer({ stateDir })).worker).toEqual({ pid: replaced.pid, stopped: true });
+  });
+
   it('reports a worker that dies at start-up', async () => {
     const stateDir = await fresh();
     const error = await ensureDevWorker({

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server.js';
-import { workerCommand } from '../connect.js';
+import { workerCommand, workerConfiguration } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';
 
@@ -22,7 +22,7 @@ export async function devServerCommand(argv: string[]): Promise<number> {
   }
   if (!values.status) {
     await ensureDevServer();
-    await ensureDevWorker({ command: workerCommand(), env: process.env });
+    await ensureDevWorker({ command: workerCommand(), env: process.env, configuration: workerConfiguration(process.env) });
   }
   const status = await devServerStatus();
   if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
