@@ -297,6 +297,8 @@ function view(state: AgentState, input: AgentInput, afterSeq = 0): AgentStateVie
     ...(state.error ? { error: state.error } : {}),
     ...(state.lastTool ? { lastTool: state.lastTool } : {}),
     progress: state.progress.filter((entry) => entry.seq > afterSeq),
+    pendingApprovals: [],
+    breakers: {},
   };
 }
 

@@ -1,7 +1,45 @@
 // Sandbox-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ChatMessage } from '../core/messages.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../core/state.js';
+
+/** A tool call waiting for a human decision (C.4 askPolicy "wait" / "prompt"). */
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  level: string;
+  reason: string;
+  command?: string;
+  path?: string;
+  /** The network_write approval key ("npm install", "curl example.com"); `--remember` approves it for the task. */
+  key?: string;
+  /** Workflow time (ms) when the approval was requested. */
+  requestedAt: number;
+}
+
+/** A decision on one pending call, from the CLI (Update) or the Web UI / `temporal workflow signal` (Signal). */
+export interface ApprovalDecision {
+  tool_call_id: string;
+  decision: 'approve' | 'reject';
+  /** Approve the call's approval key for the rest of the task (network_write only). */
+  remember?: boolean;
+  reason?: string;
+}
+
+/** What the Update returns once the decision is recorded. */
+export interface ApprovalOutcome {
+  tool_call_id: string;
+  decision: 'approve' | 'reject';
+  rememberedKey?: string;
+}
+
+/** Breaker state of one tool, as shown to operators. */
+export interface BreakerView {
+  state: 'CLOSED' | 'OPEN' | 'HALF_OPEN';
+  failures: number;
+  openedAt?: number;
+  lastError?: string;
+}
 
 /** Live state of a run, answered while it works or waits. */
 export interface AgentStateView {
@@ -15,11 +53,19 @@ export interface AgentStateView {
   error?: string;
   lastTool?: string;
   progress: ProgressEntry[];
+  pendingApprovals: PendingApproval[];
+  breakers: Record<string, BreakerView>;
   result?: AgentResult;
 }
 
-/** Query `state`: step, status, usage and recent progress lines (those after `afterSeq`). */
+/** Query `state`: step, status, usage, approvals, breakers and recent progress lines (those after `afterSeq`). */
 export const stateQuery = defineQuery<AgentStateView, [afterSeq?: number]>('state');
 
 /** Query `transcript`: the messages the model has seen so far. */
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
+
+/** Update `approveToolCall`: validated against the pending ids; rejected for unknown or already-decided calls. */
+export const approveToolCall = defineUpdate<ApprovalOutcome, [ApprovalDecision]>('approveToolCall');
+
+/** Signal `toolDecision`: the same decision, for senders that cannot wait for an answer (Web UI, temporal CLI). */
+export const toolDecision = defineSignal<[ApprovalDecision]>('toolDecision');

@@ -242,10 +242,14 @@ describe('WriteFile: workspace boundary', () => {
 
 describe('WriteFile: operating-system errors', () => {
   it('PERMISSION_DENIED os_permission when the directory is not writable', async () => {
-    await chmod(root, 0o755);
-    const { envelope } = await runAsUnprivileged({ tool: 'WriteFile', root, input: { path: 'new.txt', content: 'x' } });
-    expect(envelope.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'os_permission', errno: 'EACCES' } });
-    await expect(stat(path.join(root, 'new.txt'))).rejects.toThrow();
+    await chmod(root, 0o555);
+    try {
+      const { envelope } = await runAsUnprivileged({ tool: 'WriteFile', root, input: { path: 'new.txt', content: 'x' } });
+      expect(envelope.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'os_permission', errno: 'EACCES' } });
+      await expect(stat(path.join(root, 'new.txt'))).rejects.toThrow();
+    } finally {
+      await chmod(root, 0o755);
+    }
   });
 
   it('EXECUTION_ERROR on ENOSPC, leaving the original and no temp file behind', async (context) => {

@@ -1,14 +1,15 @@
-// Runs a file-tool executor in a child process that file modes apply to: as `nobody` when the tests run as root
-// (root bypasses them), as the current user otherwise.
+// Runs a file-tool executor in a child process that file modes apply to. Root bypasses file modes through its
+// CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH capabilities, so under root the child stays root (it can still read the
+// project wherever it is checked out) but runs with those two capabilities dropped, via util-linux's setpriv.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ToolActivityResult } from '../../../src/activities/tool-request.js';
 import type { ReadStateStore } from '../../../src/core/read-state.js';
 
 const script = fileURLToPath(new URL('./run-executor.ts', import.meta.url));
-const NOBODY = 65534;
+const DROP_DAC = ['--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_override,-dac_read_search'];
 
-/** The executor's result, computed by an unprivileged process. */
+/** The executor's result, computed by a process that file permissions apply to. */
 export function runAsUnprivileged(request: {
   tool: 'ReadFile' | 'WriteFile' | 'EditFile';
   root: string;
@@ -16,15 +17,12 @@ export function runAsUnprivileged(request: {
   readState?: ReadStateStore;
 }): Promise<ToolActivityResult> {
   const asRoot = process.getuid?.() === 0;
+  const node = [process.execPath, '--import', 'tsx', script, JSON.stringify(request)];
+  const [command, ...args] = asRoot ? ['setpriv', ...DROP_DAC, '--', ...node] : node;
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', script, JSON.stringify(request)],
-      { ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}), timeout: 30_000, cwd: process.cwd() },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`executor process failed: ${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout) as ToolActivityResult);
-      },
-    );
+    execFile(command!, args, { timeout: 30_000, cwd: process.cwd() }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`executor process failed: ${error.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as ToolActivityResult);
+    });
   });
 }
