@@ -1,9 +1,11 @@
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 const environment = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   DURABLE_AGENT_TASK_QUEUE: z.string().min(1).default('durable-agent'),
+  DURABLE_AGENT_TOOL_QUEUE: z.string().min(1).optional(),
   DURABLE_AGENT_MODEL: z.string().min(1).optional(),
   DURABLE_AGENT_PROVIDER: z.enum(['openai', 'openai-responses', 'anthropic', 'scripted']).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
@@ -14,6 +16,8 @@ export interface Config {
   temporalAddress?: string;
   namespace: string;
   taskQueue: string;
+  /** The task queue of the worker that owns the workspaces (file and shell tools run there). */
+  toolTaskQueue?: string;
   model?: string;
   provider?: string;
   baseUrl?: string;
@@ -32,6 +36,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(values.TEMPORAL_ADDRESS ? { temporalAddress: values.TEMPORAL_ADDRESS } : {}),
     namespace: values.TEMPORAL_NAMESPACE,
     taskQueue: values.DURABLE_AGENT_TASK_QUEUE,
+    ...(values.DURABLE_AGENT_TOOL_QUEUE ? { toolTaskQueue: values.DURABLE_AGENT_TOOL_QUEUE } : {}),
     ...(values.DURABLE_AGENT_MODEL ? { model: values.DURABLE_AGENT_MODEL } : {}),
     ...(values.DURABLE_AGENT_PROVIDER ? { provider: values.DURABLE_AGENT_PROVIDER } : {}),
     ...(values.OPENAI_BASE_URL ? { baseUrl: values.OPENAI_BASE_URL } : {}),
@@ -41,4 +46,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** A configuration or usage problem (CLI exit code 2). */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** The default task queue for the tools of workspaces on this host. */
+export function hostToolQueue(taskQueue: string): string {
+  return `${taskQueue}@${hostname()}`;
 }

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
+import type { Activities, ActivityDependencies } from './activities/index.js';
+import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 
 /** Entry module of the workflow bundle. */
@@ -12,36 +14,77 @@ export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', impor
 export interface AgentWorkerOptions {
   address: string;
   namespace: string;
+  /** The shared queue: workflows, model calls, and the tools of runs not pinned to a host. */
   taskQueue: string;
+  /**
+   * The queue of the workspaces this worker owns: file and shell tools of runs started with this `toolTaskQueue`
+   * run only here, so a run never touches another host's filesystem.
+   */
+  toolTaskQueue?: string;
   /** The worker's environment: provider settings and API keys are read from here, never from workflow input. */
   env?: NodeJS.ProcessEnv;
   /** A prebuilt workflow bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
-  /** An existing connection to reuse; otherwise one is opened (and owned by the caller of `worker.connection`). */
+  /** Function tools (C.12) offered to every run this worker serves. */
+  functions?: readonly FunctionToolDefinition[];
+  /** Replaces built-in tool executors by name (see ActivityDependencies.executors). */
+  executors?: ActivityDependencies['executors'];
+  /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
   connection?: NativeConnection;
 }
 
-/** Creates a worker that runs agent workflows and their model and tool activities. */
-export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
-  const activities = createActivities({ resolveProvider: createProviderResolver(options.env ?? process.env) });
-  return Worker.create({
-    connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities,
-    ...(options.identity ? { identity: options.identity } : {}),
-  });
+/** The Temporal workers of one agent worker process: the shared one, and the workspace one when configured. */
+export interface AgentWorkers {
+  workers: Worker[];
+  /** Runs all of them until shutdown. */
+  run(): Promise<void>;
+  shutdown(): void;
 }
 
-/** Runs a worker until SIGINT/SIGTERM, then drains and closes its connection. */
+/** Creates the workers that run agent workflows and their model and tool activities. */
+export async function createAgentWorkers(options: AgentWorkerOptions): Promise<AgentWorkers> {
+  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
+  const activities = createActivities({
+    resolveProvider: createProviderResolver(options.env ?? process.env),
+    ...(options.functions ? { functions: options.functions } : {}),
+    ...(options.executors ? { executors: options.executors } : {}),
+  });
+  const common = { connection, namespace: options.namespace, ...(options.identity ? { identity: options.identity } : {}) };
+  const workers = [
+    await Worker.create({
+      ...common,
+      taskQueue: options.taskQueue,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+      activities,
+    }),
+  ];
+  if (options.toolTaskQueue && options.toolTaskQueue !== options.taskQueue) {
+    workers.push(await Worker.create({ ...common, taskQueue: options.toolTaskQueue, activities: workspaceActivities(activities) }));
+  }
+  return {
+    workers,
+    run: async () => {
+      await Promise.all(workers.map((worker) => worker.run()));
+    },
+    shutdown: () => {
+      for (const worker of workers) worker.shutdown();
+    },
+  };
+}
+
+/** Everything that touches the workspace: tools (built-in and function), spill files, command classification. */
+function workspaceActivities(activities: Activities): Partial<Activities> {
+  const { callModel: _model, listFunctionTools: _functions, ...rest } = activities;
+  return rest;
+}
+
+/** Runs a worker process until SIGINT/SIGTERM, then drains and closes its connection. */
 export async function runWorker(options: AgentWorkerOptions): Promise<void> {
   const connection = await NativeConnection.connect({ address: options.address });
-  const worker = await createAgentWorker({ ...options, connection });
+  const agent = await createAgentWorkers({ ...options, connection });
   try {
-    await worker.run();
+    await agent.run();
   } finally {
     await connection.close();
   }

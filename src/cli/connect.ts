@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { ensureDevServer, ensureDevWorker } from './dev-server.js';
+import { agentSearchAttributes, ensureDevServer, ensureDevWorker } from './dev-server.js';
 
 /** A client plus what the CLI prints about where it is connected. */
 export interface Connected {
@@ -12,6 +12,8 @@ export interface Connected {
   /** Base URL of the Web UI, when known. */
   uiUrl?: string;
   embedded: boolean;
+  /** Whether the namespace has the Agent* search attributes (runs upsert them only then). */
+  searchAttributes: boolean;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   const connection = await Connection.connect({ address });
   return {
     client: new Client({ connection, namespace: config.namespace }),
+    searchAttributes: await hasAgentSearchAttributes(connection, config.namespace),
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     ...(uiUrl ? { uiUrl } : {}),
@@ -54,6 +57,17 @@ const WORKER_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'DURABLE_AGENT_MOD
 export function workerConfiguration(env: NodeJS.ProcessEnv): string {
   const settings = WORKER_SETTINGS.map((name) => `${name}=${env[name] ?? ''}`).join('\n');
   return createHash('sha256').update(settings).digest('hex');
+}
+
+/** True when every Agent* search attribute is registered; a cluster without them still runs agents, unfiltered. */
+async function hasAgentSearchAttributes(connection: Connection, namespace: string): Promise<boolean> {
+  try {
+    const listed = await connection.operatorService.listSearchAttributes({ namespace });
+    const existing = { ...listed.systemAttributes, ...listed.customAttributes };
+    return Object.keys(agentSearchAttributes).every((name) => name in existing);
+  } catch {
+    return false; // no permission to list: do not risk a workflow task failing on an unknown attribute
+  }
 }
 
 /** The Web UI page of one run. */

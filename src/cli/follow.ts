@@ -3,6 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentResult } from '../core/state.js';
+import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
 import { stateQuery } from '../workflows/messages.js';
 import { EXIT } from './exit-codes.js';
@@ -58,7 +59,7 @@ function toOutcome(error: unknown): FollowOutcome {
     answer: null,
     steps: 0,
     toolCalls: 0,
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 },
+    usage: emptyUsage(),
   };
   if (!(error instanceof WorkflowFailedError)) throw error;
   const cause = error.cause;

@@ -12,6 +12,8 @@ Options:
   --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL)
   --script FILE       with --provider scripted: serve this script of model turns (see docs/scripted-model.md)
   --max-steps N       stop after N model steps (default 50)
+  --tool-queue Q      run file and shell tools only on the worker polling Q (default: DURABLE_AGENT_TOOL_QUEUE;
+                      with the embedded server, this host's worker)
   --mode M            default | read-only
   --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
   --json              print one JSON object {workflowId, runId, status, answer, steps, toolCalls, usage} on stdout
@@ -32,10 +34,12 @@ export const watchHelp = `Usage: durable-agent watch ID [--json]
 Follows a run live, from its recent progress to its end. Ctrl-C stops watching; the run goes on.`;
 
 /** Help text of `worker`. */
-export const workerHelp = `Usage: durable-agent worker [--address HOST:PORT] [--namespace NS] [--task-queue Q]
+export const workerHelp = `Usage: durable-agent worker [--address HOST:PORT] [--namespace NS] [--task-queue Q] [--tool-queue Q]
 
 Runs a worker: agent workflows, model calls and tool calls. Without an address (or TEMPORAL_ADDRESS) it uses the
-embedded dev server, starting it if needed. Provider settings and API keys come from this process's environment.`;
+embedded dev server, starting it if needed. Provider settings and API keys come from this process's environment.
+File and shell tools of runs pinned to --tool-queue (default: <task-queue>@<hostname>, or DURABLE_AGENT_TOOL_QUEUE)
+run only on this worker, against this host's filesystem.`;
 
 /** Help text of `dev-server`. */
 export const devServerHelp = `Usage: durable-agent dev-server [--status [--json] | --stop]
@@ -50,3 +54,47 @@ Copies examples/demo/project (a small library with a real bug and a failing test
 the agent on it end to end on the embedded Temporal server: it explores, reads, fixes the bug and runs the tests.
 Without OPENAI_API_KEY the model is the scripted one (examples/demo/script.json over OpenAI-compatible HTTP);
 with it, the real model does the work. The example directory itself is never changed.`;
+
+/** Help text of `approve`. */
+export const approveHelp = `Usage: durable-agent approve ID CALL_ID [--remember] [--reason R] [--json]
+
+Approves a tool call waiting for a human decision (see "status ID" for the pending call ids).
+--remember approves the call's approval key ("npm install", "curl example.com") for the rest of the task.
+Exits 0 when the run accepted the decision, 1 (with the reason) when the call is unknown or already decided.`;
+
+/** Help text of `deny`. */
+export const denyHelp = `Usage: durable-agent deny ID CALL_ID [--reason R] [--json]
+
+Rejects a tool call waiting for a human decision; the model sees the rejection (and the reason) as the call's result.
+Exits 0 when the run accepted the decision, 1 (with the reason) when the call is unknown or already decided.`;
+
+/** Help text of `cancel`. */
+export const cancelHelp = `Usage: durable-agent cancel ID [--wait SECONDS] [--json]
+
+Requests cancellation of a run and waits (default 60 s) for it to close, then prints its final status
+(--json: {workflowId, runId, status}). Exits 0 once the run is closed, 1 if it is still open after the wait.`;
+
+/** Help text of `list`. */
+export const listHelp = `Usage: durable-agent list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]
+
+Lists agent runs, newest first: id, status, step, cost, start and task.
+  --status S            running | waiting_approval | completed | failed | cancelled
+  --pending-approvals   only runs with tool calls waiting for a decision
+  --min-cost USD        only runs that cost at least this much
+  --limit N             at most N runs (default 20)
+  --json                an array of {workflowId, runId, status, step, costUsd, pendingApprovals, startTime, closeTime, task}`;
+
+/** Help text of `history`. */
+export const historyHelp = `Usage: durable-agent history ID [--run-id R] [--json]
+
+Shows a run step by step from its event history: each model call (model, tokens, duration, retries) and the tool
+calls it asked for (summary, status or error code, duration, attempts). --json prints
+{workflowId, runId, status, steps: [{step, model: {...}, tools: [...]}]}.`;
+
+/** Help text of `replay`. */
+export const replayHelp = `Usage: durable-agent replay ID|FILE [--run-id R] [--workflows FILE] [--json]
+
+Re-executes the current workflow code against a recorded run (by id from the server, or a history JSON file as
+written by "temporal workflow show --output json") to check that a code change is safe for runs in flight.
+--workflows replays another workflows entry file instead of this installation's.
+Exits 0 when the code reproduces the history; 1 with the event where it diverges when it does not.`;

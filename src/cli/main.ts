@@ -1,6 +1,19 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { EXIT, UsageError } from './exit-codes.js';
-import { demoHelp, devServerHelp, runHelp, statusHelp, watchHelp, workerHelp } from './help.js';
+import {
+  approveHelp,
+  cancelHelp,
+  demoHelp,
+  denyHelp,
+  devServerHelp,
+  historyHelp,
+  listHelp,
+  replayHelp,
+  runHelp,
+  statusHelp,
+  watchHelp,
+  workerHelp,
+} from './help.js';
 import { color, log } from './output.js';
 
 const usage = `Usage: durable-agent <command> [options]
@@ -10,6 +23,12 @@ Commands:
   start "<task>"   start a task and return at once (= run --detach)
   watch ID         follow a run
   status ID        show a run's status (--json for scripts)
+  approve ID CALL  approve a tool call waiting for a decision
+  deny ID CALL     reject a tool call waiting for a decision
+  cancel ID        cancel a run and wait for it to close
+  list             list runs (--status, --pending-approvals, --min-cost)
+  history ID       show a run step by step from its event history
+  replay ID|FILE   check that the current workflow code replays a recorded run
   worker           run a worker
   dev-server       start, inspect (--status) or stop (--stop) the embedded Temporal server and worker
   demo             fix the bug in examples/demo on a copy, end to end
@@ -21,6 +40,12 @@ const helps: Record<string, string> = {
   start: runHelp,
   watch: watchHelp,
   status: statusHelp,
+  approve: approveHelp,
+  deny: denyHelp,
+  cancel: cancelHelp,
+  list: listHelp,
+  history: historyHelp,
+  replay: replayHelp,
   worker: workerHelp,
   'dev-server': devServerHelp,
   demo: demoHelp,
@@ -38,6 +63,18 @@ async function dispatch(command: string, argv: string[]): Promise<number> {
       return (await import('./commands/status.js')).statusCommand(argv, config);
     case 'watch':
       return (await import('./commands/status.js')).watchCommand(argv, config);
+    case 'approve':
+      return (await import('./commands/approve.js')).approveCommand(argv, config);
+    case 'deny':
+      return (await import('./commands/approve.js')).denyCommand(argv, config);
+    case 'cancel':
+      return (await import('./commands/cancel.js')).cancelCommand(argv, config);
+    case 'list':
+      return (await import('./commands/list.js')).listCommand(argv, config);
+    case 'history':
+      return (await import('./commands/history.js')).historyCommand(argv, config);
+    case 'replay':
+      return (await import('./commands/replay.js')).replayCommand(argv, config);
     case 'worker':
       return (await import('./commands/worker.js')).workerCommand(argv, config);
     case 'dev-server':

@@ -20,6 +20,12 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens of the cache, when the provider reports them. */
+  cachedTokens?: number;
+  /** Approximate tokens of the tool list sent with the call (part of promptTokens; billed as input). */
+  schemaTokens?: number;
+  /** True when the endpoint reported no usage and the counts are estimates (characters / 4). */
+  estimated?: boolean;
 }
 
 /** A tool call exactly as the model produced it: any part may be missing or malformed. */
@@ -41,6 +47,8 @@ export interface ModelTurn {
   finishReason: FinishReason;
   usage: Usage;
   model: string;
+  /** Which attempt of the activity produced this turn (earlier attempts failed and were retried). */
+  attempt?: number;
 }
 
 /** OpenAI-style function schema sent to the model. */

@@ -1,7 +1,12 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
+import type { BreakerConfig, BreakerState } from './breaker.js';
 import type { ChatMessage, ModelSelection, Usage } from './messages.js';
+import type { PriceTable } from './price-table.js';
+import type { BudgetLimits, CostLedger } from './pricing.js';
+import { emptyCostLedger, recordModelCall } from './pricing.js';
 import type { ReadStateStore } from './read-state.js';
+import type { FunctionToolSpec } from '../tools/function-tool.js';
 
 /** Run statuses of DESIGN.md (also the `AgentStatus` search attribute). */
 export type RunStatus = 'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled';
@@ -21,6 +26,30 @@ export interface AgentInput {
   maxSteps: number;
   mode: AgentMode;
   askPolicy: AskPolicy;
+  /**
+   * Task queue of the worker that owns the workspace: file and shell tools run there, so a run's tools never touch
+   * another host's filesystem. Unset: the run's own task queue (every worker sees the same files).
+   */
+  toolTaskQueue?: string;
+  /** Continue as new after every N steps (besides whenever Temporal suggests it). */
+  continueAsNewEverySteps?: number;
+  /** How long a call waits for a human decision before it counts as rejected (C.4 askTimeoutMs). */
+  askTimeoutMs?: number;
+  /** Circuit breaker tuning (C.10). */
+  breaker?: Partial<BreakerConfig>;
+  /** Parallel tool calls per safe batch (C.3 MAX_TOOL_CONCURRENCY). */
+  maxToolConcurrency?: number;
+  /** Transcript size (estimated tokens) above which older turns are summarised. */
+  compactAtTokens?: number;
+  /** Prices (USD per 1M tokens) merged over the defaults by the CLI from DURABLE_AGENT_PRICES. */
+  prices?: PriceTable;
+  /** Stop spending at this many USD: the step that would exceed it asks first (or stops, with onBudget "stop"). */
+  budgetUsd?: number;
+  /** The same for total tokens. */
+  maxTokens?: number;
+  onBudget?: 'ask' | 'stop';
+  /** Upsert the Agent* search attributes (the CLI checks that the namespace has them registered). */
+  searchAttributes?: boolean;
   /** Present when continuing as new: everything the task has accumulated so far. */
   resume?: AgentState;
 }
@@ -38,9 +67,12 @@ export interface ProgressEntry {
   detail?: string;
 }
 
-/** Usage summed over every model call of the task. */
-export interface UsageLedger extends Usage {
-  modelCalls: number;
+/** Usage and cost summed over every model call of the task. */
+export interface UsageLedger extends CostLedger {
+  /** Model-call attempts that failed and were retried by Temporal (their tokens, if any, are not reported). */
+  retriedCalls: number;
+  /** Tokens of the tool lists sent (already part of promptTokens). */
+  schemaTokens: number;
 }
 
 /** Everything a task accumulates. */
@@ -57,6 +89,39 @@ export interface AgentState {
   lastTool?: string;
   progress: ProgressEntry[];
   progressSeq: number;
+  /** Function tools of the worker, recorded when the task started (C.12). */
+  functionTools: FunctionToolSpec[];
+  /** Deferred tools found through ToolSearch (C.16). */
+  discovered: string[];
+  /** Per-tool circuit breakers (C.10), timed by workflow time. */
+  breakers: Record<string, BreakerState>;
+  /** network_write approval keys granted for the rest of the task (C.4). */
+  approvals: string[];
+  /** Recent trace events (C.3), bounded like progress. */
+  events: TraceEvent[];
+  /** How many times the task continued as new. */
+  runs: number;
+  /** The budget in force; an operator's approval extends it by the original amount. */
+  budget: BudgetLimits;
+  /** The model that answered last (AgentModel search attribute). */
+  model?: string;
+}
+
+/** A trace event of C.3 (tool_orchestration_plan, permission_decision, circuit_state_change, …). */
+export interface TraceEvent {
+  type: string;
+  step: number;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+/** Keeps the trace bounded in workflow memory and history. */
+export const MAX_TRACE_EVENTS = 1000;
+
+/** Records a trace event. */
+export function addEvent(state: AgentState, type: string, at: number, data: Record<string, unknown>): void {
+  state.events.push({ type, step: state.step, at, data });
+  if (state.events.length > MAX_TRACE_EVENTS) state.events.splice(0, state.events.length - MAX_TRACE_EVENTS);
 }
 
 /** The workflow result, and the CLI's `--json` object minus the ids. */
@@ -72,6 +137,11 @@ export interface AgentResult {
 /** Keeps follower progress bounded in workflow memory. */
 export const MAX_PROGRESS_ENTRIES = 500;
 
+/** A ledger with nothing spent. */
+export function emptyUsage(): UsageLedger {
+  return { ...emptyCostLedger(), retriedCalls: 0, schemaTokens: 0 };
+}
+
 /** A fresh state for a new task. */
 export function initialState(taskId: string, systemPrompt: string, task: string): AgentState {
   return {
@@ -83,10 +153,17 @@ export function initialState(taskId: string, systemPrompt: string, task: string)
       { role: 'user', content: task },
     ],
     readState: {},
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 },
+    usage: emptyUsage(),
     toolCalls: 0,
     progress: [],
     progressSeq: 0,
+    functionTools: [],
+    discovered: [],
+    breakers: {},
+    approvals: [],
+    events: [],
+    runs: 0,
+    budget: {},
   };
 }
 
@@ -97,12 +174,15 @@ export function addProgress(state: AgentState, entry: Omit<ProgressEntry, 'seq'>
   if (state.progress.length > MAX_PROGRESS_ENTRIES) state.progress.splice(0, state.progress.length - MAX_PROGRESS_ENTRIES);
 }
 
-/** Adds one model call's usage to the ledger. */
-export function addUsage(state: AgentState, usage: Usage): void {
-  state.usage.promptTokens += usage.promptTokens;
-  state.usage.completionTokens += usage.completionTokens;
-  state.usage.totalTokens += usage.totalTokens;
-  state.usage.modelCalls += 1;
+/** Adds one model call's usage and cost to the ledger. */
+export function addUsage(state: AgentState, usage: Usage, model: string, attempt: number, prices?: PriceTable): void {
+  const ledger = recordModelCall(state.usage, usage, model, prices);
+  state.usage = {
+    ...ledger,
+    retriedCalls: state.usage.retriedCalls + Math.max(0, attempt - 1),
+    schemaTokens: state.usage.schemaTokens + (usage.schemaTokens ?? 0),
+  };
+  state.model = model;
 }
 
 /** The result object of a finished (or stopped) task. */

@@ -6,6 +6,8 @@ import type { Envelope, ErrorCode, Repair } from './envelope.js';
 import { abbreviateParams, errorEnvelope } from './envelope.js';
 import type { RawToolCall, ToolCallMessagePart } from './messages.js';
 import type { ToolContract } from '../tools/define-tool.js';
+import { isFunctionTool } from '../tools/function-tool.js';
+import { mapFunctionInput } from './function-input.js';
 import { canonicalJson } from '../tools/registry.js';
 
 /** The slice of the tool registry the planner needs. */
@@ -13,6 +15,8 @@ export interface ToolLookup {
   resolveName(raw: string | undefined): { name: string; repair?: Repair } | undefined;
   get(name: string): ToolContract | undefined;
   availableNames(): string[];
+  /** True for a deferred tool (C.16) that ToolSearch has not discovered in this task yet. */
+  isUndiscovered(name: string): boolean;
 }
 
 /** A call ready to run, or one that already has its (error) envelope. */
@@ -126,6 +130,16 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
     }
     const tool = tools.get(resolved.name)!;
     const nameRepairs = resolved.repair ? [resolved.repair] : [];
+    if (tools.isUndiscovered(tool.name)) {
+      plans.push(
+        failed(index, callId, tool.name, 'NOT_FOUND', `Tool "${tool.name}" is not loaded yet. Use ToolSearch to find and load it, then call it.`, {
+          kind: 'unknown_tool',
+          requested: call.name,
+          hint: 'use ToolSearch',
+        }),
+      );
+      return;
+    }
     if (!call.complete) {
       // A call cut off mid-stream is never executed, even when its JSON could be closed: a truncated command or path
       // would run as something the model did not ask for.
@@ -142,12 +156,13 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
       );
       return;
     }
-    const parsed = parseArguments(call.arguments, { toolName: tool.name });
+    const functionTool = isFunctionTool(tool);
+    const parsed = parseArguments(call.arguments, { toolName: tool.name, functionTool });
     if (!parsed.ok) {
       plans.push(failed(index, callId, tool.name, 'INVALID_PARAM', parsed.message, parsed.details, { repairs: nameRepairs }));
       return;
     }
-    const fixed = fixArguments(tool, parsed.value);
+    const fixed = functionTool ? fixFunctionArguments(tool.name, parsed.value) : fixArguments(tool, parsed.value);
     const repairs = [...nameRepairs, ...parsed.repairs, ...fixed.repairs];
     if (!fixed.ok) {
       plans.push(
@@ -194,6 +209,13 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
     });
   });
   return plans;
+}
+
+/** C.12: function tools take one raw `input` string instead of C.7's schema-driven repair. */
+function fixFunctionArguments(toolName: string, value: Record<string, unknown>): ReturnType<typeof fixArguments> {
+  const mapped = mapFunctionInput(toolName, value);
+  if (!mapped.ok) return { ok: false, code: 'INVALID_PARAM', message: mapped.message, details: mapped.details, repairs: [], ignoredParams: [] };
+  return { ok: true, input: mapped.input, normalized: mapped.input, repairs: mapped.repairs, ignoredParams: mapped.ignoredParams };
 }
 
 /** C.3 step 4: consecutive concurrency-safe calls share a batch; everything else runs alone. */

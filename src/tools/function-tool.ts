@@ -15,6 +15,8 @@ export interface FunctionToolSpec {
   concurrencySafe?: boolean;
   /** Temporal settings for the function's activity; see `functionActivityPolicy` for the default. */
   activity?: ToolActivityPolicy;
+  /** Hidden from the model until ToolSearch discovers it (C.16). */
+  shouldDefer?: boolean;
 }
 
 /** The input every function tool receives: one raw string. */
@@ -59,6 +61,7 @@ export function createFunctionTool(spec: FunctionToolSpec): ToolContract<Functio
     isConcurrencySafe: () => concurrencySafe,
     pathParams: [],
     origin: 'function',
+    ...(spec.shouldDefer ? { shouldDefer: true } : {}),
     ...(spec.risk !== undefined ? { risk: spec.risk } : {}),
     activity: () => ({ ...policy }),
     summarize: (args) => `${spec.name} ${shorten(args.input, 100)}`,

@@ -1,5 +1,6 @@
 // Sandbox-safe contract of Grep (TOOL-SPEC C.11). The executor is activities/executors/grep.ts.
 import { z } from 'zod';
+import { shellQuote } from '../core/shell-quote.js';
 import { defineTool, shorten } from './define-tool.js';
 
 const input = z
@@ -17,6 +18,21 @@ const input = z
     limit: z.number().int().min(1).max(1000).default(100).describe('Maximum matching lines (content) or files.'),
   })
   .strict();
+
+const SKIPPED_DIRECTORIES = ['.git', 'node_modules', '.agent', 'dist', 'build', 'coverage', '.venv', '__pycache__'];
+
+/** The `grep -rn` command equivalent to a Grep call, for the Bash fallback. */
+export function grepCommand(args: z.infer<typeof input>): string {
+  const flags = ['-rn', '-I', args.fixed_strings ? '-F' : '-E'];
+  if (!args.case_sensitive) flags.push('-i');
+  if (args.output_mode === 'files_with_matches') flags.push('-l');
+  if (args.output_mode === 'count') flags.push('-c');
+  if (args.context > 0) flags.push(`-C${args.context}`);
+  const include = args.glob ? [`--include=${shellQuote(args.glob.split('/').at(-1)!)}`] : [];
+  const excludes = SKIPPED_DIRECTORIES.map((name) => `--exclude-dir=${name}`);
+  const words = ['grep', ...flags, ...include, ...excludes, '-e', shellQuote(args.pattern), '--', shellQuote(args.path)];
+  return `${words.join(' ')} | head -n ${args.limit * (1 + 2 * args.context)}`;
+}
 
 /** Searches file contents. */
 export const grep = defineTool({
@@ -44,6 +60,8 @@ export const grep = defineTool({
     { from: 'total_max_matches', to: 'limit' },
   ],
   activity: () => ({ startToCloseTimeoutMs: 30_000, maximumAttempts: 3 }),
+  // When Grep itself is failing (retries exhausted, breaker open), plain `grep -rn` through Bash still answers.
+  fallbacks: [{ tool: 'Bash', mapInput: (args) => ({ command: grepCommand(args), timeout_ms: 60_000, description: 'Grep fallback' }) }],
   summarize: (args) =>
     `Grep ${shorten(JSON.stringify(args.pattern), 60)}${args.path === '.' ? '' : ` in ${args.path}`}${args.glob ? ` (${args.glob})` : ''}`,
 });

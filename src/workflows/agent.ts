@@ -3,91 +3,102 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  TimeoutFailure,
+  ContinueAsNew,
   allHandlersFinished,
   condition,
   continueAsNew,
   isCancellation,
-  proxyActivities,
+  setCurrentDetails,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import type { ToolActivityInput, ToolActivityResult } from '../activities/tool-request.js';
-import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
-import type { Envelope } from '../core/envelope.js';
-import { abbreviateParams, errorEnvelope, serializeEnvelope } from '../core/envelope.js';
+import { DEFAULT_PRICE_TABLE } from '../core/price-table.js';
+import { approximateTokens, estimateNextCall, formatUsd, wouldExceedBudget } from '../core/pricing.js';
+import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
 import type { ModelTurn } from '../core/messages.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { addProgress, addUsage, initialState, toResult } from '../core/state.js';
-import type { PlannedCall } from '../core/tool-calls.js';
-import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../core/tool-calls.js';
 import { systemPrompt } from '../core/transcript.js';
+import { builtinTools, toolSearch } from '../tools/index.js';
 import { createToolRegistry } from '../tools/registry.js';
-import { builtinTools } from '../tools/index.js';
-import type { AgentStateView } from './messages.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { callModel, listFunctionTools } from './activities.js';
+import { ApprovalBook } from './approvals.js';
+import type { AgentStateView, BreakerView } from './messages.js';
 import { stateQuery, transcriptQuery } from './messages.js';
-
-/** Calls in one safe batch that run at once (C.3 MAX_TOOL_CONCURRENCY). */
-const MAX_TOOL_CONCURRENCY = 4;
-
-const registry = createToolRegistry(builtinTools);
-
-// SDK retries are off in the provider; this policy is the only retry loop for model calls.
-const { callModel } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-});
-
-const { spillOutput } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
-});
-
-type ToolActivity = (request: ToolActivityInput) => Promise<ToolActivityResult>;
+import type { TurnContext } from './tool-step.js';
+import { runToolTurn, visibleToolNames } from './tool-step.js';
 
 /** Runs a task: model step, tool calls, repeat until the model answers or the step limit is reached. */
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
-  const state: AgentState =
-    input.resume ?? initialState(workflowInfo().workflowId, systemPrompt(input), input.task);
-
-  setHandler(stateQuery, (afterSeq?: number) => view(state, input, afterSeq));
+  const state: AgentState = input.resume ?? initialState(workflowInfo().workflowId, systemPrompt(input), input.task);
+  const approvals = new ApprovalBook();
+  approvals.install();
+  setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq));
   setHandler(transcriptQuery, () => state.messages);
 
   try {
+    // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
+    if (!input.resume) state.functionTools = await listFunctionTools();
+    const registry = taskRegistry(state);
+    const turnContext: TurnContext = { state, input, registry, approvals, publish: createPublisher(state, input, approvals) };
+    if (!input.resume) state.budget = { ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}), ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}) };
+
     while (state.step < input.maxSteps) {
-      if (workflowInfo().continueAsNewSuggested) {
+      if (shouldContinueAsNew(state, input)) {
         await condition(allHandlersFinished);
+        state.runs += 1;
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume: state });
       }
+      await checkBudget(turnContext);
       state.step += 1;
-      const turn = await modelStep(state, input);
+      turnContext.publish();
+      const turn = await modelStep(turnContext);
       if (turn.toolCalls.length === 0) {
         state.messages.push({ role: 'assistant', content: turn.content ?? '' });
         state.answer = turn.content ?? '';
         state.status = 'completed';
         addProgress(state, { kind: 'answer', step: state.step, text: state.answer });
+        turnContext.publish();
         return toResult(state);
       }
-      await toolStep(state, input, turn);
+      await runToolTurn(turnContext, turn);
+      turnContext.publish();
     }
     return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);
   } catch (error) {
     if (isCancellation(error)) {
       state.status = 'cancelled';
+      createPublisher(state, input, approvals)();
       throw error;
     }
+    if (error instanceof ContinueAsNew) throw error;
     if (error instanceof ApplicationFailure && error.type === 'AgentRunFailed') throw error;
     return fail(state, `Model call failed: ${describeFailure(error)}`);
   }
 }
 
-async function modelStep(state: AgentState, input: AgentInput): Promise<ModelTurn> {
-  const toolNames = registry.getSchemas({ mode: input.mode }).map((schema) => schema.function.name);
+/** The task's tools: the built-ins, ToolSearch, and the worker's function tools recorded at the start. */
+function taskRegistry(state: AgentState): ToolRegistry {
+  const registry = createToolRegistry([...builtinTools, toolSearch]);
+  for (const spec of state.functionTools) registry.registerFunction(spec);
+  return registry;
+}
+
+function shouldContinueAsNew(state: AgentState, input: AgentInput): boolean {
+  if (state.step === 0 || state.step === input.resume?.step) return false;
+  if (workflowInfo().continueAsNewSuggested) return true;
+  const every = input.continueAsNewEverySteps;
+  return every !== undefined && every > 0 && state.step % every === 0;
+}
+
+async function modelStep(turnContext: TurnContext): Promise<ModelTurn> {
+  const { state, input } = turnContext;
+  const toolNames = visibleToolNames(turnContext);
   const started = Date.now();
   const turn = await callModel({ messages: state.messages, toolNames, selection: input.selection, step: state.step });
-  addUsage(state, turn.usage);
+  addUsage(state, turn.usage, turn.model, turn.attempt ?? 1, priceTable(input));
   const calls = turn.toolCalls.length;
   addProgress(state, {
     kind: 'step',
@@ -98,179 +109,80 @@ async function modelStep(state: AgentState, input: AgentInput): Promise<ModelTur
   return turn;
 }
 
-async function toolStep(state: AgentState, input: AgentInput, turn: ModelTurn): Promise<void> {
-  const ids = normalizeToolCallIds(turn.toolCalls, state.step);
-  // The assistant message is recorded with the final ids before anything runs (C.3 step 1, C.13).
-  state.messages.push({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) });
-  const plans = planToolCalls(turn.toolCalls, ids, {
-    resolveName: (raw) => registry.resolveName(raw),
-    get: (name) => registry.get(name),
-    availableNames: () => registry.getSchemas({ mode: input.mode }).map((schema) => schema.function.name),
-  });
-
-  const envelopes: Envelope[] = new Array<Envelope>(plans.length);
-  for (const batch of partition(plans)) {
-    await forEachWithConcurrency(batch.calls, batch.safe ? MAX_TOOL_CONCURRENCY : 1, async (plan) => {
-      envelopes[plan.index] = await executeCall(state, input, plan);
-    });
-  }
-
-  const budgeted = await budgetTurn(state, input, plans, envelopes);
-  budgeted.forEach((envelope, index) => {
-    state.messages.push({ role: 'tool', tool_call_id: plans[index]!.callId, content: serializeEnvelope(envelope) });
-  });
-  state.toolCalls += plans.length;
+function priceTable(input: AgentInput) {
+  return input.prices ? { ...DEFAULT_PRICE_TABLE, ...input.prices } : DEFAULT_PRICE_TABLE;
 }
 
-async function executeCall(state: AgentState, input: AgentInput, plan: PlannedCall): Promise<Envelope> {
-  const started = Date.now();
-  if (plan.state === 'failed') {
-    report(state, plan.toolName, plan.envelope, plan.callId, 0);
-    return plan.envelope;
+/**
+ * Before a step: would the next model call push the task over its budget? Then ask an operator (approval extends the
+ * budget by its original amount) or stop, mid-run, before the money is spent.
+ */
+async function checkBudget(turnContext: TurnContext): Promise<void> {
+  const { state, input, approvals } = turnContext;
+  if (state.budget.budgetUsd === undefined && state.budget.maxTokens === undefined) return;
+  const last = state.messages.findLastIndex((message) => message.role === 'assistant');
+  const growth = approximateTokens(state.messages.slice(last + 1));
+  const next = estimateNextCall(state.usage, {
+    growthTokens: state.usage.modelCalls === 0 ? approximateTokens(state.messages) + 2_000 : growth,
+    model: state.model ?? input.selection.model ?? 'unknown',
+    table: priceTable(input),
+  });
+  const check = wouldExceedBudget(state.usage, next, state.budget);
+  if (!check.exceeded) return;
+  const ask = input.onBudget !== 'stop' && input.askPolicy !== 'deny';
+  if (!ask) fail(state, `Stopped before step ${state.step + 1}: ${check.message}`);
+  let approved = input.askPolicy === 'approve';
+  if (!approved) {
+    state.status = 'waiting_approval';
+    turnContext.publish();
+    const decision = await approvals.request(
+      { callId: `budget-step-${state.step + 1}`, tool: 'callModel', level: 'budget', reason: check.message, requestedAt: Date.now() },
+      input.askTimeoutMs ?? 600_000,
+    );
+    state.status = 'running';
+    approved = decision.decision === 'approve';
   }
-  const tool = plan.tool;
-  state.lastTool = tool.name;
-  const context = {
-    tool_call_id: plan.callId,
-    cwd: '.',
-    params_input: abbreviateParams(plan.paramsInput),
-    ...(plan.repairs.length ? { repairs: plan.repairs } : {}),
-    ...(plan.ignoredParams.length ? { ignored_params: plan.ignoredParams } : {}),
+  if (!approved) fail(state, `Stopped before step ${state.step + 1}: ${check.message} (not approved)`);
+  state.budget = {
+    ...(state.budget.budgetUsd !== undefined ? { budgetUsd: state.budget.budgetUsd + (input.budgetUsd ?? 0) } : {}),
+    ...(state.budget.maxTokens !== undefined ? { maxTokens: state.budget.maxTokens + (input.maxTokens ?? 0) } : {}),
   };
-  if (input.mode === 'read_only' && tool.category !== 'read') {
-    const envelope = errorEnvelope({
-      code: 'PERMISSION_DENIED',
-      message: `${tool.name} is not available in read-only mode.`,
-      details: { reason: 'read_only_mode' },
-      context,
-    });
-    report(state, tool.name, envelope, plan.callId, 0);
-    return envelope;
-  }
+  addProgress(state, { kind: 'step', step: state.step, text: `budget extended to ${budgetText(state)}` });
+}
 
-  const policy = tool.activity(plan.input);
-  const activities = proxyActivities<Activities>({
-    startToCloseTimeout: policy.startToCloseTimeoutMs,
-    ...(policy.heartbeatTimeoutMs ? { heartbeatTimeout: policy.heartbeatTimeoutMs } : {}),
-    retry: { initialInterval: '1 second', maximumAttempts: policy.maximumAttempts },
-    summary: tool.summarize(plan.input),
-  }) as unknown as Record<string, ToolActivity>;
-  const request: ToolActivityInput = {
-    taskId: state.taskId,
-    turn: state.step,
-    index: plan.index,
-    callId: plan.callId,
-    workspace: input.workspace,
-    input: plan.input,
-    paramsInput: plan.paramsInput,
-    maximumAttempts: policy.maximumAttempts,
-    ...(plan.repairs.length ? { repairs: plan.repairs } : {}),
-    ...(plan.ignoredParams.length ? { ignoredParams: plan.ignoredParams } : {}),
-    ...(usesReadState(tool.name) ? { readState: state.readState } : {}),
+function budgetText(state: AgentState): string {
+  const parts = [];
+  if (state.budget.budgetUsd !== undefined) parts.push(formatUsd(state.budget.budgetUsd));
+  if (state.budget.maxTokens !== undefined) parts.push(`${state.budget.maxTokens} tokens`);
+  return parts.join(' / ');
+}
+
+/** Keeps the run findable and readable in the Web UI: search attributes and the current details line, on change only. */
+function createPublisher(state: AgentState, input: AgentInput, approvals: ApprovalBook): () => void {
+  let last = '';
+  return () => {
+    const pending = approvals.list();
+    const model = state.model ?? input.selection.model;
+    const snapshot = JSON.stringify([state.status, state.step, pending.length, state.usage.costUsd, model, state.lastTool, state.toolCalls]);
+    if (snapshot === last) return;
+    last = snapshot;
+    setCurrentDetails(
+      [
+        `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
+        `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
+        `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} (${item.tool}: ${item.reason})`).join(', ') : 'none'}`,
+        `**cost** ${formatUsd(state.usage.costUsd)} · **tokens** ${state.usage.totalTokens}`,
+      ].join('\n\n'),
+    );
+    if (!input.searchAttributes) return;
+    upsertSearchAttributes([
+      { key: AGENT_SEARCH_ATTRIBUTES.status, value: state.status },
+      { key: AGENT_SEARCH_ATTRIBUTES.step, value: state.step },
+      { key: AGENT_SEARCH_ATTRIBUTES.pendingApprovals, value: pending.length },
+      { key: AGENT_SEARCH_ATTRIBUTES.costUsd, value: state.usage.costUsd },
+      ...(model ? [{ key: AGENT_SEARCH_ATTRIBUTES.model, value: model }] : []),
+    ]);
   };
-
-  let envelope: Envelope;
-  try {
-    const result = await activities[tool.name]!(request);
-    envelope = result.envelope;
-    const update = result.readStateUpdate;
-    if (update) {
-      if (update.entry) state.readState[update.key] = update.entry;
-      else delete state.readState[update.key];
-    }
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    envelope = activityFailureEnvelope(tool.name, policy.startToCloseTimeoutMs, error, context);
-  }
-  report(state, tool.name, envelope, plan.callId, Date.now() - started);
-  return envelope;
-}
-
-function usesReadState(toolName: string): boolean {
-  return toolName === 'ReadFile' || toolName === 'WriteFile' || toolName === 'EditFile';
-}
-
-/** An activity that exhausted its retries becomes an envelope the model can act on; the loop goes on. */
-function activityFailureEnvelope(
-  toolName: string,
-  timeoutMs: number,
-  error: unknown,
-  context: Envelope['context'],
-): Envelope {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof TimeoutFailure) {
-    if (cause.timeoutType === 'START_TO_CLOSE') {
-      return errorEnvelope({
-        code: 'TIMEOUT',
-        message: `Tool '${toolName}' did not finish within ${timeoutMs} ms.`,
-        details: { timeout_type: 'start_to_close' },
-        context,
-      });
-    }
-    // A missed heartbeat means the worker running the tool went away mid-call.
-    return errorEnvelope({
-      code: 'EXECUTION_ERROR',
-      message:
-        toolName === 'Bash'
-          ? 'worker lost during execution; the command may have partially run'
-          : `Tool '${toolName}' failed: worker lost during execution.`,
-      details: { reason: 'worker_lost' },
-      context,
-    });
-  }
-  return errorEnvelope({
-    code: 'INTERNAL_ERROR',
-    message: `Tool '${toolName}' failed: ${describeFailure(error)}`,
-    context,
-  });
-}
-
-/** C.9 layer 2: keeps one turn's tool messages within MAX_TURN_RESULT_BYTES, largest results first. */
-async function budgetTurn(state: AgentState, input: AgentInput, plans: PlannedCall[], envelopes: Envelope[]): Promise<Envelope[]> {
-  const toolNameAt = (index: number): string => {
-    const plan = plans[index]!;
-    return plan.state === 'ready' ? plan.tool.name : plan.toolName;
-  };
-  const spillName = (index: number): string =>
-    spillFileName({ turn: state.step, index, toolName: toolNameAt(index), callId: plans[index]!.callId, suffix: 'result' });
-  const { envelopes: budgeted, items } = applyTurnBudget(envelopes, {
-    pathFor: (index) => spillRelativePath(state.taskId, spillName(index)),
-  });
-  // The spill files hold the full results the compressed envelopes point to; written before the model sees them.
-  await Promise.all(
-    items.map((item) =>
-      spillOutput({
-        workspace: input.workspace,
-        taskId: state.taskId,
-        turn: state.step,
-        index: item.index,
-        toolName: toolNameAt(item.index),
-        callId: plans[item.index]!.callId,
-        rendered: item.rendered,
-      }),
-    ),
-  );
-  return budgeted;
-}
-
-function report(state: AgentState, tool: string, envelope: Envelope, callId: string, ms: number): void {
-  addProgress(state, {
-    kind: 'tool',
-    step: state.step,
-    tool,
-    status: envelope.status === 'error' ? (envelope.error?.code ?? 'error') : envelope.status,
-    ms,
-    text: summaryOf(envelope) || callId,
-    ...(envelope.status === 'error' ? { detail: envelope.text } : {}),
-  });
-}
-
-function summaryOf(envelope: Envelope): string {
-  const params = envelope.context.params_input;
-  const first = ['path', 'pattern', 'command'].map((key) => params[key]).find((value) => typeof value === 'string');
-  if (typeof first !== 'string') return '';
-  const single = first.replace(/\s+/g, ' ');
-  return single.length > 60 ? `${single.slice(0, 59)}…` : single;
 }
 
 function fail(state: AgentState, message: string): never {
@@ -285,7 +197,16 @@ function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function view(state: AgentState, input: AgentInput, afterSeq = 0): AgentStateView {
+function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, afterSeq = 0): AgentStateView {
+  const breakers: Record<string, BreakerView> = {};
+  for (const [name, breaker] of Object.entries(state.breakers)) {
+    breakers[name] = {
+      state: breaker.state,
+      failures: breaker.failures,
+      ...(breaker.opened_at !== undefined ? { openedAt: breaker.opened_at } : {}),
+      ...(breaker.last_error !== undefined ? { lastError: breaker.last_error } : {}),
+    };
+  }
   return {
     taskId: state.taskId,
     status: state.status,
@@ -297,19 +218,7 @@ function view(state: AgentState, input: AgentInput, afterSeq = 0): AgentStateVie
     ...(state.error ? { error: state.error } : {}),
     ...(state.lastTool ? { lastTool: state.lastTool } : {}),
     progress: state.progress.filter((entry) => entry.seq > afterSeq),
-    pendingApprovals: [],
-    breakers: {},
+    pendingApprovals: approvals.list(),
+    breakers,
   };
-}
-
-/** A bounded pool: at most `limit` calls in flight; results are placed by index, so completion order never matters. */
-async function forEachWithConcurrency<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await run(item);
-    }
-  });
-  await Promise.all(lanes);
 }

@@ -5,16 +5,15 @@ import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
 import type { AgentInput } from '../../src/core/state.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
-import { createAgentWorker, workflowsPath } from '../../src/worker.js';
+import { createAgentWorkers, workflowsPath } from '../../src/worker.js';
+import type { AgentWorkerOptions } from '../../src/worker.js';
 
 let bundle: Promise<{ code: string }> | undefined;
 let runtimeInstalled = false;
@@ -50,33 +49,35 @@ export function temporalAddress(): string {
 export interface Harness {
   client: Client;
   taskQueue: string;
-  worker: Worker;
   close(): Promise<void>;
 }
 
 /** Starts a worker on a fresh task queue; the environment given is the worker's (API keys never enter workflow input). */
-export async function startHarness(env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' }): Promise<Harness> {
+export async function startHarness(
+  env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' },
+  options: Partial<Pick<AgentWorkerOptions, 'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue'>> = {},
+): Promise<Harness> {
   quietRuntime();
   const address = temporalAddress();
-  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  const taskQueue = options.taskQueue ?? `test-${randomBytes(4).toString('hex')}`;
   const workerConnection = await NativeConnection.connect({ address });
-  const worker = await createAgentWorker({
+  const agent = await createAgentWorkers({
     connection: workerConnection,
     address,
     namespace: 'default',
     taskQueue,
     env,
     workflowBundle: await sharedBundle(),
+    ...options,
   });
-  const running = worker.run();
+  const running = agent.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });
   return {
     client,
     taskQueue,
-    worker,
     async close() {
-      worker.shutdown();
+      agent.shutdown();
       await running;
       await workerConnection.close();
       await connection.close();
@@ -104,9 +105,10 @@ export async function startScriptedRun(
     maxSteps: 20,
     mode: 'default',
     askPolicy: 'deny',
+    searchAttributes: true,
     ...options.input,
   };
-  const handle: WorkflowHandle<typeof agentWorkflow> = await harness.client.workflow.start(agentWorkflow, {
+  const handle = await harness.client.workflow.start(agentWorkflow, {
     workflowId: options.workflowId ?? `agent-test-${randomBytes(4).toString('hex')}`,
     taskQueue: harness.taskQueue,
     args: [input],

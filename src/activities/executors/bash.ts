@@ -259,8 +259,10 @@ function toEnvelope(
   if (outcome.exitCode === null) {
     return okEnvelope({ status: 'partial', text: `Command was killed by signal ${outcome.signal ?? 'unknown'} after ${timeMs} ms.${suffix}`, ...parts });
   }
+  // C.1: truncated output is "usable but discounted", so a clean exit with cut streams is partial too.
+  const truncated = parts.data.stdout_truncated === true || parts.data.stderr_truncated === true;
   return okEnvelope({
-    status: outcome.exitCode === 0 ? 'success' : 'partial',
+    status: outcome.exitCode === 0 && !truncated ? 'success' : 'partial',
     text: `Command exited with code ${outcome.exitCode} in ${timeMs} ms.${suffix}`,
     ...parts,
   });

@@ -3,6 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
+import { hostToolQueue } from '../../config.js';
 import type { ModelSelection } from '../../core/messages.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
@@ -19,6 +20,7 @@ const options = {
   'base-url': { type: 'string' },
   script: { type: 'string' },
   'max-steps': { type: 'string' },
+  'tool-queue': { type: 'string' },
   mode: { type: 'string' },
   ask: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -49,8 +51,20 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     ...((values.model ?? (scripted ? 'scripted' : undefined)) ? { model: values.model ?? 'scripted' } : {}),
     ...((scripted?.url ?? values['base-url']) ? { baseUrl: scripted?.url ?? values['base-url'] } : {}),
   };
-  const input: AgentInput = { task, workspace, selection, maxSteps, mode, askPolicy };
   const connected = await connect(config, { needWorker: true });
+  // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
+  const toolTaskQueue =
+    values['tool-queue'] ?? config.toolTaskQueue ?? (connected.embedded ? hostToolQueue(connected.taskQueue) : undefined);
+  const input: AgentInput = {
+    task,
+    workspace,
+    selection,
+    maxSteps,
+    mode,
+    askPolicy,
+    searchAttributes: connected.searchAttributes,
+    ...(toolTaskQueue ? { toolTaskQueue } : {}),
+  };
   const abort = new AbortController();
   const onInterrupt = (): void => abort.abort();
   try {

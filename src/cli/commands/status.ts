@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { RunStatus } from '../../core/state.js';
+import { emptyUsage } from '../../core/state.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import type { AgentStateView } from '../../workflows/messages.js';
 import { stateQuery } from '../../workflows/messages.js';
@@ -55,7 +56,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
       ...(view?.error ? { error: view.error } : {}),
       pendingApprovals: [],
       breakers: {},
-      usage: view?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 },
+      usage: view?.usage ?? emptyUsage(),
     };
     if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
     else {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
+import { hostToolQueue } from '../../config.js';
 import { runWorker } from '../../worker.js';
 import { ensureDevServer } from '../dev-server.js';
 import { EXIT } from '../exit-codes.js';
@@ -13,13 +14,15 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
       address: { type: 'string' },
       namespace: { type: 'string' },
       'task-queue': { type: 'string' },
+      'tool-queue': { type: 'string' },
      
     },
   });
   const address = values.address ?? config.temporalAddress ?? (await ensureDevServer()).address;
   const namespace = values.namespace ?? config.namespace;
   const taskQueue = values['task-queue'] ?? config.taskQueue;
-  log(`worker: ${address} namespace=${namespace} task-queue=${taskQueue} pid=${process.pid}`);
-  await runWorker({ address, namespace, taskQueue, env: process.env });
+  const toolTaskQueue = values['tool-queue'] ?? config.toolTaskQueue ?? hostToolQueue(taskQueue);
+  log(`worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} pid=${process.pid}`);
+  await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env });
   return EXIT.finished;
 }

@@ -1,0 +1,68 @@
+// Node: Bash command classification (TOOL-SPEC C.5.2), run by the workflow as a Temporal LOCAL activity.
+// It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system
+// (path arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the
+// workflow sandbox has. As a local activity its result is recorded in history, so replay never re-runs it (DESIGN.md).
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { aggregateSegments } from '../core/permissions/aggregate.js';
+import type { BashClassification } from '../core/permissions/types.js';
+import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, initialScope } from './bash-classifier/walker.js';
+import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
+
+/** The input of `classifyBash`. */
+export interface ClassifyBashInput {
+  command: string;
+  /** Workspace-relative working directory (already validated by the boundary check). */
+  cwd: string;
+  /** Absolute workspace root. */
+  workspace: string;
+  writeAutoAllow?: string[];
+  writeProtected?: string[];
+  /** Rules of command-form `write` rows that are auto-allowed; default: all of them. */
+  bashWriteAutoAllow?: string[];
+  /** `$HOME` for `~` expansion; default: the worker's home directory (the command inherits the worker's environment). */
+  home?: string;
+}
+
+/**
+ * Classifies a Bash command (C.5.2): whole-command forbidden patterns, then per segment the level table, wrappers,
+ * `sh -c` recursion, command substitutions, redirections and path arguments; then aggregation and outcome precedence
+ * (forbidden DENY > path DENY > ASK > ALLOW). Task approvals are not applied here: `decidePermission` does that.
+ */
+export async function classifyBash(input: ClassifyBashInput): Promise<BashClassification> {
+  const root = await realWorkspaceRoot(input.workspace);
+  const cwd = await resolveInWorkspace(root, input.cwd);
+  if (!cwd.ok) {
+    const reason = cwd.code === 'ACCESS_DENIED' ? cwd.message : `Working directory '${input.cwd}' is not valid: ${cwd.message}`;
+    const segment = { text: input.command, level: 'unclassified' as const, rule: 'path_outside_workspace', reason, action: 'deny' as const };
+    return {
+      level: 'unclassified',
+      rule: segment.rule,
+      reason,
+      outcome: 'deny',
+      denyCode: 'ACCESS_DENIED',
+      segments: [{ ...segment, deniedPath: input.cwd }],
+      deniedPath: input.cwd,
+    };
+  }
+  const home = path.resolve(input.home ?? process.env.HOME ?? homedir());
+  const segments = await classifyScript(input.command, initialScope(cwd.real), {
+    root,
+    home,
+    policy: {
+      ...(input.writeAutoAllow ? { writeAutoAllow: input.writeAutoAllow } : {}),
+      ...(input.writeProtected ? { writeProtected: input.writeProtected } : {}),
+    },
+    bashWriteAutoAllow: new Set(input.bashWriteAutoAllow ?? DEFAULT_BASH_WRITE_AUTO_ALLOW),
+  }, 0);
+  const outcome = aggregateSegments(segments);
+  return {
+    level: outcome.level,
+    rule: outcome.rule,
+    reason: outcome.reason,
+    outcome: outcome.outcome,
+    ...(outcome.denyCode !== undefined ? { denyCode: outcome.denyCode } : {}),
+    segments,
+    ...(outcome.deniedPath !== undefined ? { deniedPath: outcome.deniedPath } : {}),
+  };
+}

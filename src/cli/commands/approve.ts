@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import type { agentWorkflow } from '../../workflows/agent.js';
+import type { ApprovalDecision, ApprovalOutcome } from '../../workflows/messages.js';
+import { approveToolCall } from '../../workflows/messages.js';
+import { connect } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { color, log } from '../output.js';
+import { stdoutColor } from '../stdout-color.js';
+
+/** How long the CLI waits for a worker to accept or reject the decision. */
+const DECISION_TIMEOUT_MS = 60_000;
+
+/** `approve ID CALL_ID [--remember] [--reason R] [--json]`. */
+export async function approveCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      remember: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+  });
+  const [workflowId, callId] = positionals;
+  if (!workflowId || !callId || positionals.length > 2) throw new UsageError('approve needs a run id and a call id: durable-agent approve ID CALL_ID');
+  return decide(config, workflowId, {
+    tool_call_id: callId,
+    decision: 'approve',
+    ...(values.remember ? { remember: true } : {}),
+    ...(values.reason ? { reason: values.reason } : {}),
+  }, values.json);
+}
+
+/** `deny ID CALL_ID [--reason R] [--json]`. */
+export async function denyCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { reason: { type: 'string' }, json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  });
+  const [workflowId, callId] = positionals;
+  if (!workflowId || !callId || positionals.length > 2) throw new UsageError('deny needs a run id and a call id: durable-agent deny ID CALL_ID');
+  return decide(config, workflowId, { tool_call_id: callId, decision: 'reject', ...(values.reason ? { reason: values.reason } : {}) }, values.json);
+}
+
+async function decide(config: Config, workflowId: string, decision: ApprovalDecision, json: boolean): Promise<number> {
+  const verb = decision.decision === 'approve' ? 'approve' : 'deny';
+  // A worker has to run the workflow's update validator and handler; the embedded one is started if needed.
+  const connected = await connect(config, { needWorker: true });
+  try {
+    const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
+    let outcome: ApprovalOutcome;
+    try {
+      outcome = await connected.client.connection.withDeadline(Date.now() + DECISION_TIMEOUT_MS, () =>
+        handle.executeUpdate(approveToolCall, { args: [decision] }),
+      );
+    } catch (error) {
+      log(color.red(`error: ${verb} ${decision.tool_call_id} on ${workflowId} was not accepted: ${refusal(error)}`));
+      return EXIT.failed;
+    }
+    if (json) process.stdout.write(`${JSON.stringify({ workflowId, ...outcome })}\n`);
+    else {
+      const done = outcome.decision === 'approve' ? stdoutColor.green('approved') : stdoutColor.yellow('denied');
+      const remembered = outcome.rememberedKey ? ` (remembered "${outcome.rememberedKey}" for the rest of the task)` : '';
+      process.stdout.write(`${done} ${outcome.tool_call_id} on ${workflowId}${remembered}\n`);
+    }
+    return EXIT.finished;
+  } finally {
+    await connected.close();
+  }
+}
+
+/** The server's or the workflow's reason for refusing the decision, phrased for an operator. */
+function refusal(error: unknown): string {
+  if (error instanceof WorkflowUpdateFailedError) {
+    const reason = error.cause?.message ?? error.message;
+    // Workflow code from before approvals existed has no handler for the update.
+    if (/no registered handler for update/i.test(reason))
+      return `the run does not take approvals (its workflow code has no "${approveToolCall.name}" update handler): ${reason}`;
+    return reason;
+  }
+  if (error instanceof WorkflowNotFoundError) {
+    return /already completed/i.test(error.message) ? 'the run has already finished' : `no such run (${error.message})`;
+  }
+  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+    return `no worker answered within ${DECISION_TIMEOUT_MS / 1000}s; is a worker running for this run's task queue?`;
+  return error instanceof Error ? error.message : String(error);
+}

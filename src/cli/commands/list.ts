@@ -1,0 +1,175 @@
+import { parseArgs } from 'node:util';
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { ServiceError } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import type { RunStatus } from '../../core/state.js';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { connect } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { color, log } from '../output.js';
+import { RUN_STATUSES, isRunStatus, runStatusOf } from '../run-status.js';
+import { stdoutColor } from '../stdout-color.js';
+
+/** Filters of `list`. */
+export interface ListFilters {
+  status?: RunStatus;
+  pendingApprovals?: boolean;
+  minCostUsd?: number;
+}
+
+/** One run as `list --json` prints it; null where the run has not reported the value (yet). */
+export interface RunRow {
+  workflowId: string;
+  runId: string;
+  status: RunStatus;
+  step: number | null;
+  costUsd: number | null;
+  pendingApprovals: number | null;
+  startTime: string;
+  closeTime: string | null;
+  task: string | null;
+}
+
+// A closed run's AgentStatus may be stale (a terminated workflow never reports again), so closed statuses also match
+// on the server's own execution status, and open ones require a run that is still open.
+const statusClauses: Record<RunStatus, string> = {
+  running: `ExecutionStatus = 'Running' AND AgentStatus = 'running'`,
+  waiting_approval: `ExecutionStatus = 'Running' AND AgentStatus = 'waiting_approval'`,
+  completed: `ExecutionStatus = 'Completed' AND AgentStatus = 'completed'`,
+  failed: `(AgentStatus = 'failed' OR ExecutionStatus IN ('Failed', 'TimedOut'))`,
+  cancelled: `(AgentStatus = 'cancelled' OR ExecutionStatus IN ('Canceled', 'Terminated'))`,
+};
+
+/** The visibility query selecting agent runs that match the filters. */
+export function listQuery(filters: ListFilters): string {
+  const clauses = [`WorkflowType = 'agentWorkflow'`];
+  if (filters.status) clauses.push(statusClauses[filters.status]);
+  if (filters.pendingApprovals) clauses.push('AgentPendingApprovals > 0');
+  if (filters.minCostUsd !== undefined) clauses.push(`AgentCostUsd >= ${filters.minCostUsd}`);
+  return clauses.join(' AND ');
+}
+
+/** A listed execution as a row: search attributes for what the workflow reports, the memo for the task text. */
+export function toRunRow(execution: WorkflowExecutionInfo): RunRow {
+  const attributes = execution.typedSearchAttributes;
+  const task = execution.memo?.task;
+  return {
+    workflowId: execution.workflowId,
+    runId: execution.runId,
+    status: runStatusOf(execution.status.name, attributes.get(AGENT_SEARCH_ATTRIBUTES.status)),
+    step: attributes.get(AGENT_SEARCH_ATTRIBUTES.step) ?? null,
+    costUsd: attributes.get(AGENT_SEARCH_ATTRIBUTES.costUsd) ?? null,
+    pendingApprovals: attributes.get(AGENT_SEARCH_ATTRIBUTES.pendingApprovals) ?? null,
+    startTime: execution.startTime.toISOString(),
+    closeTime: execution.closeTime?.toISOString() ?? null,
+    task: typeof task === 'string' ? task : null,
+  };
+}
+
+/** `list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]`: agent runs, newest first. */
+export async function listCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      status: { type: 'string' },
+      'pending-approvals': { type: 'boolean', default: false },
+      'min-cost': { type: 'string' },
+      limit: { type: 'string', default: '20' },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length) throw new UsageError(`list takes no arguments, got "${positionals.join(' ')}"`);
+  const status = values.status?.replace(/-/g, '_');
+  if (status !== undefined && !isRunStatus(status))
+    throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}, got "${values.status}"`);
+  const minCost = values['min-cost'] === undefined ? undefined : Number(values['min-cost']);
+  if (minCost !== undefined && !(Number.isFinite(minCost) && minCost >= 0))
+    throw new UsageError(`--min-cost must be a number of US dollars, got "${values['min-cost']}"`);
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${values.limit}"`);
+
+  const query = listQuery({
+    ...(status ? { status } : {}),
+    ...(values['pending-approvals'] ? { pendingApprovals: true } : {}),
+    ...(minCost !== undefined ? { minCostUsd: minCost } : {}),
+  });
+  const connected = await connect(config, { needWorker: false });
+  try {
+    const rows: RunRow[] = [];
+    try {
+      for await (const execution of connected.client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+        rows.push(toRunRow(execution));
+        if (rows.length >= limit) break;
+      }
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      log(color.red(`error: the server refused the query ${query}${cause}`));
+      if (/search attribute|AgentStatus|AgentCostUsd|AgentPendingApprovals/i.test(cause))
+        log('The agent search attributes are registered by `durable-agent dev-server`; on a cluster, create them with `temporal operator search-attribute create`.');
+      return EXIT.failed;
+    }
+    // Visibility stores without ORDER BY return open runs first, then by close time; newest start first reads better.
+    rows.sort((left, right) => right.startTime.localeCompare(left.startTime));
+    if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+    else process.stdout.write(formatRows(rows, Date.now()));
+    return EXIT.finished;
+  } finally {
+    await connected.close();
+  }
+}
+
+function statusPaint(status: RunStatus): (text: string) => string {
+  switch (status) {
+    case 'completed':
+      return stdoutColor.green;
+    case 'failed':
+      return stdoutColor.red;
+    case 'waiting_approval':
+      return stdoutColor.yellow;
+    case 'cancelled':
+      return stdoutColor.dim;
+    case 'running':
+      return stdoutColor.cyan;
+  }
+}
+
+/** How long ago, in the largest whole unit. */
+export function age(fromMs: number, nowMs: number): string {
+  const seconds = Math.max(0, Math.round((nowMs - fromMs) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
+  return `${Math.floor(seconds / 86_400)}d ago`;
+}
+
+function firstLine(text: string | null, width: number): string {
+  const line = (text ?? '').split('\n')[0]!.trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+/** Rows aligned in columns (padding happens before colouring, so escape codes never shift a column). */
+export function formatRows(rows: RunRow[], nowMs: number): string {
+  if (rows.length === 0) return 'no agent runs match\n';
+  const header = ['ID', 'STATUS', 'STEP', 'COST', 'STARTED', 'TASK'];
+  const cells = rows.map((row) => [
+    row.workflowId,
+    row.status,
+    row.step === null ? '-' : String(row.step),
+    row.costUsd === null ? '-' : `$${row.costUsd.toFixed(4)}`,
+    age(Date.parse(row.startTime), nowMs),
+    firstLine(row.task, 60),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
+  const render = (line: string[], paint: (column: number, text: string) => string): string =>
+    line
+      .map((cell, column) => paint(column, column === line.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  const lines = [render(header, (_column, text) => stdoutColor.bold(text))];
+  rows.forEach((row, index) => {
+    lines.push(render(cells[index]!, (column, text) => (column === 1 ? statusPaint(row.status)(text) : text)));
+  });
+  return `${lines.join('\n')}\n`;
+}

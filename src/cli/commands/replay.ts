@@ -1,0 +1,120 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
+import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
+import type { Config } from '../../config.js';
+import { workflowsPath } from '../../worker.js';
+import { connect } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { historyIdentity } from '../history-reader.js';
+import { color, log } from '../output.js';
+import { checkReplay } from '../replay-check.js';
+
+/** `replay ID|FILE [--run-id R] [--workflows FILE] [--json]`: does the current workflow code reproduce a recorded run? */
+export async function replayCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      'run-id': { type: 'string' },
+      workflows: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+  });
+  const source = positionals[0];
+  if (!source || positionals.length > 1) throw new UsageError('replay needs a run id or a history file: durable-agent replay ID|FILE');
+  const entry = values.workflows ? resolve(values.workflows) : workflowsPath;
+  if (values.workflows && !(await isFile(entry))) throw new UsageError(`--workflows ${values.workflows}: no such file`);
+
+  const recorded = await loadHistory(source, values['run-id'], config);
+  if (!recorded) return EXIT.failed;
+  const { history, workflowId, runId } = recorded;
+  quietRuntime();
+  const bundle = await bundleWorkflows(entry);
+  if (!bundle) return EXIT.failed;
+
+  const check = await checkReplay(bundle, history, workflowId);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ workflowId, runId, events: check.events, deterministic: check.deterministic, ...(check.deterministic ? {} : { divergence: check.divergence }) })}\n`);
+  }
+  if (check.deterministic) {
+    if (!values.json) process.stdout.write(`deterministic: the current code replays ${check.events} events of ${workflowId}\n`);
+    return EXIT.finished;
+  }
+  const { divergence } = check;
+  if (check.kind === 'failure') {
+    log(color.red(`replay failed: a workflow task of ${workflowId} failed while replaying (not a determinism problem): ${divergence.message}`));
+    return EXIT.failed;
+  }
+  const where = divergence.eventId ? ` at event ${divergence.eventId} (${divergence.event})` : '';
+  log(color.red(`not deterministic: the current code diverges from the history of ${workflowId}${where}`));
+  log(`  ${divergence.message}`);
+  log('Runs recorded with the old code cannot go on with this code: guard the change with patched(), or let those runs finish first.');
+  return EXIT.failed;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (stats) => stats.isFile(),
+    () => false,
+  );
+}
+
+/** A history file (`temporal workflow show --output json`, historyToJSON) when `source` names one; otherwise a run id. */
+async function loadHistory(
+  source: string,
+  runId: string | undefined,
+  config: Config,
+): Promise<{ history: History; workflowId: string; runId: string } | undefined> {
+  if (await isFile(source)) {
+    let history: History;
+    try {
+      history = historyFromJSON(JSON.parse(await readFile(source, 'utf8')));
+    } catch (error) {
+      throw new UsageError(`${source} is not a workflow history in JSON: ${(error as Error).message}`);
+    }
+    const identity = historyIdentity(history);
+    return { history, workflowId: identity.workflowId || basename(source, '.json'), runId: identity.runId };
+  }
+  if (source.endsWith('.json')) throw new UsageError(`${source}: no such file`);
+  const connected = await connect(config, { needWorker: false });
+  try {
+    const handle = connected.client.workflow.getHandle(source, runId);
+    const description = await handle.describe();
+    return { history: await handle.fetchHistory(), workflowId: source, runId: description.runId };
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    log(color.red(`error: no run ${source} (and no such file)`));
+    return undefined;
+  } finally {
+    await connected.close();
+  }
+}
+
+// The replay worker's native logs would repeat the determinism failure as a warning; the command reports it itself.
+function quietRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  } catch {
+    // Already installed (the CLI used as a library): keep that runtime.
+  }
+}
+
+async function bundleWorkflows(entry: string): Promise<WorkflowBundle | undefined> {
+  const errors: string[] = [];
+  const ignore = (): void => undefined;
+  try {
+    return await bundleWorkflowCode({
+      workflowsPath: entry,
+      logger: { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: (message: string) => errors.push(message) },
+    });
+  } catch (error) {
+    log(color.red(`error: could not bundle the workflows in ${entry}: ${(error as Error).message}`));
+    for (const message of errors) log(message);
+    return undefined;
+  }
+}

@@ -1,0 +1,418 @@
+// Reads an agent run step by step out of its Temporal event history: pure parsing, no server, so the same code reads
+// a history fetched from the server and one saved as JSON (`temporal workflow show --output json`, historyToJSON).
+import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
+import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
+import type { ModelRequest, ModelTurn } from '../core/messages.js';
+import type { AgentResult, RunStatus } from '../core/state.js';
+import { normalizeToolCallIds } from '../core/tool-calls.js';
+import type { ToolActivityInput, ToolActivityResult } from '../activities/tool-request.js';
+
+/** One event of a history. */
+export type HistoryEvent = NonNullable<History['events']>[number];
+
+type Failure = NonNullable<NonNullable<HistoryEvent['activityTaskFailedEventAttributes']>['failure']>;
+
+/** A run's status as its history shows it: a run that continued as new handed the task on to its next run. */
+export type HistoryRunStatus = RunStatus | 'continued_as_new';
+
+/**
+ * How a tool call ended: the envelope status the model saw, `cancelled` when its activity was cancelled, `running`
+ * while its activity has not closed, `not_run` when the call was planned but never answered (the run stopped first).
+ */
+export type ToolCallStatus = 'success' | 'partial' | 'error' | 'cancelled' | 'running' | 'not_run';
+
+/** The model call of one step. */
+export interface ModelCallRecord {
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** From scheduling to the final outcome, retries included; null while the call is in flight. */
+  durationMs: number | null;
+  /** Attempts the server recorded (0 while the first attempt is still running). */
+  attempts: number;
+  /** What went wrong in the attempts the history knows of: the one before the last, and the last one if it failed. */
+  failures: string[];
+}
+
+/** One tool call of a step. */
+export interface ToolCallRecord {
+  callId: string;
+  tool: string;
+  /** The activity's one-line label ("ReadFile src/a.ts"); empty for calls that never became an activity. */
+  summary: string;
+  status: ToolCallStatus;
+  errorCode?: string;
+  /** From scheduling to the final outcome, retries included; 0 for calls rejected before running, null while in flight. */
+  durationMs: number | null;
+  attempts: number;
+}
+
+/** One ReAct step: the model call, then the tool calls it asked for, in the order the model gave them. */
+export interface StepRecord {
+  step: number;
+  model: ModelCallRecord;
+  tools: ToolCallRecord[];
+}
+
+/** A run read from its history. */
+export interface RunHistory {
+  workflowId: string;
+  /** The (last) run read. */
+  runId: string;
+  status: HistoryRunStatus;
+  steps: StepRecord[];
+  /** Every run read, oldest first: more than one when the task continued as new. */
+  runIds: string[];
+}
+
+interface ActivityRecord {
+  activityType: string;
+  input: unknown;
+  summary: string;
+  scheduledAt: number;
+  closedAt?: number;
+  attempt: number;
+  lastFailure?: string;
+  outcome: 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled';
+  cancelRequested?: boolean;
+  result?: unknown;
+  failure?: string;
+}
+
+/** Decodes the payload at `index` with the default converter; undefined when it is absent or not decodable (e.g. encrypted). */
+function decode(payloads: Payload[] | null | undefined, index = 0): unknown {
+  if (!payloads || payloads.length <= index) return undefined;
+  try {
+    return fromPayloadsAtIndex(defaultPayloadConverter, index, payloads);
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeOne(payload: Payload | null | undefined): unknown {
+  return payload ? decode([payload]) : undefined;
+}
+
+/** "Type: message" of a failure, down its cause chain when the outer message says nothing on its own. */
+function describeFailure(failure: Failure | null | undefined): string {
+  if (!failure) return 'unknown failure';
+  const type = failure.applicationFailureInfo?.type;
+  const message = failure.message || (failure.cause ? describeFailure(failure.cause) : '');
+  return type ? `${type}: ${message}` : message;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isToolInput(value: unknown): value is ToolActivityInput {
+  return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number';
+}
+
+function isModelTurn(value: unknown): value is ModelTurn {
+  return isObject(value) && Array.isArray(value.toolCalls);
+}
+
+/** Collects every activity by its scheduled event id, with its outcome and timing. */
+function collectActivities(events: HistoryEvent[]): Map<string, ActivityRecord> {
+  const activities = new Map<string, ActivityRecord>();
+  const find = (scheduledEventId: unknown): ActivityRecord | undefined => activities.get(String(scheduledEventId));
+  for (const event of events) {
+    const time = timeOf(event);
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      activities.set(String(event.eventId), {
+        activityType: scheduled.activityType?.name ?? '',
+        input: decode(scheduled.input?.payloads),
+        summary: stringOrEmpty(decodeOne(event.userMetadata?.summary)),
+        scheduledAt: time,
+        attempt: 0,
+        outcome: 'running',
+      });
+      continue;
+    }
+    const started = event.activityTaskStartedEventAttributes;
+    if (started) {
+      const record = find(started.scheduledEventId);
+      if (record) {
+        record.attempt = started.attempt ?? 1;
+        // The server writes one started event, for the last attempt; the failure before it is all it keeps of the retries.
+        if (started.lastFailure) record.lastFailure = describeFailure(started.lastFailure);
+      }
+      continue;
+    }
+    const cancelRequested = event.activityTaskCancelRequestedEventAttributes;
+    if (cancelRequested) {
+      const record = find(cancelRequested.scheduledEventId);
+      if (record) record.cancelRequested = true;
+      continue;
+    }
+    if (closesRun(event)) {
+      // A run closes without waiting for activities it cancelled (or that a termination cut off): they end with it.
+      for (const record of activities.values()) {
+        if (record.outcome !== 'running') continue;
+        record.outcome = 'cancelled';
+        record.failure = record.cancelRequested ? 'cancelled' : 'abandoned: the run closed first';
+        record.closedAt = time;
+      }
+      continue;
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    const failed = event.activityTaskFailedEventAttributes;
+    const timedOut = event.activityTaskTimedOutEventAttributes;
+    const cancelled = event.activityTaskCanceledEventAttributes;
+    const closing = completed ?? failed ?? timedOut ?? cancelled;
+    if (!closing) continue;
+    const record = find(closing.scheduledEventId);
+    if (!record) continue;
+    record.closedAt = time;
+    if (completed) {
+      record.outcome = 'completed';
+      record.result = decode(completed.result?.payloads);
+    } else if (failed) {
+      record.outcome = 'failed';
+      record.failure = describeFailure(failed.failure);
+    } else if (timedOut) {
+      record.outcome = 'timed_out';
+      record.failure = describeFailure(timedOut.failure);
+    } else {
+      record.outcome = 'cancelled';
+      record.failure = 'cancelled';
+    }
+  }
+  return activities;
+}
+
+/** Milliseconds of an event time: seconds are a Long from the server and a plain number from a JSON file. */
+function timeOf(event: HistoryEvent): number {
+  const time = event.eventTime;
+  if (!time) return 0;
+  const seconds = typeof time.seconds === 'number' ? time.seconds : (time.seconds?.toNumber() ?? 0);
+  return seconds * 1000 + Math.floor((time.nanos ?? 0) / 1_000_000);
+}
+
+function closesRun(event: HistoryEvent): boolean {
+  return Boolean(
+    event.workflowExecutionCompletedEventAttributes ??
+      event.workflowExecutionFailedEventAttributes ??
+      event.workflowExecutionTimedOutEventAttributes ??
+      event.workflowExecutionCanceledEventAttributes ??
+      event.workflowExecutionTerminatedEventAttributes ??
+      event.workflowExecutionContinuedAsNewEventAttributes,
+  );
+}
+
+function stringOrEmpty(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function durationOf(record: ActivityRecord): number | null {
+  return record.closedAt === undefined ? null : Math.max(0, record.closedAt - record.scheduledAt);
+}
+
+function modelRecord(record: ActivityRecord): ModelCallRecord {
+  const request = record.input as Partial<ModelRequest> | undefined;
+  const turn = isModelTurn(record.result) ? record.result : undefined;
+  const failures = [...(record.lastFailure ? [record.lastFailure] : []), ...(record.failure ? [record.failure] : [])];
+  return {
+    model: turn?.model ?? request?.selection?.model ?? 'unknown',
+    promptTokens: turn?.usage?.promptTokens ?? 0,
+    completionTokens: turn?.usage?.completionTokens ?? 0,
+    durationMs: durationOf(record),
+    attempts: record.attempt,
+    failures,
+  };
+}
+
+type Answer = { status: ToolCallStatus; errorCode?: string };
+
+/** The status and error code of a serialized envelope, as the model received it in a tool message. */
+function envelopeOutcome(content: string): Answer | undefined {
+  try {
+    const parsed: unknown = JSON.parse(content);
+    if (!isObject(parsed)) return undefined;
+    const status = parsed.status;
+    if (status !== 'success' && status !== 'partial' && status !== 'error') return undefined;
+    const code = isObject(parsed.error) && typeof parsed.error.code === 'string' ? parsed.error.code : undefined;
+    return { status, ...(code ? { errorCode: code } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: Answer | undefined): ToolCallRecord {
+  const withOutcome = (outcome: Answer): ToolCallRecord => ({
+    callId: input.callId,
+    tool: record.activityType,
+    summary: record.summary,
+    ...outcome,
+    durationMs: durationOf(record),
+    attempts: record.attempt,
+  });
+  if (record.outcome === 'running') return withOutcome({ status: 'running' });
+  if (record.outcome === 'cancelled') return withOutcome({ status: 'cancelled' });
+  // What the model was sent is authoritative: the workflow turns a failed activity into an error envelope.
+  if (answered) return withOutcome(answered);
+  const envelope = (record.result as Partial<ToolActivityResult> | undefined)?.envelope;
+  if (record.outcome === 'completed' && envelope) {
+    return withOutcome({ status: envelope.status, ...(envelope.error?.code ? { errorCode: envelope.error.code } : {}) });
+  }
+  return withOutcome({ status: 'error', ...(record.outcome === 'timed_out' ? { errorCode: 'TIMEOUT' } : {}) });
+}
+
+/**
+ * What the model was told about the calls of the step before `request`: the tool messages after the request's last
+ * assistant message with tool calls. Scoped per step because a model may reuse a call id in later steps.
+ */
+function answersIn(request: Partial<ModelRequest> | undefined): Map<string, Answer> {
+  const answers = new Map<string, Answer>();
+  const messages = Array.isArray(request?.messages) ? request.messages : [];
+  let start = messages.length;
+  while (start > 0 && !(messages[start - 1]!.role === 'assistant' && (messages[start - 1] as { tool_calls?: unknown[] }).tool_calls?.length)) start--;
+  for (const message of messages.slice(start)) {
+    if (message.role !== 'tool' || answers.has(message.tool_call_id)) continue;
+    const outcome = envelopeOutcome(message.content);
+    if (outcome) answers.set(message.tool_call_id, outcome);
+  }
+  return answers;
+}
+
+function runStatus(events: HistoryEvent[]): HistoryRunStatus {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    const completed = event.workflowExecutionCompletedEventAttributes;
+    if (completed) {
+      const result = decode(completed.result?.payloads) as Partial<AgentResult> | undefined;
+      return result?.status ?? 'completed';
+    }
+    if (event.workflowExecutionFailedEventAttributes || event.workflowExecutionTimedOutEventAttributes) return 'failed';
+    // Terminated runs count as cancelled, as in `status` and the AgentStatus search attribute.
+    if (event.workflowExecutionCanceledEventAttributes || event.workflowExecutionTerminatedEventAttributes) return 'cancelled';
+    if (event.workflowExecutionContinuedAsNewEventAttributes) return 'continued_as_new';
+  }
+  return 'running';
+}
+
+/** The workflow id and run id a history records in its first event. */
+export function historyIdentity(history: History): { workflowId: string; runId: string } {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return { workflowId: started?.workflowId ?? '', runId: started?.originalExecutionRunId ?? '' };
+}
+
+/** Reads a run step by step from its event history; `identity` overrides the ids the history records. */
+export function readRunHistory(history: History, identity: Partial<{ workflowId: string; runId: string }> = {}): RunHistory {
+  const events = history.events ?? [];
+  const activities = [...collectActivities(events).values()];
+  const modelCalls = activities.filter((record) => record.activityType === 'callModel');
+  const steps = new Map<number, StepRecord>();
+  const turns = new Map<number, ModelTurn>();
+  const requests = new Map<number, Partial<ModelRequest> | undefined>();
+
+  modelCalls.forEach((record, ordinal) => {
+    const requested = (record.input as Partial<ModelRequest> | undefined)?.step;
+    const step = typeof requested === 'number' ? requested : ordinal + 1;
+    // A second model call for a step (a workflow reset, say) replaces the first: the later one is what the run used.
+    steps.set(step, { step, model: modelRecord(record), tools: [] });
+    requests.set(step, record.input as Partial<ModelRequest> | undefined);
+    if (isModelTurn(record.result)) turns.set(step, record.result);
+    else turns.delete(step);
+  });
+
+  const toolActivities = new Map<string, { record: ActivityRecord; input: ToolActivityInput }>();
+  for (const record of activities) {
+    if (record.activityType === 'callModel' || !isToolInput(record.input)) continue;
+    toolActivities.set(`${record.input.turn}\u0000${record.input.callId}`, { record, input: record.input });
+  }
+
+  const stepNumbers = [...steps.keys()].sort((left, right) => left - right);
+  for (const [position, step] of stepNumbers.entries()) {
+    const entry = steps.get(step)!;
+    const turn = turns.get(step);
+    const next = stepNumbers[position + 1];
+    const answers = next === undefined ? new Map<string, Answer>() : answersIn(requests.get(next));
+    const seen = new Set<string>();
+    // Calls in the order the model gave them; ids normalised exactly as the workflow does (C.3 step 1).
+    const ids = turn ? normalizeToolCallIds(turn.toolCalls, step) : [];
+    ids.forEach(({ id }, index) => {
+      seen.add(id);
+      const activity = toolActivities.get(`${step}\u0000${id}`);
+      if (activity) {
+        entry.tools.push(toolRecord(activity.record, activity.input, answers.get(id)));
+        return;
+      }
+      // Never an activity: rejected while planning (unknown tool, bad arguments) or not reached before the run stopped.
+      const answered = answers.get(id);
+      entry.tools.push({
+        callId: id,
+        tool: turn?.toolCalls[index]?.name ?? '',
+        summary: '',
+        ...(answered ?? { status: 'not_run' as const }),
+        durationMs: answered ? 0 : null,
+        attempts: 0,
+      });
+    });
+    const unlisted = [...toolActivities.values()]
+      .filter(({ input }) => input.turn === step && !seen.has(input.callId))
+      .sort((left, right) => left.input.index - right.input.index);
+    for (const { record, input } of unlisted) entry.tools.push(toolRecord(record, input, answers.get(input.callId)));
+  }
+
+  const recorded = historyIdentity(history);
+  return {
+    workflowId: identity.workflowId ?? recorded.workflowId,
+    runId: identity.runId ?? recorded.runId,
+    status: runStatus(events),
+    steps: stepNumbers.map((step) => steps.get(step)!),
+    runIds: [identity.runId ?? recorded.runId],
+  };
+}
+
+/** The chain links of a run: the task's first run, and the run it continued as (when it did). */
+export function runChain(history: History): { firstRunId?: string; nextRunId?: string } {
+  const events = history.events ?? [];
+  const firstRunId = events[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId || undefined;
+  const nextRunId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
+  return { ...(firstRunId ? { firstRunId } : {}), ...(nextRunId ? { nextRunId } : {}) };
+}
+
+/** One task read across the runs it continued as new through (oldest first): steps in order, status of the last run. */
+export function mergeRunHistories(runs: RunHistory[]): RunHistory {
+  const last = runs.at(-1);
+  if (!last) throw new Error('mergeRunHistories needs at least one run');
+  const steps = new Map<number, StepRecord>();
+  for (const run of runs) for (const step of run.steps) steps.set(step.step, step);
+  return {
+    workflowId: last.workflowId,
+    runId: last.runId,
+    status: last.status,
+    steps: [...steps.values()].sort((left, right) => left.step - right.step),
+    runIds: runs.flatMap((run) => run.runIds),
+  };
+}
+
+/** The event's type as the Web UI names it ("ActivityTaskScheduled"), from the attributes it carries. */
+export function eventTypeName(event: HistoryEvent): string {
+  for (const [key, value] of Object.entries(event)) {
+    if (key.endsWith('EventAttributes') && value) return key[0]!.toUpperCase() + key.slice(1, -'EventAttributes'.length);
+  }
+  return `event type ${String(event.eventType)}`;
+}
+
+/** One line about an event: its type and what it concerns ("ActivityTaskScheduled callModel, step 2"). */
+export function describeEvent(event: HistoryEvent): string {
+  const type = eventTypeName(event);
+  const scheduled = event.activityTaskScheduledEventAttributes;
+  if (scheduled) {
+    const name = scheduled.activityType?.name ?? '';
+    const summary = stringOrEmpty(decodeOne(event.userMetadata?.summary));
+    if (summary) return `${type} ${name}: ${summary}`;
+    const step = (decode(scheduled.input?.payloads) as Partial<ModelRequest> | undefined)?.step;
+    return `${type} ${name}${typeof step === 'number' ? `, step ${step}` : ''}`;
+  }
+  const detail =
+    event.markerRecordedEventAttributes?.markerName ??
+    event.workflowExecutionSignaledEventAttributes?.signalName ??
+    event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ??
+    event.timerStartedEventAttributes?.timerId;
+  return detail ? `${type} ${detail}` : type;
+}

@@ -1,0 +1,99 @@
+// Replays a recorded history against a workflow bundle and, when the code no longer fits the history, names the event
+// where they part: the nondeterminism message alone often says what differed but not where.
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { ReplayError, Worker } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import type { HistoryEvent } from './history-reader.js';
+import { describeEvent } from './history-reader.js';
+
+/** Where and how the code diverged from the history. */
+export interface Divergence {
+  /** The first event the code disagrees with; absent when it could not be pinned down. */
+  eventId?: number;
+  /** "ActivityTaskScheduled callModel, step 2". */
+  event?: string;
+  /** What differed, as the SDK's determinism check puts it. */
+  message: string;
+}
+
+/** The outcome of one replay. */
+export type ReplayCheck =
+  | { deterministic: true; events: number }
+  | { deterministic: false; events: number; kind: 'nondeterminism' | 'failure'; divergence: Divergence };
+
+/** The SDK's message without its wrapping: the core's own sentence, e.g. "Activity type of scheduled event … does not match …". */
+export function coreMessage(error: Error): string {
+  const quoted = /message: "((?:[^"\\]|\\.)*)"/.exec(error.message)?.[1];
+  const inner = quoted ? quoted.replace(/\\(.)/g, '$1') : (error.message.split('Details: ').pop() ?? error.message);
+  return inner.replace(/^\[TMPRL\d+\]\s*/, '').replace(/^Nondeterminism error:\s*/i, '').trim();
+}
+
+async function replays(workflowBundle: WorkflowBundle, history: History, workflowId: string): Promise<Error | undefined> {
+  try {
+    await Worker.runReplayHistory({ workflowBundle }, history, workflowId);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DeterminismViolationError || error instanceof ReplayError) return error;
+    throw error;
+  }
+}
+
+function eventNumber(event: HistoryEvent): number {
+  return Number(event.eventId ?? 0);
+}
+
+/** The events a workflow task's commands produced: they point back to its completed event. */
+function commandEventsOf(events: HistoryEvent[], completedEventId: number): HistoryEvent[] {
+  return events.filter((event) =>
+    Object.entries(event).some(
+      ([key, value]) =>
+        key.endsWith('EventAttributes') &&
+        typeof value === 'object' &&
+        value !== null &&
+        'workflowTaskCompletedEventId' in value &&
+        Number((value as { workflowTaskCompletedEventId: unknown }).workflowTaskCompletedEventId) === completedEventId,
+    ),
+  );
+}
+
+/**
+ * Finds the first workflow task whose commands the code no longer reproduces. A history cut right after a workflow
+ * task started replays every earlier task's commands against the recorded events and leaves that last task unchecked,
+ * so the first failing cut (binary search; replays are cheap) points at the task before it.
+ */
+async function locate(workflowBundle: WorkflowBundle, history: History, workflowId: string, message: string): Promise<Omit<Divergence, 'message'>> {
+  const events = history.events ?? [];
+  const named = /HistoryEvent\(id: (\d+)/.exec(message)?.[1];
+  const namedEvent = named ? events.find((event) => eventNumber(event) === Number(named)) : undefined;
+  if (namedEvent) return { eventId: eventNumber(namedEvent), event: describeEvent(namedEvent) };
+
+  const taskStarts = events.flatMap((event, index) => (event.workflowTaskStartedEventAttributes ? [index] : []));
+  let passing = 0; // the cut at the first task checks nothing
+  let failing = taskStarts.length; // the whole history
+  while (failing - passing > 1) {
+    const middle = Math.floor((passing + failing) / 2);
+    const cut = { events: events.slice(0, taskStarts[middle]! + 1) };
+    if (await replays(workflowBundle, cut, workflowId)) failing = middle;
+    else passing = middle;
+  }
+  const startedIndex = taskStarts[failing - 1];
+  if (startedIndex === undefined) return {};
+  const completed = events.slice(startedIndex).find((event) => event.workflowTaskCompletedEventAttributes);
+  if (!completed) return {};
+  const produced = commandEventsOf(events, eventNumber(completed));
+  // The message quotes the recorded side ('callModel'); prefer the produced event it names.
+  const quoted = [...message.matchAll(/'([^']+)'/g)].map((match) => match[1]!);
+  const chosen = produced.find((event) => quoted.some((name) => describeEvent(event).includes(name))) ?? produced[0] ?? completed;
+  return { eventId: eventNumber(chosen), event: describeEvent(chosen) };
+}
+
+/** Replays `history` with the workflows in `workflowBundle`. */
+export async function checkReplay(workflowBundle: WorkflowBundle, history: History, workflowId: string): Promise<ReplayCheck> {
+  const events = history.events?.length ?? 0;
+  const error = await replays(workflowBundle, history, workflowId);
+  if (!error) return { deterministic: true, events };
+  const message = coreMessage(error);
+  if (!(error instanceof DeterminismViolationError)) return { deterministic: false, events, kind: 'failure', divergence: { message } };
+  return { deterministic: false, events, kind: 'nondeterminism', divergence: { ...(await locate(workflowBundle, history, workflowId, message)), message } };
+}

@@ -1,0 +1,26 @@
+// Sandbox-safe: the permission layer of TOOL-SPEC C.4–C.5, importable by the workflow.
+// Bash classification itself needs a shell parser and the file system, so it runs as a local activity (activities/classify-bash.ts).
+export type {
+  BashClassification,
+  BashSegment,
+  DenyCode,
+  FileWritePolicy,
+  PermissionAction,
+  PermissionDecision,
+  PermissionMode,
+} from './types.js';
+export { LEVEL_SEVERITY, levelSeverity, maxLevel, maxAction, levelAction, isRiskLevel } from './levels.js';
+export {
+  DEFAULT_WRITE_AUTO_ALLOW,
+  DEFAULT_WRITE_PROTECTED,
+  fileWriteRule,
+  normalizeRelativePath,
+  escapesWorkspace,
+} from './file-rules.js';
+export type { FileWriteVerdict } from './file-rules.js';
+export { aggregateSegments, effectiveSegmentAction } from './aggregate.js';
+export type { AggregateOutcome } from './aggregate.js';
+export { decidePermission } from './decide.js';
+export type { PermissionCall, PermissionContext, PermissionTool } from './decide.js';
+export { deniedEnvelopeText, permissionDetails, permissionDeniedError, permissionSubject } from './denied.js';
+export type { DeniedError, PermissionDetails } from './denied.js';

@@ -1,0 +1,59 @@
+// Sandbox-safe: the data of the permission layer (TOOL-SPEC C.4, C.5). Plain JSON, so a Bash classification can be
+// recorded in history by the local activity that computes it and read back by the workflow.
+import type { RiskLevel } from '../../tools/define-tool.js';
+
+/** What the policy does with a call before the ask policy applies (C.4). */
+export type PermissionAction = 'allow' | 'ask' | 'deny';
+
+/** The error code of a DENY: policy (`PERMISSION_DENIED`) or workspace boundary (`ACCESS_DENIED`). */
+export type DenyCode = 'PERMISSION_DENIED' | 'ACCESS_DENIED';
+
+/** The execution mode of a task (C.4). */
+export type PermissionMode = 'default' | 'read_only';
+
+/** Glob lists of the file write rules (C.5.1 step 4); absent lists take the defaults. */
+export interface FileWritePolicy {
+  writeAutoAllow?: readonly string[];
+  writeProtected?: readonly string[];
+}
+
+/** One segment of a Bash command (split at `;` `&&` `||` `|` `&` and newlines, C.5.2) with its own level and action. */
+export interface BashSegment {
+  /** The segment's source text (an inner script's text for `sh -c` and command substitutions). */
+  text: string;
+  level: RiskLevel;
+  rule: string;
+  /** Short human reason, used in the "requires confirmation" text. */
+  reason: string;
+  action: PermissionAction;
+  /** Set on `network_write` segments whose only reason to ask is the network: an approval of this key covers them. */
+  approvalKey?: string;
+  /** The argument or redirect target that lies outside the workspace, when that is why the segment is denied. */
+  deniedPath?: string;
+}
+
+/** The result of classifying one Bash command (C.5.2), before task approvals are applied. */
+export interface BashClassification {
+  /** The most severe segment level. */
+  level: RiskLevel;
+  /** Rule and reason of the segment that decided the outcome. */
+  rule: string;
+  reason: string;
+  outcome: PermissionAction;
+  denyCode?: DenyCode;
+  segments: BashSegment[];
+  deniedPath?: string;
+}
+
+/** A permission decision for one ready tool call (C.5.1), before the ask policy is applied. */
+export interface PermissionDecision {
+  action: PermissionAction;
+  level: RiskLevel;
+  rule: string;
+  reason: string;
+  denyCode?: DenyCode;
+  /** `network_write` approval keys this call still needs; an approval of the call stores them in the task. */
+  approvalKeys: string[];
+  /** The path outside the workspace, for an ACCESS_DENIED decision. */
+  deniedPath?: string;
+}

@@ -1,0 +1,70 @@
+// Sandboxed: human approvals (C.4 askPolicy "wait" / "prompt"). A pending call waits for an Update (the CLI, which
+// gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out to reject.
+import { condition, setHandler } from '@temporalio/workflow';
+import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './messages.js';
+import { approveToolCall, toolDecision } from './messages.js';
+
+/** The approvals of one workflow run: what is pending, and what was decided. */
+export class ApprovalBook {
+  private readonly pending = new Map<string, PendingApproval>();
+  private readonly decisions = new Map<string, ApprovalDecision>();
+  /** Signals that named no pending call, kept so operators can see a mistyped id. */
+  readonly ignoredSignals: ApprovalDecision[] = [];
+
+  /** Registers the Update and Signal handlers; call once, at the start of the workflow. */
+  install(): void {
+    setHandler(approveToolCall, (decision) => this.decide(decision), {
+      validator: (decision) => {
+        this.check(decision);
+      },
+    });
+    setHandler(toolDecision, (decision) => {
+      try {
+        this.check(decision);
+        this.decide(decision);
+      } catch {
+        this.ignoredSignals.push(decision);
+      }
+    });
+  }
+
+  /** Calls waiting for a decision, oldest first. */
+  list(): PendingApproval[] {
+    return [...this.pending.values()];
+  }
+
+  /** Waits for a decision on `approval`; a timeout counts as a rejection (C.4). */
+  async request(approval: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
+    this.pending.set(approval.callId, approval);
+    try {
+      const decided = await condition(() => this.decisions.has(approval.callId), timeoutMs);
+      return decided
+        ? this.decisions.get(approval.callId)!
+        : { tool_call_id: approval.callId, decision: 'reject', reason: `no decision within ${Math.round(timeoutMs / 1000)} s` };
+    } finally {
+      this.pending.delete(approval.callId);
+    }
+  }
+
+  private check(decision: ApprovalDecision): void {
+    if (decision?.decision !== 'approve' && decision?.decision !== 'reject')
+      throw new Error('decision must be "approve" or "reject"');
+    if (this.decisions.has(decision.tool_call_id)) throw new Error(`Call ${decision.tool_call_id} was already decided.`);
+    if (!this.pending.has(decision.tool_call_id)) {
+      const waiting = [...this.pending.keys()];
+      throw new Error(
+        `No pending approval for call ${decision.tool_call_id}.${waiting.length ? ` Pending: ${waiting.join(', ')}.` : ' Nothing is pending.'}`,
+      );
+    }
+  }
+
+  private decide(decision: ApprovalDecision): ApprovalOutcome {
+    this.decisions.set(decision.tool_call_id, decision);
+    const key = this.pending.get(decision.tool_call_id)?.key;
+    return {
+      tool_call_id: decision.tool_call_id,
+      decision: decision.decision,
+      ...(decision.decision === 'approve' && decision.remember && key ? { rememberedKey: key } : {}),
+    };
+  }
+}

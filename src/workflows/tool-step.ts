@@ -1,0 +1,455 @@
+// Sandboxed and deterministic: one turn's tool calls (TOOL-SPEC C.3 steps 1-8). Plans come from core/; every call
+// passes the gates in workflow state (breaker → permission → the executor's read-before-write lock) and becomes an
+// envelope, whatever happens: the loop never throws because of a tool.
+import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
+import type { ToolActivityInput } from '../activities/tool-request.js';
+import type { BreakerState } from '../core/breaker.js';
+import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTrial } from '../core/breaker.js';
+import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
+import type { Envelope, EnvelopeContext } from '../core/envelope.js';
+import { abbreviateParams, errorEnvelope, okEnvelope, serializeEnvelope } from '../core/envelope.js';
+import { fixArguments } from '../core/arguments/fix-arguments.js';
+import type { ModelTurn } from '../core/messages.js';
+import type { BashClassification, PermissionDecision } from '../core/permissions/index.js';
+import { decidePermission, normalizeRelativePath } from '../core/permissions/index.js';
+import type { AgentInput, AgentState } from '../core/state.js';
+import { addEvent, addProgress } from '../core/state.js';
+import type { PlannedCall } from '../core/tool-calls.js';
+import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../core/tool-calls.js';
+import type { ToolContract } from '../tools/define-tool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { runToolSearch, TOOL_SEARCH_NAME } from '../tools/tool-search.js';
+import { toolActivity, workspaceActivities } from './activities.js';
+import type { ApprovalBook } from './approvals.js';
+
+/** What a turn needs from the run. */
+export interface TurnContext {
+  state: AgentState;
+  input: AgentInput;
+  registry: ToolRegistry;
+  approvals: ApprovalBook;
+  /** Called when the run's status or pending approvals change (search attributes, current details). */
+  publish(): void;
+}
+
+const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
+const DEFAULT_ASK_TIMEOUT_MS = 600_000;
+
+/** A finished call: its envelope, and whether a tool actually ran (only then does the breaker count it). */
+interface CallOutcome {
+  envelope: Envelope;
+  ran: boolean;
+  circuitOpen: boolean;
+}
+
+/** Runs the tool calls of one assistant turn and appends one tool message per call, in request order. */
+export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Promise<void> {
+  const { state, input, registry } = turnContext;
+  const ids = normalizeToolCallIds(turn.toolCalls, state.step);
+  // The assistant message is recorded with the final ids before anything runs (C.3 step 1, C.13).
+  state.messages.push({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) });
+  const discovered = new Set(state.discovered);
+  const plans = planToolCalls(turn.toolCalls, ids, {
+    resolveName: (raw) => registry.resolveName(raw),
+    get: (name) => registry.get(name),
+    availableNames: () => visibleToolNames(turnContext),
+    isUndiscovered: (name) => registry.get(name)?.shouldDefer === true && !discovered.has(name),
+  });
+  const batches = partition(plans);
+  addEvent(state, 'tool_orchestration_plan', Date.now(), {
+    batches: batches.map((batch) => ({
+      concurrency_safe: batch.safe,
+      tool_names: batch.calls.map(toolNameOf),
+      tool_call_ids: batch.calls.map((plan) => plan.callId),
+    })),
+  });
+  for (const plan of plans) {
+    const repairs = plan.state === 'ready' ? plan.repairs : plan.envelope.context.repairs;
+    if (repairs?.length) addEvent(state, 'argument_repair', Date.now(), { tool_call_id: plan.callId, repairs });
+  }
+
+  const envelopes = new Array<Envelope>(plans.length);
+  const limit = input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
+  for (const [number, batch] of batches.entries()) {
+    addEvent(state, 'tool_batch_start', Date.now(), { batch: number, size: batch.calls.length, concurrency_safe: batch.safe });
+    await forEachWithConcurrency(batch.calls, batch.safe ? limit : 1, async (plan) => {
+      envelopes[plan.index] = await executePlan(turnContext, plan);
+    });
+    addEvent(state, 'tool_batch_end', Date.now(), { batch: number });
+  }
+
+  const budgeted = await budgetTurn(turnContext, plans, envelopes);
+  budgeted.forEach((envelope, index) => {
+    state.messages.push({ role: 'tool', tool_call_id: plans[index]!.callId, content: serializeEnvelope(envelope) });
+  });
+  state.toolCalls += plans.length;
+}
+
+/** The tool names the model sees this step (C.2 filtering, with the breakers' time check). */
+export function visibleToolNames(turnContext: Pick<TurnContext, 'state' | 'input' | 'registry'>): string[] {
+  const { state, input, registry } = turnContext;
+  const now = Date.now();
+  const open = new Set(
+    Object.entries(state.breakers)
+      .filter(([, breaker]) => breaker.state === 'OPEN' && !breakerGate(breaker, now, input.breaker ?? {}).pass)
+      .map(([name]) => name),
+  );
+  return registry
+    .getSchemas({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) })
+    .map((schema) => schema.function.name);
+}
+
+function toolNameOf(plan: PlannedCall): string {
+  return plan.state === 'ready' ? plan.tool.name : plan.toolName;
+}
+
+async function executePlan(turnContext: TurnContext, plan: PlannedCall): Promise<Envelope> {
+  const { state } = turnContext;
+  const started = Date.now();
+  addEvent(state, 'tool_lifecycle', started, { tool_call_id: plan.callId, tool_name: toolNameOf(plan), status: 'requested' });
+  if (plan.state === 'failed') {
+    finish(turnContext, toolNameOf(plan), plan.callId, plan.envelope, started);
+    return plan.envelope;
+  }
+  state.lastTool = plan.tool.name;
+  const context: EnvelopeContext = {
+    tool_call_id: plan.callId,
+    cwd: '.',
+    params_input: abbreviateParams(plan.paramsInput),
+    ...(plan.repairs.length ? { repairs: plan.repairs } : {}),
+    ...(plan.ignoredParams.length ? { ignored_params: plan.ignoredParams } : {}),
+  };
+  const outcome = await callWithFallbacks(turnContext, plan, plan.tool, plan.input, context);
+  finish(turnContext, plan.tool.name, plan.callId, outcome.envelope, started);
+  return outcome.envelope;
+}
+
+function finish(turnContext: TurnContext, tool: string, callId: string, envelope: Envelope, started: number): void {
+  const { state } = turnContext;
+  const ms = Date.now() - started;
+  addEvent(state, 'tool_lifecycle', Date.now(), {
+    tool_call_id: callId,
+    tool_name: tool,
+    status: envelope.status === 'error' ? 'failed' : 'completed',
+    ...(envelope.error ? { code: envelope.error.code } : {}),
+  });
+  const params = envelope.context.params_input;
+  const label = ['path', 'pattern', 'command', 'query', 'input'].map((key) => params[key]).find((value) => typeof value === 'string');
+  const single = typeof label === 'string' ? label.replace(/\s+/g, ' ') : callId;
+  addProgress(state, {
+    kind: 'tool',
+    step: state.step,
+    tool,
+    status: envelope.status === 'error' ? (envelope.error?.code ?? 'error') : envelope.status,
+    ms,
+    text: single.length > 60 ? `${single.slice(0, 59)}…` : single,
+    ...(envelope.status === 'error' ? { detail: envelope.text } : {}),
+  });
+}
+
+/**
+ * Runs a call, and when the tool itself is failing (a breaker-counted error after its retries, or an open circuit),
+ * tries the tool's declared fallback chain in order. The envelope says which tool served the call and why.
+ */
+async function callWithFallbacks(
+  turnContext: TurnContext,
+  plan: Extract<PlannedCall, { state: 'ready' }>,
+  tool: ToolContract,
+  input: Record<string, unknown>,
+  context: EnvelopeContext,
+): Promise<CallOutcome> {
+  const primary = await gatedCall(turnContext, plan, tool, input, context);
+  const failing =
+    primary.circuitOpen || (primary.ran && classifyOutcome(primary.envelope, { ranTool: true }) === 'counted_failure');
+  if (!failing || !tool.fallbacks?.length) return primary;
+  const reason = primary.circuitOpen ? 'circuit_open' : `primary_failed:${primary.envelope.error?.code ?? 'error'}`;
+  for (const fallback of tool.fallbacks) {
+    const next = turnContext.registry.get(fallback.tool);
+    if (!next || !turnContext.registry.isEnabled(next.name)) continue;
+    const fixed = fixArguments(next, fallback.mapInput(input));
+    if (!fixed.ok) continue;
+    addEvent(turnContext.state, 'tool_fallback', Date.now(), { tool_call_id: plan.callId, from: tool.name, to: next.name, reason });
+    const served = await gatedCall(turnContext, plan, next, fixed.input, { ...context, params_input: abbreviateParams(fixed.normalized) });
+    if (served.envelope.status !== 'error') {
+      const note = { served_by: next.name, primary: tool.name, reason, primary_error: primary.envelope.text };
+      return {
+        ...served,
+        envelope: {
+          ...served.envelope,
+          data: { ...served.envelope.data, fallback: note },
+          text: `${tool.name} is failing (${reason}); served by ${next.name}. ${served.envelope.text}`,
+        },
+      };
+    }
+  }
+  return primary;
+}
+
+/** C.3 step 6: breaker gate → permission → activity → breaker bookkeeping → read-state update. */
+async function gatedCall(
+  turnContext: TurnContext,
+  plan: Extract<PlannedCall, { state: 'ready' }>,
+  tool: ToolContract,
+  input: Record<string, unknown>,
+  context: EnvelopeContext,
+): Promise<CallOutcome> {
+  const { state, input: run } = turnContext;
+  const breakerConfig = run.breaker ?? {};
+
+  const gate = breakerGate(state.breakers[tool.name], Date.now(), breakerConfig);
+  setBreaker(state, tool.name, gate.next, gate.transition);
+  if (!gate.pass) {
+    const envelope = errorEnvelope({
+      code: 'CIRCUIT_OPEN',
+      message: circuitOpenText(tool.name, gate.details.failures),
+      details: { ...gate.details },
+      context,
+    });
+    return { envelope, ran: false, circuitOpen: true };
+  }
+
+  if (tool.workflowLocal && tool.name === TOOL_SEARCH_NAME) {
+    const found = runToolSearch(turnContext.registry, input as { query: string; max_results: number }, { mode: run.mode });
+    state.discovered = [...new Set([...state.discovered, ...found.discovered])];
+    setBreaker(state, tool.name, recordOutcome(state.breakers[tool.name], 'success', Date.now(), breakerConfig).next);
+    return { envelope: okEnvelope({ data: found.data, text: found.text, context }), ran: true, circuitOpen: false };
+  }
+
+  const classification = tool.name === 'Bash' ? await classifyCommand(turnContext, input) : undefined;
+  const permission = decidePermission(
+    { tool, input, ...(typeof input.path === 'string' ? { relPath: relativeToWorkspace(run.workspace, input.path) } : {}) },
+    {
+      mode: run.mode,
+      enabled: turnContext.registry.isEnabled(tool.name),
+      approvals: new Set(state.approvals),
+      ...(classification ? { bash: classification } : {}),
+    },
+  );
+  addEvent(state, 'permission_decision', Date.now(), {
+    tool_call_id: plan.callId,
+    tool_name: tool.name,
+    level: permission.level,
+    action: permission.action,
+    reason: permission.reason,
+    rule: permission.rule,
+  });
+  const denied = await resolvePermission(turnContext, plan, tool, input, permission, context);
+  if (denied) {
+    setBreaker(state, tool.name, releaseTrial(state.breakers[tool.name]));
+    return { envelope: denied, ran: false, circuitOpen: false };
+  }
+
+  addEvent(state, 'tool_lifecycle', Date.now(), { tool_call_id: plan.callId, tool_name: tool.name, status: 'started' });
+  const envelope = await runActivity(turnContext, plan, tool, input, context, classification);
+  const outcome = classifyOutcome(envelope, { ranTool: true, countAllErrors: breakerConfig.countAllErrors ?? false });
+  const update = recordOutcome(state.breakers[tool.name], outcome, Date.now(), breakerConfig, envelope.error?.message);
+  setBreaker(state, tool.name, update.next, update.transition);
+  return { envelope, ran: true, circuitOpen: false };
+}
+
+function setBreaker(state: AgentState, tool: string, next: BreakerState, transition?: { from: string; to: string }): void {
+  state.breakers[tool] = next;
+  if (transition) addEvent(state, 'circuit_state_change', Date.now(), { tool_name: tool, ...transition });
+}
+
+async function classifyCommand(turnContext: TurnContext, input: Record<string, unknown>): Promise<BashClassification> {
+  // Classification reads the workspace (symlinks, existing files) and needs a real shell parser, so it runs where the
+  // workspace is, as a short activity whose result is recorded in history: a replay sees the same decision.
+  const { classifyBash } = workspaceActivities(turnContext.input.toolTaskQueue);
+  return classifyBash({ command: input.command as string, cwd: (input.cwd as string | undefined) ?? '.', workspace: turnContext.input.workspace });
+}
+
+/** Applies the decision under the run's ask policy; returns the error envelope when the call may not run. */
+async function resolvePermission(
+  turnContext: TurnContext,
+  plan: Extract<PlannedCall, { state: 'ready' }>,
+  tool: ToolContract,
+  input: Record<string, unknown>,
+  permission: PermissionDecision,
+  context: EnvelopeContext,
+): Promise<Envelope | undefined> {
+  const { state, input: run } = turnContext;
+  if (permission.action === 'allow') return undefined;
+  const subject = typeof input.command === 'string' ? input.command : tool.name;
+  const key = permission.approvalKeys[0];
+  const details = {
+    level: permission.level,
+    action: permission.action,
+    effective_action: 'deny',
+    reason: permission.reason,
+    rule: permission.rule,
+    ...(key ? { approval_key: key } : {}),
+  };
+  if (permission.action === 'deny') {
+    const code = permission.denyCode ?? 'PERMISSION_DENIED';
+    const message =
+      code === 'ACCESS_DENIED' ? permission.reason : `'${subject}' is not allowed (${permission.level}: ${permission.reason}).`;
+    return errorEnvelope({ code, message, details: { reason: permission.rule, permission: details }, context });
+  }
+
+  addEvent(state, 'permission_ask', Date.now(), {
+    tool_call_id: plan.callId,
+    tool: tool.name,
+    level: permission.level,
+    ...(key ? { key } : {}),
+  });
+  let approved: boolean;
+  let why = 'the run does not ask (--ask deny)';
+  if (run.askPolicy === 'approve') approved = true;
+  else if (run.askPolicy === 'deny') approved = false;
+  else {
+    state.status = 'waiting_approval';
+    turnContext.publish();
+    const decision = await turnContext.approvals.request(
+      {
+        callId: plan.callId,
+        tool: tool.name,
+        level: permission.level,
+        reason: permission.reason,
+        ...(typeof input.command === 'string' ? { command: input.command } : {}),
+        ...(typeof input.path === 'string' ? { path: input.path } : {}),
+        ...(key ? { key } : {}),
+        requestedAt: Date.now(),
+      },
+      run.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+    );
+    state.status = 'running';
+    turnContext.publish();
+    approved = decision.decision === 'approve';
+    why = decision.reason ?? (approved ? 'approved' : 'rejected by an operator');
+    if (approved && decision.remember) state.approvals = [...new Set([...state.approvals, ...permission.approvalKeys])];
+  }
+  if (approved) {
+    // An approval covers this call; a network_write key granted once covers the task (C.4).
+    if (permission.level === 'network_write') state.approvals = [...new Set([...state.approvals, ...permission.approvalKeys])];
+    return undefined;
+  }
+  return errorEnvelope({
+    code: 'PERMISSION_DENIED',
+    message: `'${subject}' requires confirmation (${permission.level}: ${permission.reason}) and was not approved.`,
+    details: { reason: 'not_approved', decision_reason: why, permission: details },
+    context,
+  });
+}
+
+async function runActivity(
+  turnContext: TurnContext,
+  plan: Extract<PlannedCall, { state: 'ready' }>,
+  tool: ToolContract,
+  input: Record<string, unknown>,
+  context: EnvelopeContext,
+  classification: BashClassification | undefined,
+): Promise<Envelope> {
+  const { state, input: run } = turnContext;
+  const policy = tool.activity(input);
+  const activity = toolActivity(tool.name, policy, { summary: tool.summarize(input), taskQueue: run.toolTaskQueue });
+  const request: ToolActivityInput = {
+    taskId: state.taskId,
+    turn: state.step,
+    index: plan.index,
+    callId: plan.callId,
+    workspace: run.workspace,
+    input,
+    paramsInput: context.params_input,
+    maximumAttempts: policy.maximumAttempts,
+    ...(context.repairs ? { repairs: context.repairs } : {}),
+    ...(context.ignored_params ? { ignoredParams: context.ignored_params } : {}),
+    ...(usesReadState(tool.name) ? { readState: state.readState } : {}),
+    ...(classification ? { classification: { level: classification.level, rule: classification.rule } } : {}),
+  };
+  try {
+    const result = await activity(request);
+    const update = result.readStateUpdate;
+    if (update) {
+      if (update.entry) state.readState[update.key] = update.entry;
+      else delete state.readState[update.key];
+    }
+    return result.envelope;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return activityFailureEnvelope(tool.name, policy.startToCloseTimeoutMs, error, context);
+  }
+}
+
+function usesReadState(toolName: string): boolean {
+  return toolName === 'ReadFile' || toolName === 'WriteFile' || toolName === 'EditFile';
+}
+
+/** The workspace-relative form of a path argument, for the file write rules (the executor enforces the real boundary). */
+function relativeToWorkspace(workspace: string, path: string): string {
+  const root = workspace.replace(/\/+$/, '');
+  const inside = path === root ? '.' : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
+  return normalizeRelativePath(inside);
+}
+
+/** An activity that exhausted its retries becomes an envelope the model can act on; the loop goes on. */
+function activityFailureEnvelope(toolName: string, timeoutMs: number, error: unknown, context: EnvelopeContext): Envelope {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'START_TO_CLOSE') {
+    return errorEnvelope({
+      code: 'TIMEOUT',
+      message: `Tool '${toolName}' did not finish within ${timeoutMs} ms.`,
+      details: { timeout_type: 'start_to_close' },
+      context,
+    });
+  }
+  if (cause instanceof TimeoutFailure) {
+    // A missed heartbeat (or a task nobody picked up) means the worker running the tool went away mid-call.
+    return errorEnvelope({
+      code: 'EXECUTION_ERROR',
+      message:
+        toolName === 'Bash'
+          ? 'worker lost during execution; the command may have partially run'
+          : `Tool '${toolName}' failed: worker lost during execution.`,
+      details: { reason: 'worker_lost', timeout_type: cause.timeoutType },
+      context,
+    });
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return errorEnvelope({ code: 'INTERNAL_ERROR', message: `Tool '${toolName}' failed: ${message}`, context });
+}
+
+/** C.9 layer 2: keeps one turn's tool messages within MAX_TURN_RESULT_BYTES, largest results first. */
+async function budgetTurn(turnContext: TurnContext, plans: PlannedCall[], envelopes: Envelope[]): Promise<Envelope[]> {
+  const { state, input } = turnContext;
+  const spillName = (index: number): string =>
+    spillFileName({ turn: state.step, index, toolName: toolNameOf(plans[index]!), callId: plans[index]!.callId, suffix: 'result' });
+  const { envelopes: budgeted, items } = applyTurnBudget(envelopes, {
+    pathFor: (index) => spillRelativePath(state.taskId, spillName(index)),
+  });
+  if (items.length === 0) return budgeted;
+  const { spillOutput } = workspaceActivities(input.toolTaskQueue);
+  // The spill files hold the full results the compressed envelopes point to; written before the model sees them.
+  await Promise.all(
+    items.map((item) => {
+      addEvent(state, 'tool_result_budget_item', Date.now(), {
+        tool_call_id: plans[item.index]!.callId,
+        reason: item.reason,
+        raw_bytes: item.raw_bytes,
+        visible_bytes: item.visible_bytes,
+      });
+      return spillOutput({
+        workspace: input.workspace,
+        taskId: state.taskId,
+        turn: state.step,
+        index: item.index,
+        toolName: toolNameOf(plans[item.index]!),
+        callId: plans[item.index]!.callId,
+        rendered: item.rendered,
+      });
+    }),
+  );
+  return budgeted;
+}
+
+/** A bounded pool: at most `limit` calls in flight; results are placed by index, so completion order never matters. */
+async function forEachWithConcurrency<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(Math.max(1, limit), items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await run(item);
+    }
+  });
+  await Promise.all(lanes);
+}

@@ -1,0 +1,142 @@
+// The tool layer end to end: every case is judged by what the model receives in its next request.
+import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/core/messages.js';
+import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { Harness } from '../support/harness.js';
+import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** Runs a script to the end and returns the messages of the request after `turn` (1-based). */
+async function runScript(workspace: string, script: ScriptTurn[], during?: (requests: unknown[]) => Promise<void>) {
+  const { handle, model } = await startScriptedRun(harness, { script, workspace });
+  try {
+    await during?.(model.requests);
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    for (const request of model.requests) assertValidChatRequest(request as never);
+    return (turn: number) => (model.requests[turn] as { messages: ChatMessage[] }).messages;
+  } finally {
+    await model.close();
+  }
+}
+
+async function waitForRequests(requests: unknown[], count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (requests.length < count) {
+    if (Date.now() > deadline) throw new Error(`the model never received request ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('read-before-write through the workflow', () => {
+  it('rejects an edit without a read, applies one after a read, and keeps an external change with CONFLICT', async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'a.txt'), 'one\ntwo\n');
+    const next = await runScript(
+      workspace,
+      [
+        { tool_calls: [{ id: 'blind', name: 'EditFile', arguments: { path: 'a.txt', old_string: 'one', new_string: '1' } }] },
+        { tool_calls: [{ id: 'read', name: 'ReadFile', arguments: { path: 'a.txt' } }] },
+        { tool_calls: [{ id: 'edit', name: 'EditFile', arguments: { path: './a.txt', old_string: 'one', new_string: '1' } }] },
+        // The file is changed by someone else while the model thinks about its next edit.
+        { delay_ms: 1500, tool_calls: [{ id: 'stale', name: 'EditFile', arguments: { path: 'a.txt', old_string: 'two', new_string: '2' } }] },
+        { content: 'done' },
+      ],
+      async (requests) => {
+        await waitForRequests(requests, 4);
+        await writeFile(join(workspace, 'a.txt'), '1\ntwo\nexternal\n');
+      },
+    );
+    expect(toolResult(next(1), 'blind').error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'read_required' } });
+    expect(toolResult(next(3), 'edit')).toMatchObject({ status: 'success', data: { applied: true } });
+    expect(toolResult(next(4), 'stale').error).toMatchObject({ code: 'CONFLICT', details: { reason: 'modified_since_read' } });
+    expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe('1\ntwo\nexternal\n');
+  });
+});
+
+describe('argument repair through the workflow', () => {
+  it('executes trailing-comma, single-quoted and code-fenced arguments, and coerces "limit":"10"', async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'long.txt'), Array.from({ length: 50 }, (_, index) => `line ${index + 1}`).join('\n'));
+    const next = await runScript(workspace, [
+      {
+        tool_calls: [
+          { id: 'comma', name: 'ReadFile', arguments: '{"path": "long.txt", "limit": 2,}' },
+          { id: 'quotes', name: 'ReadFile', arguments: "{'path': 'long.txt', 'offset': 49}" },
+          { id: 'fence', name: 'Glob', arguments: '```json\n{"pattern": "*.txt"}\n```' },
+          { id: 'limit', name: 'ReadFile', arguments: '{"path": "long.txt", "limit": "10"}' },
+        ],
+      },
+      { content: 'done' },
+    ]);
+    const kinds = (id: string) => (toolResult(next(1), id).context.repairs ?? []).map((repair: { kind: string }) => repair.kind);
+    expect(toolResult(next(1), 'comma').data.lines_read).toBe(2);
+    expect(kinds('comma')).toContain('trailing_comma');
+    expect(toolResult(next(1), 'quotes').data.start_line).toBe(49);
+    expect(kinds('quotes')).toContain('single_quotes');
+    expect(toolResult(next(1), 'fence').data.paths).toEqual(['long.txt']);
+    expect(kinds('fence')).toContain('code_fence');
+    const limited = toolResult(next(1), 'limit');
+    expect(limited.data.lines_read).toBe(10);
+    expect(limited.data.end_line).toBe(10);
+    expect(limited.context.repairs).toEqual(expect.arrayContaining([expect.objectContaining({ stage: 'coerce', param: 'limit', from: 'string', to: 'integer' })]));
+  });
+
+  it('answers an unknown tool with NOT_FOUND listing the available tools, without running anything', async () => {
+    const workspace = await workspaceFrom();
+    const next = await runScript(workspace, [{ tool_calls: [{ id: 'x', name: 'FormatDisk', arguments: '{}' }] }, { content: 'ok' }]);
+    expect(toolResult(next(1), 'x').error).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { kind: 'unknown_tool', requested: 'FormatDisk', available_tools: ['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile'] },
+    });
+  });
+});
+
+describe('budgets and confinement through the workflow', () => {
+  it('turns 2 MB of command output into a small tool message and a spill file holding all of it', async () => {
+    const workspace = await workspaceFrom();
+    const next = await runScript(workspace, [
+      { tool_calls: [{ id: 'big', name: 'Bash', arguments: { command: 'seq 1 400000; echo THE-END' } }] },
+      { content: 'done' },
+    ]);
+    const message = next(1).find((candidate) => candidate.role === 'tool')!;
+    expect(Buffer.byteLength(message.content as string)).toBeLessThanOrEqual(60_000);
+    const envelope = toolResult(next(1), 'big');
+    expect(envelope.status).toBe('partial');
+    const spill = envelope.data.truncation?.full_output_path ?? envelope.data.full_output_path;
+    expect(spill).toMatch(/^\.agent\/tool-output\//);
+    const full = await readFile(join(workspace, spill), 'utf8');
+    expect(full.length).toBeGreaterThanOrEqual(2_000_000);
+    expect(full).toContain('\n399999\n');
+    expect(full).toContain('THE-END');
+  });
+
+  it('denies ../../etc/passwd, an absolute path outside and a symlink pointing outside', async () => {
+    const workspace = await workspaceFrom();
+    await symlink('/etc', join(workspace, 'escape'));
+    const next = await runScript(workspace, [
+      {
+        tool_calls: [
+          { id: 'dots', name: 'ReadFile', arguments: { path: '../../etc/passwd' } },
+          { id: 'absolute', name: 'ReadFile', arguments: { path: '/etc/passwd' } },
+          { id: 'link', name: 'ReadFile', arguments: { path: 'escape/passwd' } },
+          { id: 'write', name: 'WriteFile', arguments: { path: 'escape/owned', content: 'x' } },
+        ],
+      },
+      { content: 'done' },
+    ]);
+    for (const id of ['dots', 'absolute', 'link', 'write']) {
+      expect(toolResult(next(1), id).error, id).toMatchObject({ code: 'ACCESS_DENIED' });
+      expect(toolResult(next(1), id).text).toMatch(/outside the workspace/);
+    }
+  });
+});
