@@ -18,7 +18,8 @@ import { approximateTokens, estimateNextCall, formatUsd, wouldExceedBudget } fro
 import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
 import type { ModelTurn } from '../core/messages.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
-import { addProgress, addUsage, initialState, toResult } from '../core/state.js';
+import { addEvent, addProgress, addUsage, initialState, toResult } from '../core/state.js';
+import { applyCompaction, planCompaction, summaryRequest, transcriptTokens } from '../core/compaction.js';
 import { systemPrompt } from '../core/transcript.js';
 import { builtinTools, toolSearch } from '../tools/index.js';
 import { createToolRegistry } from '../tools/registry.js';
@@ -52,6 +53,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume: state });
       }
       await checkBudget(turnContext);
+      await compactIfNeeded(turnContext);
       state.step += 1;
       turnContext.publish();
       const turn = await modelStep(turnContext);
@@ -107,6 +109,26 @@ async function modelStep(turnContext: TurnContext): Promise<ModelTurn> {
     ms: Date.now() - started,
   });
   return turn;
+}
+
+/** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */
+const DEFAULT_COMPACT_AT_TOKENS = 96_000;
+
+/** Summarises the older turns with a model call (an activity) when the transcript nears the context budget. */
+async function compactIfNeeded(turnContext: TurnContext): Promise<void> {
+  const { state, input } = turnContext;
+  const before = transcriptTokens(state.messages);
+  if (before < (input.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS)) return;
+  const plan = planCompaction(state.messages);
+  if (!plan) return;
+  const started = Date.now();
+  const summary = await callModel({ messages: summaryRequest(state.messages, plan), toolNames: [], selection: input.selection, step: state.step });
+  addUsage(state, summary.usage, summary.model, summary.attempt ?? 1, priceTable(input));
+  if (!summary.content?.trim()) return; // nothing usable: keep the full transcript rather than lose it
+  state.messages = applyCompaction(state.messages, plan, summary.content);
+  const after = transcriptTokens(state.messages);
+  addEvent(state, 'transcript_compacted', Date.now(), { summarised_messages: plan.end - plan.start, tokens_before: before, tokens_after: after });
+  addProgress(state, { kind: 'step', step: state.step, text: `compacted ${plan.end - plan.start} older messages (~${before} → ~${after} tokens)`, ms: Date.now() - started });
 }
 
 function priceTable(input: AgentInput) {

@@ -304,9 +304,7 @@ describe('approve and deny', () => {
     }
   }, 120_000);
 
-  // Disabled until the worker registers the `classifyBash` activity the workflow now schedules before every Bash call
-  // (without it the Bash calls below never reach their approval). Enable it by removing `.skip`.
-  it.skip('approve (remembered) and deny decide pending Bash calls; deciding again is refused; history shows the outcomes', async () => {
+  it('approve (remembered) and deny decide pending Bash calls; deciding again is refused; history shows the outcomes', async () => {
     const workspace = await workspaceFrom();
     const model = await startScriptedModelServer({
       script: [

@@ -206,6 +206,43 @@ describe('continue-as-new', () => {
   });
 });
 
+describe('context compaction', () => {
+  it('summarises older turns with a model call when the transcript nears the budget, keeping recent turns', async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'big.txt'), 'lorem ipsum dolor sit amet '.repeat(200));
+    const read = (id: string): ScriptTurn => ({ tool_calls: [{ id, name: 'ReadFile', arguments: { path: 'big.txt' } }] });
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      input: { compactAtTokens: 4_000 },
+      script: [
+        read('r1'),
+        read('r2'),
+        read('r3'),
+        read('r4'),
+        read('r5'),
+        { content: 'SUMMARY: read big.txt five times; it is lorem ipsum; nothing changed yet.' },
+        { content: 'finished after compaction' },
+      ],
+    });
+    try {
+      const result = await handle.result();
+      expect(result.answer).toBe('finished after compaction');
+      const requests = model.requests as Requests;
+      const summarising = requests[5]!;
+      expect(summarising.tools ?? []).toEqual([]);
+      expect(summarising.messages[1]!.content).toContain('The history to summarise');
+      const after = requests[6]!.messages;
+      assertValidChatRequest(requests[6] as never);
+      expect(after[2]).toMatchObject({ role: 'user' });
+      expect(after[2]!.content).toContain('SUMMARY: read big.txt five times');
+      expect(after.some((message) => message.role === 'tool' && message.tool_call_id === 'r1')).toBe(false);
+      expect(after.some((message) => message.role === 'tool' && message.tool_call_id === 'r5')).toBe(true);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('cancellation', () => {
   it('ends a running command within seconds when the run is cancelled', async () => {
     const workspace = await workspaceFrom();

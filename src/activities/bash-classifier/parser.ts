@@ -27,6 +27,27 @@ export function bashParser(): Promise<Parser> {
   return loading;
 }
 
+/** True when the tree nests deeper than `limit` (checked without recursion, so any input is safe to measure). */
+export function nestsDeeperThan(root: SyntaxNode, limit: number): boolean {
+  const cursor = root.walk();
+  try {
+    let depth = 0;
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        depth++;
+        if (depth > limit) return true;
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return false;
+        depth--;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
 /**
  * Parses a script and hands its tree to `use`, freeing the tree's WebAssembly memory afterwards. `undefined` is passed
  * when the text does not parse cleanly (tree-sitter recovers from errors, so an ERROR or MISSING node counts as failure).

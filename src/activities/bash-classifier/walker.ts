@@ -6,7 +6,7 @@ import { levelSeverity } from '../../core/permissions/levels.js';
 import type { BashSegment, FileWritePolicy, PermissionAction } from '../../core/permissions/types.js';
 import type { RiskLevel } from '../../tools/define-tool.js';
 import type { SyntaxNode } from './parser.js';
-import { withParsedScript } from './parser.js';
+import { nestsDeeperThan, withParsedScript } from './parser.js';
 import type { InsidePath, PathResolution } from './paths.js';
 import { resolveShellPath, ruleTarget } from './paths.js';
 import { matchForbiddenPattern, normalizeCommand } from './patterns.js';
@@ -20,6 +20,8 @@ import { commandName, unwrapCommand } from './wrappers.js';
 export const MAX_SCRIPT_DEPTH = 3;
 // Substitutions nest without a spec limit; this only keeps recursion bounded on adversarial input.
 const MAX_SUBSTITUTION_DEPTH = 16;
+// The walker recurses along the syntax tree; a chain of thousands of `&&` is one tree level per operator.
+const MAX_SYNTAX_DEPTH = 256;
 
 /** Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, C.5.2). */
 export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = ['file_write', 'git_write', 'build_test', 'redirect_write'];
@@ -168,6 +170,9 @@ export async function classifyScript(script: string, scope: Scope, options: Clas
   return withParsedScript(script, async (root) => {
     if (!root) {
       return [{ text, level: 'unclassified', rule: 'parse_error', reason: 'the command could not be parsed', action: 'ask' }];
+    }
+    if (nestsDeeperThan(root, MAX_SYNTAX_DEPTH)) {
+      return [{ text, level: 'unclassified', rule: 'too_complex', reason: 'the command nests too deeply to classify', action: 'ask' }];
     }
     const walker = new Walker(options, depth, 0);
     await walker.visitSequence(root, scope);
