@@ -1,7 +1,8 @@
-// Node: Bash command classification (TOOL-SPEC C.5.2), run by the workflow as a Temporal LOCAL activity.
-// It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system
-// (path arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the
-// workflow sandbox has. As a local activity its result is recorded in history, so replay never re-runs it (DESIGN.md).
+// Node: Bash command classification (TOOL-SPEC C.5.2), called by the workflow as a short activity — a LOCAL activity
+// when the workflow's worker owns the workspace, otherwise a one-shot activity on the workspace host's task queue.
+// It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system (path
+// arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the workflow
+// sandbox has. Its result is recorded in history, so a replay sees the same decision and never re-runs it (DESIGN.md).
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { aggregateSegments } from '../core/permissions/aggregate.js';

@@ -20,11 +20,12 @@ const KILL = new Set(['kill', 'pkill', 'killall']);
 const FIND_MUTATING = new Set(['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls']);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
 
-/** Commands that only read or print (the table's read-only list, plus the test and no-op builtins). */
+/** Commands that only read or print (the table's read-only list, plus shell builtins that only test or set variables). */
 const READ_COMMANDS = new Set([
   'pwd', 'ls', 'cat', 'head', 'tail', 'wc', 'stat', 'file', 'du', 'df', 'tree', 'echo', 'printf', 'true', 'false', 'sleep', 'date',
   'whoami', 'id', 'uname', 'which', 'type', 'printenv', 'basename', 'dirname', 'realpath', 'readlink', 'sort', 'uniq', 'cut', 'tr',
   'nl', 'rev', 'seq', 'diff', 'cmp', 'md5sum', 'sha1sum', 'sha256sum', 'jq', ':', 'test', '[', 'set', 'exit', 'return', 'wait',
+  'read', 'shift', 'break', 'continue', 'let', 'getopts',
 ]);
 
 /**

@@ -12,6 +12,7 @@ import { resolveShellPath, ruleTarget } from './paths.js';
 import { matchForbiddenPattern, normalizeCommand } from './patterns.js';
 import { commandVerdict, takesPathOperands } from './rules.js';
 import type { CommandVerdict, PathUse } from './verdict.js';
+import { verdict } from './verdict.js';
 import type { ShellWord } from './words.js';
 import { evaluateWord, literalWord } from './words.js';
 import { commandName, unwrapCommand } from './wrappers.js';
@@ -261,17 +262,15 @@ class Walker {
     const substitutions = findSubstitutions([node]);
     if (substitutions.length === 0) return;
     const insertAt = this.segments.length;
-    const draft = new SegmentDraft(node.text);
+    const draft = new SegmentDraft(normalizeCommand(node.text));
     await this.substitute(substitutions, draft, scope);
     this.segments.splice(insertAt, 0, draft.finish(this.options.bashWriteAutoAllow));
   }
 
   private async visitConstruct(node: SyntaxNode, scope: Scope, level: RiskLevel, rule: string, reason: string): Promise<void> {
     const insertAt = this.segments.length;
-    const draft = new SegmentDraft(node.text);
-    draft.raise(level, rule, reason);
-    draft.rule = rule;
-    draft.reason = reason;
+    const draft = new SegmentDraft(normalizeCommand(node.text));
+    draft.apply(verdict(level, rule, reason));
     await this.substitute(findSubstitutions([node]), draft, scope);
     this.segments.splice(insertAt, 0, draft.finish(this.options.bashWriteAutoAllow));
   }
@@ -279,9 +278,8 @@ class Walker {
   /** `X=1`, `export X=1`, `unset X`: harmless unless the variable changes which program runs. */
   private async visitAssignments(node: SyntaxNode, scope: Scope): Promise<void> {
     const insertAt = this.segments.length;
-    const draft = new SegmentDraft(node.text);
-    draft.rule = 'assignment';
-    draft.reason = 'sets shell variables';
+    const draft = new SegmentDraft(normalizeCommand(node.text));
+    draft.apply(verdict('read_only', 'assignment', 'sets shell variables'));
     for (const name of assignedNames(node)) {
       if (DANGEROUS_VARIABLE.test(name)) draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what later commands run`);
     }
@@ -332,10 +330,9 @@ class Walker {
       if (DANGEROUS_VARIABLE.test(name)) draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
     }
 
-    let directoryTarget: { verdict: CommandVerdict; resolution?: PathResolution } | undefined;
+    let directoryTarget: { row: CommandVerdict; resolution?: PathResolution } | undefined;
     if (!nameNode) {
-      draft.rule = 'assignment';
-      draft.reason = assignments.length > 0 ? 'sets shell variables' : 'only redirects';
+      draft.apply(verdict('read_only', 'assignment', assignments.length > 0 ? 'sets shell variables' : 'only redirects'));
     } else {
       const words = [evaluateWord(nameNode, environment), ...wordNodes.map((word) => evaluateWord(word, environment))];
       const unwrapped = unwrapCommand(words);
@@ -348,14 +345,15 @@ class Walker {
       if (name === undefined) {
         draft.raise('unclassified', 'dynamic_command', 'the command name is only known at run time');
       } else {
-        const verdict = await commandVerdict(name, args, {
+        const row = await commandVerdict(name, args, {
           piped,
           resolve: (word) => resolveShellPath(this.options.root, scope.cwd, word),
         });
-        draft.apply(verdict);
-        if (verdict.script !== undefined) {
-          draft.transparent = true;
-          await this.nestedScript(verdict.script, draft, scope);
+        draft.apply(row);
+        if (row.script !== undefined) {
+          // Shown only when it adds something of its own (an assignment, a redirect): otherwise its script stands for it.
+          draft.transparent = draft.level === 'read_only';
+          await this.nestedScript(row.script, draft, scope);
         }
         if (commandWord?.value?.includes('/') && !isSystemProgram(commandWord.value)) {
           draft.raise('unclassified', 'path_program', `${commandWord.value} is a program outside the system directories`);
@@ -363,16 +361,16 @@ class Walker {
         if (unwrapped.viaXargs && takesPathOperands(name)) {
           draft.raise('unclassified', 'xargs_operands', `xargs gives ${name} operands that are only known at run time`);
         }
-        const resolutions = await this.checkPaths(verdict.paths, draft, scope);
-        if (verdict.directoryChange) {
-          const target = verdict.directoryChange.target;
-          directoryTarget = { verdict, ...(target ? { resolution: resolutions.get(target) } : {}) };
+        const resolutions = await this.checkPaths(row.paths, draft, scope);
+        if (row.directoryChange) {
+          const target = row.directoryChange.target;
+          directoryTarget = { row, ...(target ? { resolution: resolutions.get(target) } : {}) };
         }
       }
     }
 
     await this.checkRedirects(redirects, draft, scope, environment);
-    if (directoryTarget) await this.changeDirectory(directoryTarget.verdict, directoryTarget.resolution, draft, scope);
+    if (directoryTarget) await this.changeDirectory(directoryTarget.row, directoryTarget.resolution, draft, scope);
     await this.substitute(findSubstitutions([...(node ? [node] : []), ...outerRedirects]), draft, scope);
     if (!draft.transparent) this.segments.splice(insertAt, 0, draft.finish(this.options.bashWriteAutoAllow));
     await this.visitHeredocStatements(redirects, scope);
@@ -403,10 +401,10 @@ class Walker {
 
   private writeTarget(draft: SegmentDraft, resolution: InsidePath, truncates: boolean): void {
     const target = ruleTarget(resolution);
-    const verdict = fileWriteRule(target, this.options.policy);
-    if (verdict.action === 'ask') {
-      const reason = verdict.rule === 'protected_path' ? `writes protected path ${target}` : `writes ${target}, which is not in writeAutoAllow`;
-      draft.blockWrite(verdict.rule, reason);
+    const rule = fileWriteRule(target, this.options.policy);
+    if (rule.action === 'ask') {
+      const reason = rule.rule === 'protected_path' ? `writes protected path ${target}` : `writes ${target}, which is not in writeAutoAllow`;
+      draft.blockWrite(rule.rule, reason);
     }
     if (truncates && resolution.exists && !resolution.directory) {
       draft.raise('destructive', 'overwrite_existing_file', `overwrites existing file ${resolution.rel}`);
@@ -445,12 +443,12 @@ class Walker {
   }
 
   private async changeDirectory(
-    verdict: CommandVerdict,
+    row: CommandVerdict,
     resolution: PathResolution | undefined,
     draft: SegmentDraft,
     scope: Scope,
   ): Promise<void> {
-    const change = verdict.directoryChange;
+    const change = row.directoryChange;
     if (!change) return;
     if (scope.repeats) {
       draft.raise('unclassified', 'cd_in_loop', `${change.command} inside a loop or function leaves the directory unknown`);
