@@ -6,6 +6,8 @@ import type { ModelRequest, ModelTurn } from '../core/messages.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
 import type { ToolActivityInput, ToolActivityResult } from '../activities/tool-request.js';
+import type { RiskLevel } from '../tools/define-tool.js';
+import { shorten } from '../tools/define-tool.js';
 
 /** One event of a history. */
 export type HistoryEvent = NonNullable<History['events']>[number];
@@ -45,6 +47,8 @@ export interface ToolCallRecord {
   /** From scheduling to the final outcome, retries included; 0 for calls rejected before running, null while in flight. */
   durationMs: number | null;
   attempts: number;
+  /** The permission decision that let the call run (Bash): its risk level and the classifier rule that set it. */
+  classification?: { level: RiskLevel; rule: string };
 }
 
 /** One ReAct step: the model call, then the tool calls it asked for, in the order the model gave them. */
@@ -105,8 +109,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Activities that are neither a model turn nor a tool call: the function-tool listing recorded once per task, the Bash
+ * classification that gates a call (its outcome travels in the tool activity's own input), and the spill file written
+ * for an oversized result (its input names the call it belongs to, so it must never stand in for that call).
+ */
+const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set(['listFunctionTools', 'classifyBash', 'spillOutput']);
+
 function isToolInput(value: unknown): value is ToolActivityInput {
-  return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number';
+  return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number' && isObject(value.input);
+}
+
+function isToolActivity(record: ActivityRecord): record is ActivityRecord & { input: ToolActivityInput } {
+  return record.activityType !== 'callModel' && !BOOKKEEPING_ACTIVITIES.has(record.activityType) && isToolInput(record.input);
 }
 
 function isModelTurn(value: unknown): value is ModelTurn {
@@ -241,6 +256,7 @@ function envelopeOutcome(content: string): Answer | undefined {
 }
 
 function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: Answer | undefined): ToolCallRecord {
+  const classification = input.classification;
   const withOutcome = (outcome: Answer): ToolCallRecord => ({
     callId: input.callId,
     tool: record.activityType,
@@ -248,6 +264,7 @@ function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: 
     ...outcome,
     durationMs: durationOf(record),
     attempts: record.attempt,
+    ...(classification ? { classification: { level: classification.level, rule: classification.rule } } : {}),
   });
   if (record.outcome === 'running') return withOutcome({ status: 'running' });
   if (record.outcome === 'cancelled') return withOutcome({ status: 'cancelled' });
@@ -320,7 +337,7 @@ export function readRunHistory(history: History, identity: Partial<{ workflowId:
 
   const toolActivities = new Map<string, { record: ActivityRecord; input: ToolActivityInput }>();
   for (const record of activities) {
-    if (record.activityType === 'callModel' || !isToolInput(record.input)) continue;
+    if (!isToolActivity(record)) continue;
     toolActivities.set(`${record.input.turn}\u0000${record.input.callId}`, { record, input: record.input });
   }
 
@@ -406,7 +423,10 @@ export function describeEvent(event: HistoryEvent): string {
     const name = scheduled.activityType?.name ?? '';
     const summary = stringOrEmpty(decodeOne(event.userMetadata?.summary));
     if (summary) return `${type} ${name}: ${summary}`;
-    const step = (decode(scheduled.input?.payloads) as Partial<ModelRequest> | undefined)?.step;
+    const input = decode(scheduled.input?.payloads);
+    // classifyBash carries no summary of its own; the command it judges is what tells two of them apart.
+    if (name === 'classifyBash' && isObject(input) && typeof input.command === 'string') return `${type} ${name}: ${shorten(input.command, 100)}`;
+    const step = isObject(input) ? input.step : undefined;
     return `${type} ${name}${typeof step === 'number' ? `, step ${step}` : ''}`;
   }
   const detail =

@@ -13,12 +13,12 @@ export class ApprovalBook {
 
   /** Registers the Update and Signal handlers; call once, at the start of the workflow. */
   install(): void {
-    setHandler(approveToolCall, (decision) => this.decide(decision), {
-      validator: (decision) => {
+    setHandler(approveToolCall, (decision: ApprovalDecision) => this.decide(decision), {
+      validator: (decision: ApprovalDecision) => {
         this.check(decision);
       },
     });
-    setHandler(toolDecision, (decision) => {
+    setHandler(toolDecision, (decision: ApprovalDecision) => {
       try {
         this.check(decision);
         this.decide(decision);

@@ -48,6 +48,6 @@ describe('transcript compaction', () => {
     expect(request[0]!.content).toMatch(/decision/);
     expect(request[1]!.content).toContain('the task');
     expect(request[1]!.content).toContain('→ ReadFile({"path":"x"}) [x]');
-    expect(request[1]!.content.length).toBeLessThan(5_000);
+    expect(request[1]!.content!.length).toBeLessThan(5_000);
   });
 });

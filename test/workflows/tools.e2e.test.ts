@@ -109,7 +109,7 @@ describe('budgets and confinement through the workflow', () => {
       { content: 'done' },
     ]);
     const message = next(1).find((candidate) => candidate.role === 'tool')!;
-    expect(Buffer.byteLength(message.content as string)).toBeLessThanOrEqual(60_000);
+    expect(Buffer.byteLength(message.content)).toBeLessThanOrEqual(60_000);
     const envelope = toolResult(next(1), 'big');
     expect(envelope.status).toBe('partial');
     const spill = envelope.data.truncation?.full_output_path ?? envelope.data.full_output_path;

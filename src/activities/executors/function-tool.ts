@@ -14,7 +14,7 @@ export interface FunctionToolContext {
 
 /** A function tool registered on the worker: its contract data plus the function itself. */
 export interface FunctionToolDefinition extends FunctionToolSpec {
-  fn(input: string, context: FunctionToolContext): string | Envelope | Promise<string | Envelope>;
+  fn: (input: string, context: FunctionToolContext) => string | Envelope | Promise<string | Envelope>;
 }
 
 const STATUSES = new Set(['success', 'partial', 'error']);

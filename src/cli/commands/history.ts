@@ -69,6 +69,10 @@ function attemptsNote(attempts: number): string {
   return attempts > 1 ? stdoutColor.yellow(` (${attempts} attempts)`) : '';
 }
 
+function classificationNote(tool: ToolCallRecord): string {
+  return tool.classification ? stdoutColor.dim(`  ${tool.classification.level}: ${tool.classification.rule}`) : '';
+}
+
 function toolStatus(tool: ToolCallRecord): string {
   const text = tool.errorCode ? `${tool.status} ${tool.errorCode}` : tool.status;
   if (tool.status === 'success') return stdoutColor.green(text);
@@ -96,7 +100,7 @@ export function formatHistory(run: RunHistory): string {
     for (const failure of model.failures) lines.push(stdoutColor.red(`    ! ${failure}`));
     for (const tool of calls) {
       lines.push(
-        `  ${stdoutColor.cyan(tool.tool.padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}`,
+        `  ${stdoutColor.cyan(tool.tool.padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}${classificationNote(tool)}`,
       );
     }
   }

@@ -54,8 +54,16 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
       step: view?.step ?? 0,
       ...(view?.answer ? { answer: view.answer } : {}),
       ...(view?.error ? { error: view.error } : {}),
-      pendingApprovals: [],
-      breakers: {},
+      pendingApprovals: (view?.pendingApprovals ?? []).map(({ callId, tool, level, reason, command, path, key }) => ({
+        callId,
+        tool,
+        level,
+        reason,
+        ...(command !== undefined ? { command } : {}),
+        ...(path !== undefined ? { path } : {}),
+        ...(key !== undefined ? { key } : {}),
+      })),
+      breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
       usage: view?.usage ?? emptyUsage(),
     };
     if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
@@ -68,6 +76,12 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
           `  tool calls  ${view?.toolCalls ?? 0}`,
           `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
           ...(view?.lastTool ? [`  last tool   ${view.lastTool}`] : []),
+          ...object.pendingApprovals.map(
+            (approval) => `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
+          ),
+          ...Object.entries(object.breakers)
+            .filter(([, state]) => state !== 'CLOSED')
+            .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
           ...(object.answer ? [`  answer      ${object.answer.split('\n')[0]}`] : []),
           ...(object.error ? [`  error       ${object.error}`] : []),
           ...(link ? [`  ui          ${link}`] : []),
