@@ -5,9 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentResult } from '../core/state.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
-import { stateQuery } from '../workflows/messages.js';
+import type { PendingApproval } from '../workflows/messages.js';
+import { approveToolCall, stateQuery } from '../workflows/messages.js';
+import { createInterface } from 'node:readline/promises';
 import { EXIT } from './exit-codes.js';
-import { formatProgress, log } from './output.js';
+import { color, formatProgress, log } from './output.js';
 
 /** How a followed run ended. */
 export interface FollowOutcome {
@@ -20,14 +22,21 @@ const POLL_MS = 300;
 /** Prints progress lines while the run works, then returns its result (also for failed or cancelled runs). */
 export async function followRun(
   handle: WorkflowHandle<typeof agentWorkflow>,
-  options: { quiet?: boolean; signal?: AbortSignal } = {},
+  options: { quiet?: boolean; signal?: AbortSignal; prompt?: boolean } = {},
 ): Promise<FollowOutcome> {
   let seen = 0;
+  const announced = new Set<string>();
   const printNew = async (): Promise<void> => {
     const view = await handle.query(stateQuery, seen);
     for (const entry of view.progress) {
       if (!options.quiet) log(formatProgress(entry));
       seen = Math.max(seen, entry.seq);
+    }
+    for (const approval of view.pendingApprovals) {
+      if (announced.has(approval.callId)) continue;
+      announced.add(approval.callId);
+      if (!options.quiet) log(formatApproval(handle.workflowId, approval));
+      if (options.prompt) await askAtTerminal(handle, approval, options.signal);
     }
   };
   let done = false;
@@ -46,6 +55,34 @@ export async function followRun(
   if (options.signal?.aborted) throw new DetachedError();
   await printNew().catch(() => undefined);
   return outcome;
+}
+
+function formatApproval(workflowId: string, approval: PendingApproval): string {
+  const subject = approval.command ?? approval.path ?? '';
+  return [
+    `${color.yellow('approval needed')} ${approval.callId}  ${approval.tool} ${subject}  (${approval.level}: ${approval.reason})`,
+    color.dim(`  durable-agent approve ${workflowId} ${approval.callId}${approval.key ? ' [--remember]' : ''}   |   durable-agent deny ${workflowId} ${approval.callId}`),
+  ].join('\n');
+}
+
+/** `--ask prompt`: the person at the terminal decides, through the same Update the approve/deny commands use. */
+async function askAtTerminal(handle: WorkflowHandle<typeof agentWorkflow>, approval: PendingApproval, signal?: AbortSignal): Promise<void> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const choices = approval.key ? `[y]es / [n]o / [a]lways for "${approval.key}"` : '[y]es / [n]o';
+    const answer = (await terminal.question(`approve ${approval.callId}? ${choices} `, signal ? { signal } : {})).trim().toLowerCase();
+    const approve = answer === 'y' || answer === 'yes' || answer === 'a' || answer === 'always';
+    const remember = approval.key !== undefined && (answer === 'a' || answer === 'always');
+    await handle
+      .executeUpdate(approveToolCall, {
+        args: [{ tool_call_id: approval.callId, decision: approve ? 'approve' : 'reject', ...(remember ? { remember } : {}), ...(approve ? {} : { reason: 'rejected at the terminal' }) }],
+      })
+      .catch((error: unknown) => log(color.red(`could not record the decision: ${error instanceof Error ? error.message : String(error)}`)));
+  } catch {
+    // Ctrl-C at the prompt: stop asking; the approval stays pending for the CLI or the Web UI.
+  } finally {
+    terminal.close();
+  }
 }
 
 /** The follower stopped following (Ctrl-C); the run goes on. */

@@ -15,6 +15,10 @@ Options:
   --tool-queue Q      run file and shell tools only on the worker polling Q (default: DURABLE_AGENT_TOOL_QUEUE;
                       with the embedded server, this host's worker)
   --mode M            default | read-only
+  --budget-usd USD    pause for approval before the step that would spend more (cost from the price table;
+                      DURABLE_AGENT_PRICES=FILE overrides prices); an approval extends it by the same amount
+  --max-tokens N      the same, for total tokens
+  --on-budget P       ask (default) | stop: end the run as failed instead of asking
   --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
   --json              print one JSON object {workflowId, runId, status, answer, steps, toolCalls, usage} on stdout
   --detach            start the run and return at once

@@ -1,21 +1,30 @@
 // Sandboxed: activity proxies with their retry policies. Imported by workflow code only (type-only activity imports).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, ToolActivity } from '../activities/index.js';
+import type { ModelRequest, ModelTurn } from '../core/messages.js';
 import type { ToolActivityPolicy } from '../tools/define-tool.js';
 
-// SDK retries are off in the provider; this policy is the only retry loop for model calls.
-export const { callModel } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-});
+/** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
+export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
+  const model = request.selection.model ?? 'default model';
+  const summary = label ?? `callModel step ${request.step} ${model} (${request.messages.length} messages, ${request.toolNames.length} tools)`;
+  // SDK retries are off in the provider; this policy is the only retry loop for model calls.
+  const { callModel: activity } = proxyActivities<Activities>({
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+    summary,
+  });
+  return activity(request);
+}
 
 /** Bookkeeping activities that must run where the workspace is. */
-export function workspaceActivities(taskQueue: string | undefined) {
+export function workspaceActivities(taskQueue: string | undefined, summary: string) {
   return proxyActivities<Activities>({
     ...(taskQueue ? { taskQueue } : {}),
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 3 },
+    summary,
   });
 }
 
@@ -23,6 +32,7 @@ export function workspaceActivities(taskQueue: string | undefined) {
 export const { listFunctionTools } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
+  summary: 'listFunctionTools: the worker\'s function tools for this task',
 });
 
 /** The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue. */

@@ -122,7 +122,10 @@ async function compactIfNeeded(turnContext: TurnContext): Promise<void> {
   const plan = planCompaction(state.messages);
   if (!plan) return;
   const started = Date.now();
-  const summary = await callModel({ messages: summaryRequest(state.messages, plan), toolNames: [], selection: input.selection, step: state.step });
+  const summary = await callModel(
+    { messages: summaryRequest(state.messages, plan), toolNames: [], selection: input.selection, step: state.step },
+    `callModel compaction: summarise ${plan.end - plan.start} older messages`,
+  );
   addUsage(state, summary.usage, summary.model, summary.attempt ?? 1, priceTable(input));
   if (!summary.content?.trim()) return; // nothing usable: keep the full transcript rather than lose it
   state.messages = applyCompaction(state.messages, plan, summary.content);

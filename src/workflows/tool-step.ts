@@ -255,8 +255,13 @@ function setBreaker(state: AgentState, tool: string, next: BreakerState, transit
 async function classifyCommand(turnContext: TurnContext, input: Record<string, unknown>): Promise<BashClassification> {
   // Classification reads the workspace (symlinks, existing files) and needs a real shell parser, so it runs where the
   // workspace is, as a short activity whose result is recorded in history: a replay sees the same decision.
-  const { classifyBash } = workspaceActivities(turnContext.input.toolTaskQueue);
-  return classifyBash({ command: input.command as string, cwd: (input.cwd as string | undefined) ?? '.', workspace: turnContext.input.workspace });
+  const command = input.command as string;
+  const label = command.replace(/\s+/g, ' ');
+  const { classifyBash } = workspaceActivities(
+    turnContext.input.toolTaskQueue,
+    `classifyBash ${label.length > 80 ? `${label.slice(0, 79)}…` : label}`,
+  );
+  return classifyBash({ command, cwd: (input.cwd as string | undefined) ?? '.', workspace: turnContext.input.workspace });
 }
 
 /** Applies the decision under the run's ask policy; returns the error envelope when the call may not run. */
@@ -418,7 +423,7 @@ async function budgetTurn(turnContext: TurnContext, plans: PlannedCall[], envelo
     pathFor: (index) => spillRelativePath(state.taskId, spillName(index)),
   });
   if (items.length === 0) return budgeted;
-  const { spillOutput } = workspaceActivities(input.toolTaskQueue);
+  const { spillOutput } = workspaceActivities(input.toolTaskQueue, `spillOutput step ${state.step} (${items.length} results over the turn budget)`);
   // The spill files hold the full results the compressed envelopes point to; written before the model sees them.
   await Promise.all(
     items.map((item) => {

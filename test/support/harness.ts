@@ -107,6 +107,8 @@ export async function startScriptedRun(
     askPolicy: 'deny',
     searchAttributes: true,
     ...options.input,
+    // A test picks the model name; the endpoint is always this run's scripted server.
+    selection: { provider: 'openai', model: 'scripted-model', ...options.input?.selection, baseUrl: model.url },
   };
   const handle = await harness.client.workflow.start(agentWorkflow, {
     workflowId: options.workflowId ?? `agent-test-${randomBytes(4).toString('hex')}`,

@@ -8,6 +8,7 @@ import type { ModelSelection } from '../../core/messages.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
+import { loadPriceTable, PRICES_ENV_VARIABLE } from '../../activities/load-prices.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
@@ -21,6 +22,9 @@ const options = {
   script: { type: 'string' },
   'max-steps': { type: 'string' },
   'tool-queue': { type: 'string' },
+  'budget-usd': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'on-budget': { type: 'string' },
   mode: { type: 'string' },
   ask: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -51,6 +55,9 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     ...((values.model ?? (scripted ? 'scripted' : undefined)) ? { model: values.model ?? 'scripted' } : {}),
     ...((scripted?.url ?? values['base-url']) ? { baseUrl: scripted?.url ?? values['base-url'] } : {}),
   };
+  const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
+  // A price file is read here and recorded in the run's input, so the workflow prices calls deterministically.
+  const prices = process.env[PRICES_ENV_VARIABLE] ? await loadPriceTable() : undefined;
   const connected = await connect(config, { needWorker: true });
   // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
   const toolTaskQueue =
@@ -64,6 +71,8 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     askPolicy,
     searchAttributes: connected.searchAttributes,
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
+    ...budget,
+    ...(prices ? { prices } : {}),
   };
   const abort = new AbortController();
   const onInterrupt = (): void => abort.abort();
@@ -88,7 +97,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     }
     process.once('SIGINT', onInterrupt);
     try {
-      const { result, exitCode } = await followRun(handle, { signal: abort.signal });
+      const { result, exitCode } = await followRun(handle, { signal: abort.signal, prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY) });
       if (values.json) {
         const { status, answer, steps, toolCalls, usage } = result;
         process.stdout.write(`${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`);
@@ -127,6 +136,18 @@ function parsePositiveInt(text: string, flag: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a positive integer, got "${text}"`);
   return value;
+}
+
+function parseBudget(usd: string | undefined, tokens: string | undefined, onBudget: string | undefined): Pick<AgentInput, 'budgetUsd' | 'maxTokens' | 'onBudget'> {
+  const budgetUsd = usd === undefined ? undefined : Number(usd);
+  if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd > 0)) throw new UsageError(`--budget-usd must be a positive number, got "${usd}"`);
+  const maxTokens = tokens === undefined ? undefined : parsePositiveInt(tokens, '--max-tokens');
+  if (onBudget !== undefined && onBudget !== 'ask' && onBudget !== 'stop') throw new UsageError(`--on-budget must be ask or stop, got "${onBudget}"`);
+  return {
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(onBudget ? { onBudget } : {}),
+  };
 }
 
 function parseMode(text: string): AgentMode {
