@@ -101,7 +101,6 @@ export async function startScriptedRun(
   const input: AgentInput = {
     task: options.task ?? 'Do the scripted task.',
     workspace: options.workspace,
-    selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
     maxSteps: 20,
     mode: 'default',
     askPolicy: 'deny',

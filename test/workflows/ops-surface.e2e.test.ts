@@ -49,7 +49,7 @@ describe('search attributes', () => {
       startScriptedRun(harness, { workspace: await workspaceFrom(), script: [{ content: 'nothing to ask' }], input: { askPolicy: 'wait' } }),
     ]);
     try {
-      await runs[2]!.handle.result();
+      await runs[2].handle.result();
       const temporal = await findTemporalBinary({ build: false });
       const query = `AgentStatus="waiting_approval" AND TaskQueue="${harness.taskQueue}"`;
       const found = await waitFor(async () => {
@@ -57,8 +57,8 @@ describe('search attributes', () => {
         const ids = (JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string } }[]).map((run) => run.execution.workflowId).sort();
         return ids.length === 2 ? ids : undefined;
       }, 'two waiting runs in visibility');
-      expect(found).toEqual([runs[0]!.handle.workflowId, runs[1]!.handle.workflowId].sort());
-      const description = await runs[0]!.handle.describe();
+      expect(found).toEqual([runs[0].handle.workflowId, runs[1].handle.workflowId].sort());
+      const description = await runs[0].handle.describe();
       expect(description.typedSearchAttributes.getAll().map((pair) => pair.key.name)).toEqual(
         expect.arrayContaining(['AgentStatus', 'AgentStep', 'AgentPendingApprovals', 'AgentCostUsd', 'AgentModel']),
       );
