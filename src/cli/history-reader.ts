@@ -320,7 +320,10 @@ export function historyIdentity(history: History): { workflowId: string; runId: 
 export function readRunHistory(history: History, identity: Partial<{ workflowId: string; runId: string }> = {}): RunHistory {
   const events = history.events ?? [];
   const activities = [...collectActivities(events).values()];
-  const modelCalls = activities.filter((record) => record.activityType === 'callModel');
+  // A compaction's summarising call is not a step of its own (its tokens are in the run's usage).
+  const modelCalls = activities.filter(
+    (record) => record.activityType === 'callModel' && (record.input as Partial<ModelRequest> | undefined)?.purpose !== 'compaction',
+  );
   const steps = new Map<number, StepRecord>();
   const turns = new Map<number, ModelTurn>();
   const requests = new Map<number, Partial<ModelRequest> | undefined>();

@@ -70,4 +70,6 @@ export interface ModelRequest {
   toolNames: string[];
   selection: ModelSelection;
   step: number;
+  /** Set on the summarising call of a transcript compaction, which is not a step of its own. */
+  purpose?: 'compaction';
 }

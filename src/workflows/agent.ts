@@ -123,7 +123,7 @@ async function compactIfNeeded(turnContext: TurnContext): Promise<void> {
   if (!plan) return;
   const started = Date.now();
   const summary = await callModel(
-    { messages: summaryRequest(state.messages, plan), toolNames: [], selection: input.selection, step: state.step },
+    { messages: summaryRequest(state.messages, plan), toolNames: [], selection: input.selection, step: state.step, purpose: 'compaction' },
     `callModel compaction: summarise ${plan.end - plan.start} older messages`,
   );
   addUsage(state, summary.usage, summary.model, summary.attempt ?? 1, priceTable(input));

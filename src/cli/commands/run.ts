@@ -104,7 +104,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
       } else {
         if (result.answer) process.stdout.write(`${result.answer}\n`);
         if (result.error) log(color.red(`${result.status}: ${result.error}`));
-        log(color.dim(`${result.status} · ${result.steps} steps · ${result.toolCalls} tool calls · ${result.usage.totalTokens} tokens`));
+        log(color.dim(`${result.status} · ${result.steps} steps · ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'} · ${result.usage.totalTokens} tokens`));
         if (link) log(color.dim(link));
       }
       return exitCode;
