@@ -4,7 +4,7 @@
 import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
 import type { ToolActivityInput } from '../activities/tool-request.js';
 import type { BreakerState } from '../core/breaker.js';
-import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTrial } from '../core/breaker.js';
+import { breakerGate, circuitOpenText, classifyOutcome, openTools, recordOutcome, releaseTrial } from '../core/breaker.js';
 import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
 import type { Envelope, EnvelopeContext } from '../core/envelope.js';
 import { abbreviateParams, errorEnvelope, okEnvelope, serializeEnvelope } from '../core/envelope.js';
@@ -34,6 +34,9 @@ export interface TurnContext {
 
 const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
 const DEFAULT_ASK_TIMEOUT_MS = 600_000;
+
+/** A call that passed planning and will go through the gates. */
+type ReadyCall = Extract<PlannedCall, { state: 'ready' }>;
 
 /** A finished call: its envelope, and whether a tool actually ran (only then does the breaker count it). */
 interface CallOutcome {
@@ -88,12 +91,7 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
 /** The tool names the model sees this step (C.2 filtering, with the breakers' time check). */
 export function visibleToolNames(turnContext: Pick<TurnContext, 'state' | 'input' | 'registry'>): string[] {
   const { state, input, registry } = turnContext;
-  const now = Date.now();
-  const open = new Set(
-    Object.entries(state.breakers)
-      .filter(([, breaker]) => breaker.state === 'OPEN' && !breakerGate(breaker, now, input.breaker ?? {}).pass)
-      .map(([name]) => name),
-  );
+  const open = openTools(state.breakers, Date.now(), input.breaker ?? {});
   return registry
     .getSchemas({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) })
     .map((schema) => schema.function.name);
@@ -153,7 +151,7 @@ function finish(turnContext: TurnContext, tool: string, callId: string, envelope
  */
 async function callWithFallbacks(
   turnContext: TurnContext,
-  plan: Extract<PlannedCall, { state: 'ready' }>,
+  plan: ReadyCall,
   tool: ToolContract,
   input: Record<string, unknown>,
   context: EnvelopeContext,
@@ -188,7 +186,7 @@ async function callWithFallbacks(
 /** C.3 step 6: breaker gate → permission → activity → breaker bookkeeping → read-state update. */
 async function gatedCall(
   turnContext: TurnContext,
-  plan: Extract<PlannedCall, { state: 'ready' }>,
+  plan: ReadyCall,
   tool: ToolContract,
   input: Record<string, unknown>,
   context: EnvelopeContext,
@@ -267,7 +265,7 @@ async function classifyCommand(turnContext: TurnContext, input: Record<string, u
 /** Applies the decision under the run's ask policy; returns the error envelope when the call may not run. */
 async function resolvePermission(
   turnContext: TurnContext,
-  plan: Extract<PlannedCall, { state: 'ready' }>,
+  plan: ReadyCall,
   tool: ToolContract,
   input: Record<string, unknown>,
   permission: PermissionDecision,
@@ -339,7 +337,7 @@ async function resolvePermission(
 
 async function runActivity(
   turnContext: TurnContext,
-  plan: Extract<PlannedCall, { state: 'ready' }>,
+  plan: ReadyCall,
   tool: ToolContract,
   input: Record<string, unknown>,
   context: EnvelopeContext,

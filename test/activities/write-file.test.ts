@@ -105,9 +105,12 @@ describe('WriteFile: create', () => {
       write({ path: 'race.txt', content: 'first' }),
       write({ path: 'race.txt', content: 'second' }),
     ]);
-    expect(first.envelope.data.operation).toBe('create');
-    expect(second.envelope.error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'read_required' } });
-    expect(await readFile(path.join(root, 'race.txt'), 'utf8')).toBe('first');
+    // Whichever reaches the per-path lock first creates the file; the other finds it existing and unread.
+    const winner = first.envelope.data.operation === 'create' ? first : second;
+    const loser = winner === first ? second : first;
+    expect(winner.envelope.data.operation).toBe('create');
+    expect(loser.envelope.error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'read_required' } });
+    expect(await readFile(path.join(root, 'race.txt'), 'utf8')).toBe(winner === first ? 'first' : 'second');
   });
 });
 

@@ -3,46 +3,26 @@
 // unknown call id refused, and an approval resolved by a Signal sent with the real `temporal` CLI.
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
 import type { ChatMessage } from '../../src/core/messages.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { AgentStateView } from '../../src/workflows/messages.js';
-import { stateQuery } from '../../src/workflows/messages.js';
+import { cliRunner } from '../support/cli.js';
+import type { CliRunner } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
-
-const bin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
+import { pendingApproval } from '../support/wait.js';
 
 let harness: Harness;
+let cli: CliRunner;
 beforeAll(async () => {
   harness = await startHarness();
+  cli = cliRunner(harness);
 });
 afterAll(async () => {
   await harness?.close();
 });
-
-function cli(args: string[]) {
-  return execa(process.execPath, [bin, ...args], {
-    env: { TEMPORAL_ADDRESS: temporalAddress(), DURABLE_AGENT_TASK_QUEUE: harness.taskQueue },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-  });
-}
-
-async function pending(workflowId: string, callId: string): Promise<AgentStateView['pendingApprovals'][number]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const view = await harness.client.workflow.getHandle(workflowId).query(stateQuery).catch(() => undefined);
-    const found = view?.pendingApprovals.find((approval) => approval.callId === callId);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no pending approval for ${callId}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('--ask wait', () => {
   it('asks once per key for network_write, every time for destructive, and takes CLI updates and temporal CLI signals', async () => {
@@ -64,7 +44,7 @@ describe('--ask wait', () => {
       expect(started.exitCode, started.stderr).toBe(4);
       const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
 
-      expect(await pending(workflowId, 'push1')).toMatchObject({ tool: 'Bash', level: 'network_write', key: 'git push', command: 'git push origin main' });
+      expect(await pendingApproval(harness.client, workflowId, 'push1')).toMatchObject({ tool: 'Bash', level: 'network_write', key: 'git push', command: 'git push origin main' });
       const status = JSON.parse((await cli(['status', workflowId, '--json'])).stdout);
       expect(status).toMatchObject({ status: 'waiting_approval', pendingApprovals: [{ callId: 'push1', tool: 'Bash', level: 'network_write' }] });
       const unknown = await cli(['approve', workflowId, 'call_that_does_not_exist']);
@@ -74,11 +54,11 @@ describe('--ask wait', () => {
       expect(approved.exitCode, approved.stderr).toBe(0);
 
       // push2 has the same approval key: it runs without a pending approval; the destructive wipe asks again.
-      expect(await pending(workflowId, 'wipe')).toMatchObject({ level: 'destructive', command: 'rm -rf build' });
+      expect(await pendingApproval(harness.client, workflowId, 'wipe')).toMatchObject({ level: 'destructive', command: 'rm -rf build' });
       const denied = await cli(['deny', workflowId, 'wipe', '--reason', 'keep the build']);
       expect(denied.exitCode, denied.stderr).toBe(0);
 
-      await pending(workflowId, 'tidy');
+      await pendingApproval(harness.client, workflowId, 'tidy');
       const temporal = await findTemporalBinary({ build: false });
       const signal = await execa(
         temporal.path,

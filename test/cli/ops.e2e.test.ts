@@ -5,55 +5,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunHistory } from '../../src/cli/history-reader.js';
 import type { RunRow } from '../../src/cli/commands/list.js';
 import { listQuery } from '../../src/cli/commands/list.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
-import type { AgentStateView } from '../../src/workflows/messages.js';
-import { stateQuery } from '../../src/workflows/messages.js';
+import { cliRunner } from '../support/cli.js';
+import type { CliRunner } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
-import { startHarness, startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
+import { startHarness, startScriptedRun, workspaceFrom } from '../support/harness.js';
+import { pendingApproval, waitFor } from '../support/wait.js';
 
-const bin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
 const incompatibleWorkflows = fileURLToPath(new URL('../fixtures/replay/incompatible-workflows.ts', import.meta.url));
 
 let harness: Harness;
+let cli: CliRunner;
 beforeAll(async () => {
   harness = await startHarness();
+  cli = cliRunner(harness);
 });
 afterAll(async () => {
   await harness?.close();
 });
-
-function cli(args: string[]) {
-  return execa(process.execPath, [bin, ...args], {
-    env: { TEMPORAL_ADDRESS: temporalAddress(), DURABLE_AGENT_TASK_QUEUE: harness.taskQueue },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-  });
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
-
-/** A pending approval of `workflowId` for `callId`, once the run asks. */
-function pendingApproval(workflowId: string, callId: string) {
-  return waitFor(async () => {
-    const view: AgentStateView = await harness.client.workflow.getHandle(workflowId).query(stateQuery);
-    return view.pendingApprovals.find((pending) => pending.callId === callId);
-  }, `a pending approval for ${callId}`);
-}
 
 const usage = { prompt_tokens: 120, completion_tokens: 9 };
 
@@ -279,7 +253,7 @@ describe('approve and deny', () => {
     });
     const workflowId = handle.workflowId;
     try {
-      await pendingApproval(workflowId, 'budget-step-1');
+      await pendingApproval(harness.client, workflowId, 'budget-step-1');
       const approved = await cli(['approve', workflowId, 'budget-step-1']);
       expect(approved.exitCode, approved.stderr).toBe(0);
       expect(approved.stdout).toBe(`approved budget-step-1 on ${workflowId}`);
@@ -288,7 +262,7 @@ describe('approve and deny', () => {
       expect(twice.stdout).toBe('');
       expect(twice.stderr).toMatch(/approve budget-step-1 on .* was not accepted: .*budget-step-1/);
 
-      await pendingApproval(workflowId, 'budget-step-2');
+      await pendingApproval(harness.client, workflowId, 'budget-step-2');
       const unknown = await cli(['deny', workflowId, 'call_nope']);
       expect(unknown.exitCode).toBe(1);
       expect(unknown.stderr).toMatch(/deny call_nope on .* was not accepted: .*call_nope/);
@@ -318,7 +292,7 @@ describe('approve and deny', () => {
       expect(started.exitCode, started.stderr).toBe(4);
       const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
 
-      await pendingApproval(workflowId, 'push');
+      await pendingApproval(harness.client, workflowId, 'push');
       const approved = await cli(['approve', workflowId, 'push', '--remember', '--json']);
       expect(approved.exitCode, approved.stderr).toBe(0);
       expect(JSON.parse(approved.stdout)).toMatchObject({ workflowId, tool_call_id: 'push', decision: 'approve', rememberedKey: 'git push' });
@@ -326,7 +300,7 @@ describe('approve and deny', () => {
       expect(twice.exitCode).toBe(1);
       expect(twice.stderr).toMatch(/approve push on .* was not accepted: .*push/);
 
-      await pendingApproval(workflowId, 'wipe');
+      await pendingApproval(harness.client, workflowId, 'wipe');
       const denied = await cli(['deny', workflowId, 'wipe', '--reason', 'keep the build']);
       expect(denied.exitCode, denied.stderr).toBe(0);
       expect(denied.stdout).toMatch(/^denied wipe on /);

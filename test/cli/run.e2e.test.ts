@@ -2,31 +2,22 @@
 // OpenAI-compatible endpoint given with --base-url.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { cliRunner } from '../support/cli.js';
+import type { CliRunner } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
-import { startHarness, temporalAddress, workspaceFrom } from '../support/harness.js';
-
-const bin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
+import { startHarness, workspaceFrom } from '../support/harness.js';
 
 let harness: Harness;
+let cli: CliRunner;
 beforeAll(async () => {
   harness = await startHarness();
+  cli = cliRunner(harness);
 });
 afterAll(async () => {
   await harness?.close();
 });
-
-function cli(args: string[], env: Record<string, string> = {}) {
-  return execa(process.execPath, [bin, ...args], {
-    env: { TEMPORAL_ADDRESS: temporalAddress(), DURABLE_AGENT_TASK_QUEUE: harness.taskQueue, ...env },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-  });
-}
 
 describe('durable-agent CLI', () => {
   it('run --json prints the contract object and exits 0 when the model finishes', async () => {

@@ -3,36 +3,27 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
+import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
+import { waitFor } from '../support/wait.js';
 
-const bin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
 const workers: ResultPromise[] = [];
 
 function startWorkerProcess(taskQueue: string): ResultPromise {
-  const child = execa(process.execPath, [bin, 'worker', '--address', temporalAddress(), '--task-queue', taskQueue], {
+  const child = execa(process.execPath, [durableAgentBin, 'worker', '--address', temporalAddress(), '--task-queue', taskQueue], {
     env: { OPENAI_API_KEY: 'test-key', DURABLE_AGENT_STATE_DIR: join(process.cwd(), '.agent', 'unused-state') },
     reject: false,
     all: true,
   });
   workers.push(child);
   return child;
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 afterAll(() => {
@@ -60,7 +51,9 @@ describe('durability', () => {
         args: [{ task: 'crash test', workspace, selection: { model: 'scripted', baseUrl: model.url }, maxSteps: 10, mode: 'default', askPolicy: 'deny' }],
       });
       const log = join(workspace, 'side-effect.log');
-      await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('start'), 60_000, 'the command to start');
+      await waitFor(async () => ((await readFile(log, 'utf8')).includes('start') ? true : undefined), 'the command to start', {
+        timeoutMs: 60_000,
+      });
       first.kill('SIGKILL');
       expect((await first).signal).toBe('SIGKILL');
 

@@ -11,6 +11,7 @@ import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { approveToolCall, stateQuery } from '../../src/workflows/messages.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -21,16 +22,6 @@ afterAll(async () => {
 });
 
 const usage = { prompt_tokens: 20_000, completion_tokens: 1_000 };
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 function decode(payload: unknown): unknown {
   return payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined;

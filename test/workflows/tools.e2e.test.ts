@@ -6,6 +6,7 @@ import type { ChatMessage } from '../../src/core/messages.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import type { Harness } from '../support/harness.js';
 import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -29,14 +30,6 @@ async function runScript(workspace: string, script: ScriptTurn[], during?: (requ
   }
 }
 
-async function waitForRequests(requests: unknown[], count: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (requests.length < count) {
-    if (Date.now() > deadline) throw new Error(`the model never received request ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('read-before-write through the workflow', () => {
   it('rejects an edit without a read, applies one after a read, and keeps an external change with CONFLICT', async () => {
     const workspace = await workspaceFrom();
@@ -52,7 +45,8 @@ describe('read-before-write through the workflow', () => {
         { content: 'done' },
       ],
       async (requests) => {
-        await waitForRequests(requests, 4);
+        // The external change must land in the scripted delay before the next edit, so poll often.
+        await waitFor(async () => (requests.length >= 4 ? true : undefined), 'model request 4', { intervalMs: 20 });
         await writeFile(join(workspace, 'a.txt'), '1\ntwo\nexternal\n');
       },
     );

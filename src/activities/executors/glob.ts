@@ -1,38 +1,24 @@
 // Glob executor (TOOL-SPEC C.11): workspace-relative paths of the regular files under `path` matching `pattern`.
 import { stat } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
-import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import { okEnvelope } from '../../core/envelope.js';
 import { glob } from '../../tools/glob.js';
-import { contextWithPath, parseInput, resolvePathParam } from '../files/common.js';
+import { contextWithPath } from '../files/common.js';
 import { fileSystemErrorEnvelope } from '../files/errors.js';
 import { checkGlobPattern, compileGlob } from '../search/glob-pattern.js';
 import { IGNORED_DIRECTORY_NAMES, loadRootGitignore } from '../search/ignore-rules.js';
-import { MAX_SCAN_ENTRIES, SEARCH_TIMEOUT_MS, walkFiles } from '../search/walk.js';
+import { searchLimits, startSearch } from '../search/search-start.js';
+import type { SearchLimits } from '../search/search-start.js';
+import { walkFiles } from '../search/walk.js';
 import type { WalkStop } from '../search/walk.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
-/** Limits of a search traversal; the C.11 values by default, smaller in tests. */
-export interface SearchLimits {
-  maxEntries?: number;
-  timeoutMs?: number;
-}
-
 /** Builds a Glob executor with the given traversal limits. */
 export function createGlobExecutor(limits: SearchLimits = {}): ToolExecutor {
-  const maxEntries = limits.maxEntries ?? MAX_SCAN_ENTRIES;
-  const timeoutMs = limits.timeoutMs ?? SEARCH_TIMEOUT_MS;
+  const { maxEntries, timeoutMs } = searchLimits(limits);
   return async (executor) => {
-    const deadline = performance.now() + timeoutMs - executor.elapsedMs();
-    const parsed = parseInput(glob, executor);
-    if (!parsed.ok) return parsed.result;
-    const input = parsed.input;
-    const resolved = await resolvePathParam(executor, input.path);
-    if (!resolved.ok) return resolved.result;
-    const { rel, real, exists } = resolved.path;
-    const context = contextWithPath(executor, rel);
-    const fail = (code: 'INVALID_PARAM' | 'NOT_FOUND', message: string, details?: Record<string, unknown>) => ({
-      envelope: errorEnvelope({ code, message, details, context, stats: { time_ms: executor.elapsedMs() } }),
-    });
+    const started = await startSearch(glob, executor, timeoutMs);
+    if (!started.ok) return started.result;
+    const { input, rel, real, exists, context, deadline, fail } = started.search;
 
     const checked = checkGlobPattern(input.pattern);
     if (!checked.ok) return fail('INVALID_PARAM', checked.message, { reason: 'invalid_pattern' });

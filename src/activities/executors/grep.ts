@@ -1,11 +1,10 @@
 // Grep executor (TOOL-SPEC C.11): lines, files or per-file counts matching a regular expression under `path`.
 import { lstat } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import { okEnvelope } from '../../core/envelope.js';
 import { grep } from '../../tools/grep.js';
 import { looksBinary, readHead } from '../files/binary.js';
-import { contextWithPath, parseInput, resolvePathParam } from '../files/common.js';
+import { contextWithPath } from '../files/common.js';
 import { fileSystemErrorEnvelope } from '../files/errors.js';
 import { checkGlobPattern, compileGlob } from '../search/glob-pattern.js';
 import type { CompiledGlob } from '../search/glob-pattern.js';
@@ -15,9 +14,10 @@ import type { GrepResultData } from '../search/grep-results.js';
 import { dropBinaryFiles, runGrepEngine } from '../search/grep-search.js';
 import type { GrepEngineOptions, GrepEngineResult } from '../search/grep-search.js';
 import { loadRootGitignore } from '../search/ignore-rules.js';
-import { MAX_SCAN_ENTRIES, SEARCH_TIMEOUT_MS, walkFiles } from '../search/walk.js';
+import { searchLimits, startSearch } from '../search/search-start.js';
+import type { SearchLimits } from '../search/search-start.js';
+import { walkFiles } from '../search/walk.js';
 import type { WalkStop } from '../search/walk.js';
-import type { SearchLimits } from './glob.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
 /** Options of a Grep executor: traversal limits and the engine choice. */
@@ -25,22 +25,11 @@ export interface GrepExecutorOptions extends SearchLimits, GrepEngineOptions {}
 
 /** Builds a Grep executor; `engine` forces ripgrep or the JavaScript engine (tests compare the two). */
 export function createGrepExecutor(options: GrepExecutorOptions = {}): ToolExecutor {
-  const maxEntries = options.maxEntries ?? MAX_SCAN_ENTRIES;
-  const timeoutMs = options.timeoutMs ?? SEARCH_TIMEOUT_MS;
+  const { maxEntries, timeoutMs } = searchLimits(options);
   return async (executor) => {
-    const deadline = performance.now() + timeoutMs - executor.elapsedMs();
-    const parsed = parseInput(grep, executor);
-    if (!parsed.ok) return parsed.result;
-    const input = parsed.input;
-    const resolved = await resolvePathParam(executor, input.path);
-    if (!resolved.ok) return resolved.result;
-    const { rel, real, exists } = resolved.path;
-    const context = contextWithPath(executor, rel);
-    const fail = (
-      code: 'INVALID_PARAM' | 'NOT_FOUND' | 'BINARY_FILE',
-      message: string,
-      details?: Record<string, unknown>,
-    ) => ({ envelope: errorEnvelope({ code, message, details, context, stats: { time_ms: executor.elapsedMs() } }) });
+    const started = await startSearch(grep, executor, timeoutMs);
+    if (!started.ok) return started.result;
+    const { input, rel, real, exists, context, deadline, fail } = started.search;
 
     const compiled = compileSearchRegex(input.pattern, {
       caseSensitive: input.case_sensitive,

@@ -1,6 +1,6 @@
 // Small pieces the three file executors share: typed input, path resolution as an envelope, read-state entries.
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
-import type { EnvelopeContext } from '../../core/envelope.js';
+import type { EnvelopeContext, ErrorCode } from '../../core/envelope.js';
 import type { ReadState } from '../../core/read-state.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ExecutorContext } from '../executors/types.js';
@@ -59,6 +59,25 @@ export async function resolvePathParam(
 /** The envelope context with `path_resolved` set. */
 export function contextWithPath(executor: ExecutorContext, rel: string): EnvelopeContext {
   return { ...executor.context, path_resolved: rel };
+}
+
+/** An error result about the file at `rel`, with `path_resolved` in its context. */
+export function pathFailure(
+  executor: ExecutorContext,
+  rel: string,
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+): ToolActivityResult {
+  return {
+    envelope: errorEnvelope({
+      code,
+      message,
+      details,
+      context: contextWithPath(executor, rel),
+      stats: { time_ms: executor.elapsedMs() },
+    }),
+  };
 }
 
 /** A read-state entry for the file as it now is. `read_at` is wall-clock time: activities may read the clock. */

@@ -1,0 +1,152 @@
+// The write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write, reading
+// an existing file behind the read-before-write gate, then journaling the intent, committing atomically and reporting
+// the new version for the read-state store.
+import type { ErrorCode } from '../../core/envelope.js';
+import type { ToolActivityResult } from '../tool-request.js';
+import type { ExecutorContext } from '../executors/types.js';
+import { createFileExclusively, replaceFileAtomically } from './atomic-write.js';
+import { looksBinary, readHead } from './binary.js';
+import { committedResult, contextWithPath, pathFailure } from './common.js';
+import { fileSystemErrorEnvelope, isMissingError } from './errors.js';
+import { sha256Hex } from './hash.js';
+import { removeJournal, sweepJournals, writeJournal } from './journal.js';
+import type { WriteJournalRecord } from './journal.js';
+import { checkReadBeforeWrite } from './lock-gate.js';
+import { withPathLock } from './path-lock.js';
+import { findIdempotentReplay } from './replay.js';
+import { readStable } from './snapshot.js';
+import type { FileSnapshot } from './snapshot.js';
+
+/** The two tools that write files. */
+export type WriteTool = WriteJournalRecord['tool'];
+
+const BINARY_REFUSAL: Record<WriteTool, string> = {
+  WriteFile: 'WriteFile does not overwrite binary files.',
+  EditFile: 'EditFile only edits text.',
+};
+
+/**
+ * Runs `write` under the path lock of `real`. With `replay`, a retry whose write already landed reports the original
+ * result instead (C.8 durable retry). A file or directory that goes missing midway is answered by `onMissing`; other
+ * file-system errors the model can act on become envelopes, and the rest are thrown.
+ */
+export function lockedWrite(options: {
+  executor: ExecutorContext;
+  tool: WriteTool;
+  rel: string;
+  real: string;
+  replay: boolean;
+  write: () => Promise<ToolActivityResult>;
+  onMissing: () => ToolActivityResult | Promise<ToolActivityResult>;
+}): Promise<ToolActivityResult> {
+  const { executor, tool, rel, real } = options;
+  return withPathLock(real, async () => {
+    try {
+      if (options.replay) {
+        const replay = await findIdempotentReplay({ executor, tool, rel, real });
+        if (replay) return replay;
+      }
+      return await options.write();
+    } catch (error) {
+      if (isMissingError(error)) return options.onMissing();
+      const context = contextWithPath(executor, rel);
+      const envelope = fileSystemErrorEnvelope(error, { rel, action: 'write', context, timeMs: executor.elapsedMs() });
+      if (envelope) return { envelope };
+      throw error;
+    }
+  });
+}
+
+/** An existing text file read whole, with the gate's verdict that it may be written. */
+export interface GatedRead {
+  bytes: Buffer;
+  snapshot: FileSnapshot;
+  /** sha256 of `bytes`: what the file must still hold when the write commits. */
+  sha256: string;
+  lockNote?: 'mtime_only_change';
+}
+
+/**
+ * Checks that `info` is a regular text file, reads it in one version and applies the read-before-write gate.
+ * Anything that stops the write comes back as the error result.
+ */
+export async function readForWrite(options: {
+  executor: ExecutorContext;
+  tool: WriteTool;
+  rel: string;
+  real: string;
+  info: FileSnapshot;
+}): Promise<{ ok: true; read: GatedRead } | { ok: false; result: ToolActivityResult }> {
+  const { executor, tool, rel, real, info } = options;
+  const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
+    ok: false as const,
+    result: pathFailure(executor, rel, code, message, details),
+  });
+  if (info.isDirectory) return refuse('IS_DIRECTORY', `'${rel}' is a directory; ${tool} needs a file path.`);
+  if (!info.isFile) return refuse('INVALID_PARAM', `'${rel}' is not a regular file.`, { reason: 'not_regular_file' });
+  const binaryMessage = `'${rel}' is a binary file; ${BINARY_REFUSAL[tool]}`;
+  if (looksBinary(await readHead(real))) return refuse('BINARY_FILE', binaryMessage);
+  const entry = executor.request.readState?.[rel];
+  // No entry: say so before reading a possibly large file only to refuse.
+  if (!entry) {
+    const gate = checkReadBeforeWrite({ rel, entry, current: null });
+    if (!gate.ok) return refuse(gate.code, gate.message, gate.details);
+  }
+  const read = await readStable(real);
+  if (!read.ok) {
+    return refuse('CONFLICT', `File '${rel}' changed while it was being read. ReadFile it again, then retry.`, {
+      reason: 'changed_during_read',
+    });
+  }
+  const { bytes, snapshot } = read;
+  if (looksBinary(bytes)) return refuse('BINARY_FILE', binaryMessage);
+  const sha256 = sha256Hex(bytes);
+  const gate = checkReadBeforeWrite({
+    rel,
+    entry,
+    current: { mtime_ms: snapshot.mtimeMs, size_bytes: snapshot.size, sha256 },
+  });
+  if (!gate.ok) return refuse(gate.code, gate.message, gate.details);
+  return { ok: true, read: { bytes, snapshot, sha256, ...(gate.lockNote ? { lockNote: gate.lockNote } : {}) } };
+}
+
+/**
+ * Journals the write, puts `content` in place atomically and returns the success result with its read-state entry.
+ * `expected` is the version the write was decided against (from {@link readForWrite}); without it the file is created
+ * and must not exist. A commit that loses a race drops its journal record and returns CONFLICT; nothing is written.
+ */
+export async function commitWrite(options: {
+  executor: ExecutorContext;
+  tool: WriteTool;
+  rel: string;
+  real: string;
+  content: Buffer;
+  /** sha256 of `content`, already reported in `result`. */
+  sha256: string;
+  expected?: { snapshot: FileSnapshot; sha256: string };
+  result: WriteJournalRecord['result'];
+}): Promise<ToolActivityResult> {
+  const { executor, tool, rel, real, content, sha256, expected, result } = options;
+  const record: WriteJournalRecord = {
+    version: 1,
+    tool,
+    rel,
+    intended_sha256: sha256,
+    expected_sha256: expected ? expected.sha256 : null,
+    result,
+  };
+  const beforeCommit = () => writeJournal(executor.root, executor.activityKey, record);
+  const commit = expected
+    ? await replaceFileAtomically({ target: real, content, expected: expected.snapshot, beforeCommit })
+    : await createFileExclusively({ target: real, content, beforeCommit });
+  if (!commit.ok) {
+    await removeJournal(executor.root, executor.activityKey);
+    const message = expected
+      ? `File '${rel}' was modified by another process while it was being written; nothing was written. ReadFile it again, then retry.`
+      : `File '${rel}' was created by another process while it was being written; nothing was written. ReadFile it, then retry.`;
+    return pathFailure(executor, rel, 'CONFLICT', message, { reason: commit.reason });
+  }
+  await sweepJournals(executor.root);
+  const source = tool === 'EditFile' ? 'edit' : 'write';
+  return committedResult({ executor, rel, result, snapshot: commit.snapshot, sha256, source });
+}
