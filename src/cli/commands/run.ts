@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { hostToolQueue } from '../../config.js';
@@ -38,7 +38,8 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const task = positionals.join(' ').trim();
   if (!task) throw new UsageError('A task is required: durable-agent run "<task>"');
   const detach = forceDetach || values.detach;
-  const workspace = resolveWorkspace(values.cwd ?? process.cwd());
+  const remoteTools = Boolean(config.temporalAddress && (values['tool-queue'] ?? config.toolTaskQueue));
+  const workspace = resolveWorkspace(values.cwd ?? process.cwd(), remoteTools);
   const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
   const mode = parseMode(values.mode ?? 'default');
   const askPolicy = parseAsk(values.ask, detach);
@@ -120,12 +121,17 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   }
 }
 
-function resolveWorkspace(path: string): string {
+/**
+ * The workspace as an absolute real path. When the run's tools are pinned to another host's worker (a cluster and a
+ * tool queue), the directory may exist only there: an absolute path is then passed on as it is, and that worker checks it.
+ */
+function resolveWorkspace(path: string, remoteTools: boolean): string {
   const absolute = resolve(path);
   let stats;
   try {
     stats = statSync(absolute);
   } catch {
+    if (remoteTools && isAbsolute(path)) return absolute;
     throw new UsageError(`--cwd ${path}: no such directory`);
   }
   if (!stats.isDirectory()) throw new UsageError(`--cwd ${path}: not a directory`);
