@@ -8,6 +8,7 @@ Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the ru
 Options:
   --cwd DIR           workspace the tools work in (default: current directory)
   --model M           model name (default: the worker's DURABLE_AGENT_MODEL)
+  --fallback-model M  when a model call fails for good, retry the step with M (repeatable: a chain)
   --provider P        openai | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
   --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL)
   --script FILE       with --provider scripted: serve this script of model turns (see docs/scripted-model.md)

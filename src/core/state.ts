@@ -23,6 +23,8 @@ export interface AgentInput {
   /** Absolute path of the workspace on the worker's host. */
   workspace: string;
   selection: ModelSelection;
+  /** Tried in order when a model call fails for good; each overrides fields of `selection`. */
+  fallbackSelections?: ModelSelection[];
   maxSteps: number;
   mode: AgentMode;
   askPolicy: AskPolicy;

@@ -99,7 +99,7 @@ async function modelStep(turnContext: TurnContext): Promise<ModelTurn> {
   const { state, input } = turnContext;
   const toolNames = visibleToolNames(turnContext);
   const started = Date.now();
-  const turn = await callModel({ messages: state.messages, toolNames, selection: input.selection, step: state.step });
+  const turn = await callModelWithFallbacks(turnContext, toolNames);
   addUsage(state, turn.usage, turn.model, turn.attempt ?? 1, priceTable(input));
   const calls = turn.toolCalls.length;
   addProgress(state, {
@@ -109,6 +109,27 @@ async function modelStep(turnContext: TurnContext): Promise<ModelTurn> {
     ms: Date.now() - started,
   });
   return turn;
+}
+
+/**
+ * The model's fallback chain: when a model call fails for good (its retries exhausted, or a non-retryable error such as
+ * an unknown model), the same request goes to the next selection of the run's chain, and the run goes on.
+ */
+async function callModelWithFallbacks(turnContext: TurnContext, toolNames: string[]): Promise<ModelTurn> {
+  const { state, input } = turnContext;
+  const chain = [input.selection, ...(input.fallbackSelections ?? []).map((fallback) => ({ ...input.selection, ...fallback }))];
+  for (const [index, selection] of chain.entries()) {
+    try {
+      return await callModel({ messages: state.messages, toolNames, selection, step: state.step });
+    } catch (error) {
+      const next = chain[index + 1];
+      if (isCancellation(error) || !next) throw error;
+      const reason = describeFailure(error);
+      addEvent(state, 'model_fallback', Date.now(), { from: selection.model ?? null, to: next.model ?? null, reason });
+      addProgress(state, { kind: 'error', step: state.step, text: `${selection.model ?? 'model'} failed (${reason}); falling back to ${next.model ?? 'the next endpoint'}` });
+    }
+  }
+  throw new Error('unreachable: the model chain is never empty');
 }
 
 /** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */

@@ -115,6 +115,24 @@ describe('agentWorkflow end to end', () => {
     }
   });
 
+  it('moves down the model chain when a model fails for good', async () => {
+    const workspace = await workspaceFrom();
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      script: [{ error: { status: 404, body: { error: { message: 'The model primary-model does not exist' } } } }, { content: 'answered by the backup' }],
+      input: { selection: { model: 'primary-model' }, fallbackSelections: [{ model: 'backup-model' }] },
+    });
+    try {
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'answered by the backup' });
+      expect(model.requests.map((request) => (request as { model: string }).model)).toEqual(['primary-model', 'backup-model']);
+      const view = await handle.query(stateQuery);
+      expect(view.progress.some((entry) => /primary-model failed .*falling back to backup-model/.test(entry.text))).toBe(true);
+    } finally {
+      await model.close();
+    }
+  });
+
   it('stops at the step limit with a failed status', async () => {
     const workspace = await workspaceFrom();
     const loop: ScriptTurn = { tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] };

@@ -17,6 +17,7 @@ import { color, log } from '../output.js';
 const options = {
   cwd: { type: 'string' },
   model: { type: 'string' },
+  'fallback-model': { type: 'string', multiple: true },
   provider: { type: 'string' },
   'base-url': { type: 'string' },
   script: { type: 'string' },
@@ -71,6 +72,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     mode,
     askPolicy,
     searchAttributes: connected.searchAttributes,
+    ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map((model) => ({ model })) } : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
     ...budget,
     ...(prices ? { prices } : {}),
