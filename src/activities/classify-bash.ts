@@ -5,7 +5,7 @@
 // sandbox has. Its result is recorded in history, so a replay sees the same decision and never re-runs it (DESIGN.md).
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { aggregateSegments } from '../core/permissions/aggregate.js';
+import { classificationOf } from '../core/permissions/aggregate.js';
 import type { BashClassification } from '../core/permissions/types.js';
 import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, initialScope } from './bash-classifier/walker.js';
 import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
@@ -56,14 +56,5 @@ export async function classifyBash(input: ClassifyBashInput): Promise<BashClassi
     },
     bashWriteAutoAllow: new Set(input.bashWriteAutoAllow ?? DEFAULT_BASH_WRITE_AUTO_ALLOW),
   }, 0);
-  const outcome = aggregateSegments(segments);
-  return {
-    level: outcome.level,
-    rule: outcome.rule,
-    reason: outcome.reason,
-    outcome: outcome.outcome,
-    ...(outcome.denyCode !== undefined ? { denyCode: outcome.denyCode } : {}),
-    segments,
-    ...(outcome.deniedPath !== undefined ? { deniedPath: outcome.deniedPath } : {}),
-  };
+  return classificationOf(segments);
 }

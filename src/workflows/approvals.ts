@@ -8,8 +8,6 @@ import { approveToolCall, toolDecision } from './messages.js';
 export class ApprovalBook {
   private readonly pending = new Map<string, PendingApproval>();
   private readonly decisions = new Map<string, ApprovalDecision>();
-  /** Signals that named no pending call, kept so operators can see a mistyped id. */
-  readonly ignoredSignals: ApprovalDecision[] = [];
 
   /** Registers the Update and Signal handlers; call once, at the start of the workflow. */
   install(): void {
@@ -23,7 +21,7 @@ export class ApprovalBook {
         this.check(decision);
         this.decide(decision);
       } catch {
-        this.ignoredSignals.push(decision);
+        // A Signal cannot be answered: one that names no pending call (or a decided one) changes nothing.
       }
     });
   }

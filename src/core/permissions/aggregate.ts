@@ -2,7 +2,7 @@
 // Shared by the classifier (no approvals yet) and by the workflow's decision (with the task's approvals).
 import type { RiskLevel } from '../../tools/define-tool.js';
 import { levelSeverity, maxAction, maxLevel } from './levels.js';
-import type { BashSegment, DenyCode, PermissionAction } from './types.js';
+import type { BashClassification, BashSegment, DenyCode, PermissionAction } from './types.js';
 
 /** The outcome of a set of segments. */
 export interface AggregateOutcome {
@@ -81,4 +81,18 @@ function mostSevere(segments: readonly BashSegment[]): BashSegment {
   let best = segments[0] as BashSegment;
   for (const segment of segments) if (levelSeverity(segment.level) > levelSeverity(best.level)) best = segment;
   return best;
+}
+
+/** The classification of a command from its segments, before any task approvals are applied. */
+export function classificationOf(segments: BashSegment[]): BashClassification {
+  const outcome = aggregateSegments(segments);
+  return {
+    level: outcome.level,
+    rule: outcome.rule,
+    reason: outcome.reason,
+    outcome: outcome.outcome,
+    ...(outcome.denyCode !== undefined ? { denyCode: outcome.denyCode } : {}),
+    segments,
+    ...(outcome.deniedPath !== undefined ? { deniedPath: outcome.deniedPath } : {}),
+  };
 }

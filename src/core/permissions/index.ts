@@ -18,7 +18,7 @@ export {
   escapesWorkspace,
 } from './file-rules.js';
 export type { FileWriteVerdict } from './file-rules.js';
-export { aggregateSegments, effectiveSegmentAction } from './aggregate.js';
+export { aggregateSegments, classificationOf, effectiveSegmentAction } from './aggregate.js';
 export type { AggregateOutcome } from './aggregate.js';
 export { decidePermission } from './decide.js';
 export type { PermissionCall, PermissionContext, PermissionTool } from './decide.js';

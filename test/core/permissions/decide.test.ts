@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { BashClassification, BashSegment, PermissionContext } from '../../../src/core/permissions/index.js';
+import type { BashSegment, PermissionContext } from '../../../src/core/permissions/index.js';
 import {
   aggregateSegments,
+  classificationOf,
   decidePermission,
   deniedEnvelopeText,
   levelAction,
@@ -27,18 +28,7 @@ function segment(overrides: Partial<BashSegment>): BashSegment {
   return { text: 'x', level: 'read_only', rule: 'read_command', reason: 'only reads', action: 'allow', ...overrides };
 }
 
-function classification(segments: BashSegment[]): BashClassification {
-  const outcome = aggregateSegments(segments);
-  return {
-    level: outcome.level,
-    rule: outcome.rule,
-    reason: outcome.reason,
-    outcome: outcome.outcome,
-    ...(outcome.denyCode ? { denyCode: outcome.denyCode } : {}),
-    ...(outcome.deniedPath ? { deniedPath: outcome.deniedPath } : {}),
-    segments,
-  };
-}
+const classification = classificationOf;
 
 const npmInstall = segment({
   text: 'npm install lodash',
