@@ -64,6 +64,12 @@ export const stateQuery = defineQuery<AgentStateView, [afterSeq?: number]>('stat
 /** Query `transcript`: the messages the model has seen so far. */
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 
+/**
+ * Query `storeRoots`: every content key the run's state refers to (transcript head, stored answers, …). Content
+ * reachable from these keys is live; `durable-agent gc` keeps it.
+ */
+export const storeRootsQuery = defineQuery<string[]>('storeRoots');
+
 /** Update `approveToolCall`: validated against the pending ids; rejected for unknown or already-decided calls. */
 export const approveToolCall = defineUpdate<ApprovalOutcome, [ApprovalDecision]>('approveToolCall');
 
