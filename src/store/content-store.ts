@@ -6,7 +6,7 @@ import type { ContentKey } from '../core/content-key.js';
 export interface StoredObject {
   key: ContentKey;
   bytes: number;
-  /** When the object was first written. */
+  /** When the object was last written or re-put: a `put` of content already there refreshes it, so a collector sees use. */
   writtenAt: Date;
 }
 
@@ -20,7 +20,17 @@ export interface ContentStore {
   get(key: ContentKey): Promise<Uint8Array>;
   has(key: ContentKey): Promise<boolean>;
   list(): AsyncIterable<StoredObject>;
-  delete(key: ContentKey): Promise<void>;
+  /**
+   * Removes the object; true when something was removed. With `ifWrittenBefore`, an object re-put since then is kept:
+   * a collector passes the time its listing was judged by, so content re-used during the sweep survives it.
+   */
+  delete(key: ContentKey, options?: DeleteOptions): Promise<boolean>;
+}
+
+/** Options of `ContentStore.delete`. */
+export interface DeleteOptions {
+  /** Delete only when the object's `writtenAt` is still before this time. */
+  ifWrittenBefore?: Date;
 }
 
 /** A key that is not in the store: the content is gone (collected, or never written), never an empty value. */
@@ -32,4 +42,22 @@ export class MissingContentError extends Error {
     super(`Stored content ${key} is missing from ${store}.`);
     this.name = 'MissingContentError';
   }
+}
+
+/**
+ * Bytes stored under a key that do not hash to it (a damaged disk, a hand-edited object). It is a missing-content error
+ * too: reading again gives the same wrong bytes. The store drops the object, so the next `put` of the real content
+ * writes it afresh.
+ */
+export class CorruptContentError extends MissingContentError {
+  constructor(key: ContentKey, store: string, actual: ContentKey) {
+    super(key, store);
+    this.name = 'CorruptContentError';
+    this.message = `Stored content ${key} in ${store} is corrupt (its bytes hash to ${actual}); it was removed.`;
+  }
+}
+
+/** The store cannot be used at all (no such bucket, credentials refused): a configuration problem, not missing content. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
 }
