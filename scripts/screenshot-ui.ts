@@ -10,6 +10,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { execa } from 'execa';
 import { startScriptedModelServer } from '../src/providers/scripted-server.js';
 import type { ScriptTurn } from '../src/providers/scripted-server.js';
+import { createDirectoryStore } from '../src/store/directory-store.js';
 import { createAgentWorkers } from '../src/worker.js';
 import { startTestTemporalServer } from '../test/support/temporal-server.js';
 
@@ -23,7 +24,8 @@ const connection = await Connection.connect({ address: server.address });
 const script = JSON.parse(await readFile(join(root, 'examples/demo/script.json'), 'utf8')) as ScriptTurn[];
 const model = await startScriptedModelServer({ script });
 const taskQueue = 'durable-agent';
-const agent = await createAgentWorkers({ connection: workerConnection, address: server.address, namespace: 'default', taskQueue, env: { OPENAI_API_KEY: 'unused' } });
+const store = createDirectoryStore(await mkdtemp(join(tmpdir(), 'durable-agent-screenshot-store-')));
+const agent = await createAgentWorkers({ connection: workerConnection, address: server.address, namespace: 'default', taskQueue, env: { OPENAI_API_KEY: 'unused' }, store });
 const running = agent.run();
 try {
   const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-screenshot-'));

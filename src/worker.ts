@@ -6,6 +6,7 @@ import { createActivities } from './activities/index.js';
 import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
+import type { ContentStore } from './store/content-store.js';
 
 /** Entry module of the workflow bundle. */
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
@@ -23,6 +24,8 @@ export interface AgentWorkerOptions {
   toolTaskQueue?: string;
   /** The worker's environment: provider settings and API keys are read from here, never from workflow input. */
   env?: NodeJS.ProcessEnv;
+  /** The content store of transcripts and outputs: every worker and the CLI of a deployment must share it. */
+  store: ContentStore;
   /** A prebuilt workflow bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
@@ -47,6 +50,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const activities = createActivities({
     resolveProvider: createProviderResolver(options.env ?? process.env),
+    store: options.store,
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
   });

@@ -2,9 +2,12 @@
 // history carries only tool names and the API key never leaves the worker.
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import type { ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
+import type { ChatMessage, ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
 import type { ModelProvider, StreamProgress } from '../providers/model-provider.js';
 import { toModelFailure } from './failures.js';
+
+/** A model request with its messages read back from the store. */
+export type ResolvedModelRequest = Omit<ModelRequest, 'transcript' | 'writes'> & { messages: ChatMessage[] };
 
 /** What `createCallModel` needs: an endpoint per selection and the schemas of the named tools. */
 export interface CallModelDependencies {
@@ -15,8 +18,8 @@ export interface CallModelDependencies {
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 
 /** Creates the `callModel` activity; it also runs outside an activity (no heartbeats, no cancellation then). */
-export function createCallModel(deps: CallModelDependencies): (request: ModelRequest) => Promise<ModelTurn> {
-  return async function callModel(request: ModelRequest): Promise<ModelTurn> {
+export function createCallModel(deps: CallModelDependencies): (request: ResolvedModelRequest) => Promise<ModelTurn> {
+  return async function callModel(request: ResolvedModelRequest): Promise<ModelTurn> {
     const context = currentActivityContext();
     const signal = context?.cancellationSignal;
     const heartbeat = context ? startHeartbeat(context, request.step) : undefined;

@@ -1,9 +1,8 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
-import { Context } from '@temporalio/activity';
 import { createCallModel } from './call-model.js';
 import { classifyBash } from './classify-bash.js';
-import type { ModelRequest, ModelTurn, ToolSchema } from '../core/messages.js';
-import { approximateTokens, schemaTokens } from '../core/pricing.js';
+import type { ToolSchema } from '../core/messages.js';
+import type { PendingWrites } from '../core/transcript-ref.js';
 import type { ToolExecutor } from './executors/types.js';
 import { executeBash } from './executors/bash.js';
 import { executeEditFile } from './executors/edit-file.js';
@@ -13,9 +12,11 @@ import { executeGlob } from './executors/glob.js';
 import { executeGrep } from './executors/grep.js';
 import { executeReadFile } from './executors/read-file.js';
 import { executeWriteFile } from './executors/write-file.js';
-import { runTool } from './run-tool.js';
-import { spillOutput } from './spill.js';
-import type { ToolActivityInput, ToolActivityResult } from './tool-request.js';
+import { createModelStep } from './model-step.js';
+import { createBudgetTurn, storedToolActivity } from './stored-results.js';
+import type { StoredToolResult, ToolActivityInput } from './tool-request.js';
+import { createTranscriptStore } from './transcript-store.js';
+import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
 import { builtinTools, toolSearch } from '../tools/index.js';
@@ -25,6 +26,8 @@ import { toChatCompletionsTool } from '../tools/schema-export.js';
 /** What the activities need from the composition root. */
 export interface ActivityDependencies {
   resolveProvider: ProviderResolver;
+  /** Where messages, tool results and spilled outputs are stored once, by content key. */
+  store: ContentStore;
   /** Function tools (C.12) this worker offers to every run it serves. */
   functions?: readonly FunctionToolDefinition[];
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
@@ -34,11 +37,7 @@ export interface ActivityDependencies {
 type BuiltinToolName = 'ReadFile' | 'WriteFile' | 'EditFile' | 'Glob' | 'Grep' | 'Bash';
 
 /** A tool activity: the activity type is the tool's name. */
-export type ToolActivity = (request: ToolActivityInput) => Promise<ToolActivityResult>;
-
-function toolActivity(name: string, executor: ToolExecutor): ToolActivity {
-  return (request) => runTool(name, executor, request);
-}
+export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult>;
 
 const builtinExecutors: Record<BuiltinToolName, ToolExecutor> = {
   ReadFile: executeReadFile,
@@ -52,6 +51,8 @@ const builtinExecutors: Record<BuiltinToolName, ToolExecutor> = {
 /** The activities registered on the worker. */
 export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
+  const transcripts = createTranscriptStore(deps.store);
+  const toolActivity = (name: string, run: ToolExecutor): ToolActivity => storedToolActivity(name, run, transcripts);
   const executor = (name: BuiltinToolName): ToolExecutor => deps.executors?.[name] ?? builtinExecutors[name];
   // Same registry shape as the workflow's, so every name the workflow sends resolves to the same schema here.
   const registry = createToolRegistry([...builtinTools, toolSearch]);
@@ -69,10 +70,12 @@ export function createActivities(deps: ActivityDependencies) {
   const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools });
   return {
     ...functionActivities,
-    callModel: async (request: ModelRequest): Promise<ModelTurn> => withUsageAccounting(request, await callModel(request), resolveTools),
+    callModel: createModelStep({ transcripts, callModel, resolveTools }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
     listFunctionTools: async (): Promise<FunctionToolSpec[]> => specs,
-    spillOutput,
+    /** Stores content the workflow made (the last step of a finished run). */
+    storeContent: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
+    budgetTurn: createBudgetTurn(transcripts),
     classifyBash,
     ReadFile: toolActivity('ReadFile', executor('ReadFile')),
     WriteFile: toolActivity('WriteFile', executor('WriteFile')),
@@ -81,31 +84,6 @@ export function createActivities(deps: ActivityDependencies) {
     Grep: toolActivity('Grep', executor('Grep')),
     Bash: toolActivity('Bash', executor('Bash')),
   };
-}
-
-/**
- * Completes the usage the ledger needs: the tool list's tokens, the attempt that succeeded, and an estimate when the
- * endpoint reported nothing (some OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
- */
-function withUsageAccounting(request: ModelRequest, turn: ModelTurn, resolveTools: (names: string[]) => ToolSchema[]): ModelTurn {
-  const tools = schemaTokens(resolveTools(request.toolNames));
-  const attempt = activityAttempt();
-  if (turn.usage.totalTokens > 0) return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };
-  const promptTokens = approximateTokens(request.messages) + tools;
-  const completionTokens = approximateTokens(turn.content ?? '') + approximateTokens(turn.toolCalls);
-  return {
-    ...turn,
-    usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, schemaTokens: tools, estimated: true },
-    ...(attempt ? { attempt } : {}),
-  };
-}
-
-function activityAttempt(): number | undefined {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return undefined; // called outside an activity (tests)
-  }
 }
 
 /** The activity interface the workflow proxies (type-only import there). */

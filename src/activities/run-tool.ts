@@ -8,7 +8,8 @@ import { MAX_TOOL_RESULT_BYTES, compressEnvelope, normalizeEmpty, renderEnvelope
 import { abbreviateParams, envelopeSize, errorEnvelope } from '../core/envelope.js';
 import type { Envelope, EnvelopeContext } from '../core/envelope.js';
 import type { ExecutorContext, ToolExecutor } from './executors/types.js';
-import { writeSpillFile } from './spill.js';
+import type { ContentStore } from '../store/content-store.js';
+import { spillEverywhere } from './spill.js';
 import type { ToolActivityInput, ToolActivityResult } from './tool-request.js';
 import { realWorkspaceRoot } from './workspace.js';
 
@@ -29,6 +30,8 @@ export interface RunToolOptions {
   attempt?: number;
   /** Outside an activity: the key stable across retries (default `<taskId>/<turn>/<index>/<callId>`). */
   activityKey?: string;
+  /** Where spilled outputs are also stored, readable from any worker and the CLI. */
+  store?: ContentStore;
 }
 
 /** Runs one tool executor as (the body of) a Temporal activity and returns an envelope within the per-result budget. */
@@ -55,6 +58,7 @@ export async function runTool(
       attempt,
       activityKey: activity ? activityKeyOf(activity) : (options.activityKey ?? defaultActivityKey(request)),
       outputDir: path.join(root, ...spillDirectory(request.taskId).split('/')),
+      ...(options.store ? { store: options.store } : {}),
       elapsedMs,
     };
     const result = await executor(executorContext);
@@ -63,6 +67,7 @@ export async function runTool(
       toolName,
       request,
       maxBytes: options.maxToolResultBytes ?? maxToolResultBytesFromEnv(),
+      ...(options.store ? { store: options.store } : {}),
     });
     return { ...result, envelope };
   } catch (error) {
@@ -85,11 +90,11 @@ export async function runTool(
 /** Layer 1 of C.9: a result larger than `maxBytes` is spilled in full and replaced by its compressed form. */
 export async function applyToolBudget(
   envelope: Envelope,
-  options: { root: string; toolName: string; request: ToolActivityInput; maxBytes: number },
+  options: { root: string; toolName: string; request: ToolActivityInput; maxBytes: number; store?: ContentStore },
 ): Promise<Envelope> {
   if (envelopeSize(envelope) <= options.maxBytes) return envelope;
   const { request } = options;
-  const fullOutputPath = await writeSpillFile(
+  const spilled = await spillEverywhere(
     {
       root: options.root,
       taskId: request.taskId,
@@ -100,8 +105,9 @@ export async function applyToolBudget(
       suffix: 'result',
     },
     renderEnvelope(envelope),
+    options.store,
   );
-  return compressEnvelope(envelope, 'single_tool_budget', fullOutputPath);
+  return compressEnvelope(envelope, 'single_tool_budget', spilled.path, spilled.key);
 }
 
 /** The layer-1 limit from `AGENT_MAX_TOOL_RESULT_BYTES`, or MAX_TOOL_RESULT_BYTES when unset or not a positive integer. */

@@ -4,6 +4,7 @@ import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SPILL_ROOT, spillDirectory, spillFileName, spillRelativePath } from '../core/budget.js';
 import type { SpillSuffix } from '../core/budget.js';
+import type { ContentStore } from '../store/content-store.js';
 import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 
 /** Spill directories untouched for this long are deleted when a task starts (C.9 retention). */
@@ -32,6 +33,19 @@ export async function writeSpillFile(target: SpillTarget, content: string): Prom
   // The name is unique per call; a retried attempt rewrites the same file with the same content.
   await writeFile(path.join(resolved.real, fileName), content, 'utf8');
   return spillRelativePath(target.taskId, fileName);
+}
+
+/**
+ * Writes a spill file and, with a store, the same content to the store: the file is for the model (ReadFile pages
+ * through it on the tool host), the key for everyone else (any worker, `durable-agent output KEY`).
+ */
+export async function spillEverywhere(
+  target: SpillTarget,
+  content: string,
+  store: ContentStore | undefined,
+): Promise<{ path: string; key?: string }> {
+  const [written, key] = await Promise.all([writeSpillFile(target, content), store?.put(content)]);
+  return { path: written, ...(key ? { key } : {}) };
 }
 
 /** Deletes the spill directories of every task whose directory is older than `maxAgeMs`; returns the task ids removed. */

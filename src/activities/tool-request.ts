@@ -1,5 +1,7 @@
 import type { Envelope, Repair } from '../core/envelope.js';
 import type { ReadStateStore, ReadStateUpdate } from '../core/read-state.js';
+import type { FallbackNote, ToolOutcome } from '../core/tool-outcome.js';
+import type { MessageRef } from '../core/transcript-ref.js';
 import type { RiskLevel } from '../tools/define-tool.js';
 
 /** The input of every tool activity. Validated, repaired arguments only; never secrets. */
@@ -10,22 +12,31 @@ export interface ToolActivityInput {
   callId: string;
   /** Absolute workspace root of the run; the executor resolves its realpath. */
   workspace: string;
-  /** Validated input with defaults applied. */
+  /** Validated input with defaults applied; string values may be references to stored content (huge arguments). */
   input: Record<string, unknown>;
   /** Normalised input echoed in the envelope (abbreviated). */
   paramsInput: Record<string, unknown>;
   repairs?: Repair[];
   ignoredParams?: string[];
-  /** The task's read-state store; sent to the tools that read or write it (ReadFile, WriteFile, EditFile). */
+  /** The read-state entries for this call's path; sent to the tools that read or write it (ReadFile, WriteFile, EditFile). */
   readState?: ReadStateStore;
   /** The activity's retry limit, so the executor wrapper knows which attempt is the last one. */
   maximumAttempts?: number;
   /** The permission decision's level and rule (C.5), echoed by Bash as `data.classification`. */
   classification?: { level: RiskLevel; rule: string };
+  /** Set when this call serves a failing tool's call: the envelope says so unless it is an error itself. */
+  fallback?: FallbackNote;
 }
 
-/** What a tool activity returns: the envelope (already within the per-result budget) and any store change. */
+/** What an executor produces: the envelope (within the per-result budget once runTool is done) and any store change. */
 export interface ToolActivityResult {
   envelope: Envelope;
+  readStateUpdate?: ReadStateUpdate;
+}
+
+/** What a tool activity returns: the tool message, stored once, and the summary the workflow decides on. */
+export interface StoredToolResult {
+  message: MessageRef;
+  outcome: ToolOutcome;
   readStateUpdate?: ReadStateUpdate;
 }

@@ -2,10 +2,10 @@
 // a history fetched from the server and one saved as JSON (`temporal workflow show --output json`, historyToJSON).
 import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
 import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
-import type { ModelRequest, ModelTurn } from '../core/messages.js';
+import type { ChatMessage, ModelRequest, ModelTurn } from '../core/messages.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
-import type { ToolActivityInput, ToolActivityResult } from '../activities/tool-request.js';
+import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
 import type { RiskLevel } from '../tools/define-tool.js';
 import { shorten } from '../tools/define-tool.js';
 
@@ -270,28 +270,36 @@ function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: 
   if (record.outcome === 'cancelled') return withOutcome({ status: 'cancelled' });
   // What the model was sent is authoritative: the workflow turns a failed activity into an error envelope.
   if (answered) return withOutcome(answered);
-  const envelope = (record.result as Partial<ToolActivityResult> | undefined)?.envelope;
-  if (record.outcome === 'completed' && envelope) {
-    return withOutcome({ status: envelope.status, ...(envelope.error?.code ? { errorCode: envelope.error.code } : {}) });
+  const outcome = (record.result as Partial<StoredToolResult> | undefined)?.outcome;
+  if (record.outcome === 'completed' && outcome) {
+    return withOutcome({ status: outcome.status, ...(outcome.error?.code ? { errorCode: outcome.error.code } : {}) });
   }
   return withOutcome({ status: 'error', ...(record.outcome === 'timed_out' ? { errorCode: 'TIMEOUT' } : {}) });
 }
 
 /**
- * What the model was told about the calls of the step before `request`: the tool messages after the request's last
- * assistant message with tool calls. Scoped per step because a model may reuse a call id in later steps.
+ * What the workflow itself told the model about the calls of the step before `request` (a gate's denial, a lost
+ * activity): those tool messages travel with the next request as content to store. Scoped per step because a model
+ * may reuse a call id in later steps.
  */
 function answersIn(request: Partial<ModelRequest> | undefined): Map<string, Answer> {
   const answers = new Map<string, Answer>();
-  const messages = Array.isArray(request?.messages) ? request.messages : [];
-  let start = messages.length;
-  while (start > 0 && !(messages[start - 1]!.role === 'assistant' && (messages[start - 1] as { tool_calls?: unknown[] }).tool_calls?.length)) start--;
-  for (const message of messages.slice(start)) {
-    if (message.role !== 'tool' || answers.has(message.tool_call_id)) continue;
+  for (const content of Object.values(request?.writes ?? {})) {
+    const message = parseMessage(content);
+    if (message?.role !== 'tool' || answers.has(message.tool_call_id)) continue;
     const outcome = envelopeOutcome(message.content);
     if (outcome) answers.set(message.tool_call_id, outcome);
   }
   return answers;
+}
+
+function parseMessage(content: string): ChatMessage | undefined {
+  try {
+    const parsed = JSON.parse(content) as Partial<ChatMessage>;
+    return typeof parsed.role === 'string' ? (parsed as ChatMessage) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function runStatus(events: HistoryEvent[]): HistoryRunStatus {

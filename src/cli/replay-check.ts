@@ -1,6 +1,7 @@
 // Replays a recorded history against a workflow bundle and, when the code no longer fits the history, names the event
 // where they part: the nondeterminism message alone often says what differed but not where.
 import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { ReplayError, Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
@@ -88,11 +89,35 @@ async function locate(workflowBundle: WorkflowBundle, history: History, workflow
   return { eventId: eventNumber(chosen), event: describeEvent(chosen) };
 }
 
+/**
+ * Histories recorded before transcripts moved to the content store pass the whole transcript to every model call.
+ * This version cannot replay them, and saying so beats pointing at the first event where they part.
+ */
+export const INLINE_TRANSCRIPT_MESSAGE =
+  'This history was recorded by an earlier durable-agent, whose model calls carried the whole transcript inline; ' +
+  'this version keeps transcripts in the content store and passes keys, so it cannot replay that run. ' +
+  'Replay it with the version that recorded it.';
+
+function hasInlineTranscript(history: History): boolean {
+  return (history.events ?? []).some((event) => {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name !== 'callModel') return false;
+    const [payload] = scheduled.input?.payloads ?? [];
+    try {
+      const request = payload ? defaultPayloadConverter.fromPayload<{ messages?: unknown }>(payload) : undefined;
+      return Array.isArray(request?.messages);
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Replays `history` with the workflows in `workflowBundle`. */
 export async function checkReplay(workflowBundle: WorkflowBundle, history: History, workflowId: string): Promise<ReplayCheck> {
   const events = history.events?.length ?? 0;
   const error = await replays(workflowBundle, history, workflowId);
   if (!error) return { deterministic: true, events };
+  if (hasInlineTranscript(history)) return { deterministic: false, events, kind: 'failure', divergence: { message: INLINE_TRANSCRIPT_MESSAGE } };
   const message = coreMessage(error);
   if (!(error instanceof DeterminismViolationError)) return { deterministic: false, events, kind: 'failure', divergence: { message } };
   return { deterministic: false, events, kind: 'nondeterminism', divergence: { ...(await locate(workflowBundle, history, workflowId, message)), message } };

@@ -91,8 +91,11 @@ export function previewOf(rendered: string): string {
   return cutAtUtf8Boundary(rendered.split('\n').slice(0, PREVIEW_MAX_LINES).join('\n'), PREVIEW_MAX_BYTES);
 }
 
-/** C.9 compress: replaces a too-large result by a preview and a pointer to its spill file. */
-export function compressEnvelope(raw: Envelope, reason: BudgetReason, fullOutputPath: string): Envelope {
+/**
+ * C.9 compress: replaces a too-large result by a preview and a pointer to its spill file (and, when the full output
+ * was also written to the content store, its key).
+ */
+export function compressEnvelope(raw: Envelope, reason: BudgetReason, fullOutputPath: string, fullOutputKey?: string): Envelope {
   const rendered = renderEnvelope(raw);
   const originalBytes = envelopeSize(raw);
   const originalLines = countLines(rendered);
@@ -111,6 +114,7 @@ export function compressEnvelope(raw: Envelope, reason: BudgetReason, fullOutput
         kept_lines: countLines(preview),
         kept_bytes: utf8ByteLength(preview),
         full_output_path: fullOutputPath,
+        ...(fullOutputKey ? { full_output_key: fullOutputKey } : {}),
       },
       preview,
     },

@@ -3,6 +3,12 @@
 import type { ChatMessage } from './messages.js';
 import { approximateTokens } from './pricing.js';
 
+/** The summariser's instructions (the system message of a compaction request). */
+export const SUMMARISER_PROMPT =
+  'You compress the working history of a software agent so it can continue its task with less context. ' +
+  'Write a concise summary that keeps: the task; what was found (files, facts, errors); every decision and change made ' +
+  '(with file paths); commands run and their outcomes; and the open threads and next steps. Do not invent anything.';
+
 /** Recent assistant turns (with their tool results) kept word for word. */
 export const KEEP_RECENT_TURNS = 3;
 
@@ -41,13 +47,7 @@ export function summaryRequest(messages: readonly ChatMessage[], plan: Compactio
   const task = messages[1]?.content ?? '';
   const rendered = messages.slice(plan.start, plan.end).map(renderMessage).join('\n\n');
   return [
-    {
-      role: 'system',
-      content:
-        'You compress the working history of a software agent so it can continue its task with less context. ' +
-        'Write a concise summary that keeps: the task; what was found (files, facts, errors); every decision and change made ' +
-        '(with file paths); commands run and their outcomes; and the open threads and next steps. Do not invent anything.',
-    },
+    { role: 'system', content: SUMMARISER_PROMPT },
     { role: 'user', content: `The task:\n${String(task)}\n\nThe history to summarise:\n\n${rendered}` },
   ];
 }

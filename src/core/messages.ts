@@ -1,5 +1,6 @@
 // Sandbox-safe: plain JSON data shared by the workflow, core/ and the model providers.
 // The transcript uses the OpenAI Chat Completions message shapes, the lingua franca of compatible endpoints.
+import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 
 /** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
 export interface ToolCallMessagePart {
@@ -49,6 +50,18 @@ export interface ModelTurn {
   model: string;
   /** Which attempt of the activity produced this turn (earlier attempts failed and were retried). */
   attempt?: number;
+  /** A compaction call's result: the new, shorter transcript (absent when the summary was unusable). */
+  compacted?: Compaction;
+  /** A compaction call that found nothing old enough to summarise: no model was called. */
+  skipped?: true;
+}
+
+/** What a compaction did. */
+export interface Compaction {
+  transcript: TranscriptRef;
+  summarisedMessages: number;
+  tokensBefore: number;
+  tokensAfter: number;
 }
 
 /** OpenAI-style function schema sent to the model. */
@@ -64,9 +77,14 @@ export interface ModelSelection {
   baseUrl?: string;
 }
 
-/** The input of the `callModel` activity: tool *names*, resolved to schemas inside the activity (STYLE 10). */
+/**
+ * The input of the `callModel` activity: the transcript by key and tool *names*; the activity rebuilds the messages
+ * from the store and resolves the schemas itself (STYLE 10), so history never carries the transcript.
+ */
 export interface ModelRequest {
-  messages: ChatMessage[];
+  transcript: TranscriptRef;
+  /** Content the workflow made since the last call (its messages, transcript nodes): stored first, then read. */
+  writes?: PendingWrites;
   toolNames: string[];
   selection: ModelSelection;
   step: number;

@@ -1,12 +1,14 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
 import type { BreakerConfig, BreakerState } from './breaker.js';
-import type { ChatMessage, ModelSelection, Usage } from './messages.js';
+import type { ModelSelection, Usage } from './messages.js';
 import type { PriceTable } from './price-table.js';
 import type { BudgetLimits, CostLedger } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
 import type { ReadStateStore } from './read-state.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
+import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
+import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from './transcript-ref.js';
 
 /** Run statuses of DESIGN.md (also the `AgentStatus` search attribute). */
 export type RunStatus = 'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled';
@@ -82,8 +84,13 @@ export interface AgentState {
   taskId: string;
   status: RunStatus;
   step: number;
-  messages: ChatMessage[];
+  /** The transcript by key: every message lives once in the content store. */
+  transcript: TranscriptRef;
+  /** Content the workflow made that the next transcript-reading activity stores (then it is forgotten here). */
+  pendingWrites: PendingWrites;
   readState: ReadStateStore;
+  /** A path as the model wrote it (workspace-relative, normalised) → its read-state key (symlinks resolved). */
+  readStateAliases: Record<string, string>;
   usage: UsageLedger;
   toolCalls: number;
   answer?: string;
@@ -146,15 +153,18 @@ export function emptyUsage(): UsageLedger {
 
 /** A fresh state for a new task. */
 export function initialState(taskId: string, systemPrompt: string, task: string): AgentState {
+  const pendingWrites: PendingWrites = {};
+  const system = workflowMessage({ role: 'system', content: systemPrompt }, pendingWrites);
+  const user = workflowMessage({ role: 'user', content: task }, pendingWrites);
+  const transcript = appendMessages(EMPTY_TRANSCRIPT, [{ ...system, role: 'system' }, { ...user, role: 'user' }], pendingWrites);
   return {
     taskId,
     status: 'running',
     step: 0,
-    messages: [
-      { role: 'system', content: systemPrompt },
-      { role: 'user', content: task },
-    ],
+    transcript,
+    pendingWrites,
     readState: {},
+    readStateAliases: {},
     usage: emptyUsage(),
     toolCalls: 0,
     progress: [],

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../core/messages.js';
+import { SUMMARISER_PROMPT } from '../core/compaction.js';
 import { loadScript, renderChunks, renderCompletion } from './scripted-script.js';
 import type { ScriptTurn } from './scripted-script.js';
 
@@ -28,6 +29,15 @@ export interface ScriptedModelServerOptions {
   host?: string;
   /** Receives one line per served turn and per failure (the CLI prints them to stderr). */
   log?: (line: string) => void;
+  /** Keep only the last N request bodies (long runs); default: every one. */
+  keepRequests?: number;
+  /**
+   * Answer each transcript-compaction request (recognised by the summariser's prompt) with this summary, without
+   * taking a turn: the script then describes the task's steps whenever compaction happens.
+   */
+  compactionSummary?: string;
+  /** Wait this long before every answer (simulated model latency); a turn's own `delay_ms` adds to it. */
+  latencyMs?: number;
 }
 
 /** A running scripted model server. */
@@ -72,6 +82,14 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     const recorded = body as RecordedRequest;
     requests.push(recorded);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.splice(0, requests.length - options.keepRequests);
+    if (options.latencyMs) await sleep(options.latencyMs, undefined, { signal: closing.signal }).catch(() => undefined);
+    if (options.compactionSummary !== undefined && isCompactionRequest(recorded)) {
+      const summary: ScriptTurn = { content: options.compactionSummary };
+      const renderOptions = { turnNumber: 0, model: 'scripted', created: Math.floor(Date.now() / 1000), promptChars: JSON.stringify(recorded.messages).length };
+      if (recorded.stream !== true) return sendJson(response, 200, renderCompletion(summary, renderOptions));
+      return sendStream(response, renderChunks(summary, { ...renderOptions, includeUsage: true }), true);
+    }
     // Claimed before any await, so concurrent requests take consecutive turns.
     const turn = turns[served];
     if (turn === undefined) {
@@ -100,11 +118,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (recorded.stream !== true) return sendJson(response, 200, renderCompletion(turn, renderOptions));
     const streamOptions = recorded.stream_options as { include_usage?: boolean } | undefined;
     const chunks = renderChunks(turn, { ...renderOptions, includeUsage: streamOptions?.include_usage === true });
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
     // A truncated stream just stops: no finish reason, no usage, no [DONE].
-    if (turn.truncate_stream !== true) response.write('data: [DONE]\n\n');
-    response.end();
+    sendStream(response, chunks, turn.truncate_stream !== true);
   };
 
   const server = createServer((request, response) => {
@@ -155,6 +170,18 @@ function checkExpectation(turn: ScriptTurn, request: RecordedRequest): string | 
   if (missing.length === 0) return undefined;
   const preview = content.length > 500 ? `${content.slice(0, 500)}…` : content;
   return `expected the last tool result to contain ${JSON.stringify(missing)}, but it was: ${preview}`;
+}
+
+function sendStream(response: ServerResponse, chunks: unknown[], done: boolean): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  if (done) response.write('data: [DONE]\n\n');
+  response.end();
+}
+
+function isCompactionRequest(request: RecordedRequest): boolean {
+  const first = request.messages[0];
+  return first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith(SUMMARISER_PROMPT);
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

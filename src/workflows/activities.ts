@@ -1,5 +1,5 @@
 // Sandboxed: activity proxies with their retry policies. Imported by workflow code only (type-only activity imports).
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ToolActivity } from '../activities/index.js';
 import type { ModelRequest, ModelTurn } from '../core/messages.js';
 import type { ToolActivityPolicy } from '../tools/define-tool.js';
@@ -7,7 +7,7 @@ import type { ToolActivityPolicy } from '../tools/define-tool.js';
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
   const model = request.selection.model ?? 'default model';
-  const summary = label ?? `callModel step ${request.step} ${model} (${request.messages.length} messages, ${request.toolNames.length} tools)`;
+  const summary = label ?? `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
   // SDK retries are off in the provider; this policy is the only retry loop for model calls.
   const { callModel: activity } = proxyActivities<Activities>({
     startToCloseTimeout: '5 minutes',
@@ -28,11 +28,14 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
   });
 }
 
-/** Worker facts recorded once per task (function tools), on any worker of the run's own queue. */
-export const { listFunctionTools } = proxyActivities<Activities>({
+/**
+ * Local activities: short, and any worker of the run's queue can do them, so they run in the workflow's own worker
+ * and are recorded as markers without a round trip through the server: the worker's function tools (recorded once
+ * per task), and the content a finished run made last (written to the content store every worker shares).
+ */
+export const { listFunctionTools, storeContent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
-  summary: 'listFunctionTools: the worker\'s function tools for this task',
 });
 
 /** The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue. */

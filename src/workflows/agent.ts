@@ -14,20 +14,21 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { DEFAULT_PRICE_TABLE } from '../core/price-table.js';
-import { approximateTokens, estimateNextCall, formatUsd, wouldExceedBudget } from '../core/pricing.js';
+import { estimateNextCall, formatUsd, wouldExceedBudget } from '../core/pricing.js';
 import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
 import type { ModelTurn } from '../core/messages.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { addEvent, addProgress, addUsage, initialState, toResult } from '../core/state.js';
-import { applyCompaction, planCompaction, summaryRequest, transcriptTokens } from '../core/compaction.js';
+import { referencedKeys } from '../core/content-key.js';
 import { systemPrompt } from '../core/transcript.js';
+import { appendMessages, takeWrites, workflowMessage } from '../core/transcript-ref.js';
 import { builtinTools, toolSearch } from '../tools/index.js';
 import { createToolRegistry } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { callModel, listFunctionTools } from './activities.js';
+import { callModel, listFunctionTools, storeContent } from './activities.js';
 import { ApprovalBook } from './approvals.js';
 import type { AgentStateView, BreakerView } from './messages.js';
-import { stateQuery, transcriptQuery } from './messages.js';
+import { stateQuery, storeRootsQuery, transcriptQuery } from './messages.js';
 import type { TurnContext } from './tool-step.js';
 import { runToolTurn, visibleToolNames } from './tool-step.js';
 
@@ -37,7 +38,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const approvals = new ApprovalBook();
   approvals.install();
   setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq));
-  setHandler(transcriptQuery, () => state.messages);
+  setHandler(transcriptQuery, () => state.transcript);
+  // Content not stored yet is no root: it is not in the store to keep.
+  setHandler(storeRootsQuery, () => referencedKeys(JSON.stringify({ ...state, pendingWrites: {} })));
+  // Continue-as-new is decided on steps taken in this run, never on the step the run resumed at.
+  const firstStep = state.step;
 
   try {
     // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
@@ -47,7 +52,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     if (!input.resume) state.budget = { ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}), ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}) };
 
     while (state.step < input.maxSteps) {
-      if (shouldContinueAsNew(state, input)) {
+      if (shouldContinueAsNew(state, input, firstStep)) {
         await condition(allHandlersFinished);
         state.runs += 1;
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume: state });
@@ -58,7 +63,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       turnContext.publish();
       const turn = await modelStep(turnContext);
       if (turn.toolCalls.length === 0) {
-        state.messages.push({ role: 'assistant', content: turn.content ?? '' });
+        const answer = workflowMessage({ role: 'assistant', content: turn.content ?? '' }, state.pendingWrites);
+        state.transcript = appendMessages(state.transcript, [{ ...answer, role: 'assistant' }], state.pendingWrites);
+        await flushWrites(state);
         state.answer = turn.content ?? '';
         state.status = 'completed';
         addProgress(state, { kind: 'answer', step: state.step, text: state.answer });
@@ -68,6 +75,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       await runToolTurn(turnContext, turn);
       turnContext.publish();
     }
+    await flushWrites(state);
     return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);
   } catch (error) {
     if (isCancellation(error)) {
@@ -88,8 +96,16 @@ function taskRegistry(state: AgentState): ToolRegistry {
   return registry;
 }
 
-function shouldContinueAsNew(state: AgentState, input: AgentInput): boolean {
-  if (state.step === 0 || state.step === input.resume?.step) return false;
+/** Stores what the last step made, so a finished run's transcript is whole in the store. */
+async function flushWrites(state: AgentState): Promise<void> {
+  const writes = takeWrites(state);
+  if (Object.keys(writes.content).length === 0) return;
+  await storeContent(writes.content);
+  writes.stored();
+}
+
+function shouldContinueAsNew(state: AgentState, input: AgentInput, firstStep: number): boolean {
+  if (state.step === firstStep) return false;
   if (workflowInfo().continueAsNewSuggested) return true;
   const every = input.continueAsNewEverySteps;
   return every !== undefined && every > 0 && state.step % every === 0;
@@ -119,8 +135,11 @@ async function callModelWithFallbacks(turnContext: TurnContext, toolNames: strin
   const { state, input } = turnContext;
   const chain = [input.selection, ...(input.fallbackSelections ?? []).map((fallback) => ({ ...input.selection, ...fallback }))];
   for (const [index, selection] of chain.entries()) {
+    const writes = takeWrites(state);
     try {
-      return await callModel({ messages: state.messages, toolNames, selection, step: state.step });
+      const turn = await callModel({ transcript: state.transcript, writes: writes.content, toolNames, selection, step: state.step });
+      writes.stored();
+      return turn;
     } catch (error) {
       const next = chain[index + 1];
       if (isCancellation(error) || !next) throw error;
@@ -135,24 +154,37 @@ async function callModelWithFallbacks(turnContext: TurnContext, toolNames: strin
 /** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */
 const DEFAULT_COMPACT_AT_TOKENS = 96_000;
 
-/** Summarises the older turns with a model call (an activity) when the transcript nears the context budget. */
+/**
+ * Summarises the older turns with a model call (an activity) when the transcript nears the context budget. The activity
+ * reads the transcript, plans the cut (core/compaction) and stores the shorter transcript; the workflow takes its key.
+ */
 async function compactIfNeeded(turnContext: TurnContext): Promise<void> {
   const { state, input } = turnContext;
-  const before = transcriptTokens(state.messages);
+  const before = state.transcript.tokens;
   if (before < (input.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS)) return;
-  const plan = planCompaction(state.messages);
-  if (!plan) return;
   const started = Date.now();
+  const writes = takeWrites(state);
   const summary = await callModel(
-    { messages: summaryRequest(state.messages, plan), toolNames: [], selection: input.selection, step: state.step, purpose: 'compaction' },
-    `callModel compaction: summarise ${plan.end - plan.start} older messages`,
+    { transcript: state.transcript, writes: writes.content, toolNames: [], selection: input.selection, step: state.step, purpose: 'compaction' },
+    `callModel compaction: summarise the older part of ${state.transcript.messages} messages (~${before} tokens)`,
   );
+  writes.stored();
+  if (summary.skipped) return; // nothing old enough to summarise: no model call was made
   addUsage(state, summary.usage, summary.model, summary.attempt ?? 1, priceTable(input));
-  if (!summary.content?.trim()) return; // nothing usable: keep the full transcript rather than lose it
-  state.messages = applyCompaction(state.messages, plan, summary.content);
-  const after = transcriptTokens(state.messages);
-  addEvent(state, 'transcript_compacted', Date.now(), { summarised_messages: plan.end - plan.start, tokens_before: before, tokens_after: after });
-  addProgress(state, { kind: 'step', step: state.step, text: `compacted ${plan.end - plan.start} older messages (~${before} → ~${after} tokens)`, ms: Date.now() - started });
+  const compacted = summary.compacted;
+  if (!compacted) return; // nothing usable: keep the full transcript rather than lose it
+  state.transcript = compacted.transcript;
+  addEvent(state, 'transcript_compacted', Date.now(), {
+    summarised_messages: compacted.summarisedMessages,
+    tokens_before: compacted.tokensBefore,
+    tokens_after: compacted.tokensAfter,
+  });
+  addProgress(state, {
+    kind: 'step',
+    step: state.step,
+    text: `compacted ${compacted.summarisedMessages} older messages (~${compacted.tokensBefore} → ~${compacted.tokensAfter} tokens)`,
+    ms: Date.now() - started,
+  });
 }
 
 function priceTable(input: AgentInput) {
@@ -166,10 +198,8 @@ function priceTable(input: AgentInput) {
 async function checkBudget(turnContext: TurnContext): Promise<void> {
   const { state, input, approvals } = turnContext;
   if (state.budget.budgetUsd === undefined && state.budget.maxTokens === undefined) return;
-  const last = state.messages.findLastIndex((message) => message.role === 'assistant');
-  const growth = approximateTokens(state.messages.slice(last + 1));
   const next = estimateNextCall(state.usage, {
-    growthTokens: state.usage.modelCalls === 0 ? approximateTokens(state.messages) + 2_000 : growth,
+    growthTokens: state.usage.modelCalls === 0 ? state.transcript.tokens + 2_000 : state.transcript.tailTokens,
     model: state.model ?? input.selection.model ?? 'unknown',
     table: priceTable(input),
   });

@@ -1,6 +1,6 @@
 // Sandbox-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ChatMessage } from '../core/messages.js';
+import type { TranscriptRef } from '../core/transcript-ref.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../core/state.js';
 
 /** A tool call waiting for a human decision (C.4 askPolicy "wait" / "prompt"). */
@@ -61,8 +61,8 @@ export interface AgentStateView {
 /** Query `state`: step, status, usage, approvals, breakers and recent progress lines (those after `afterSeq`). */
 export const stateQuery = defineQuery<AgentStateView, [afterSeq?: number]>('state');
 
-/** Query `transcript`: the messages the model has seen so far. */
-export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
+/** Query `transcript`: the transcript by key (`durable-agent output` and the store expand it). */
+export const transcriptQuery = defineQuery<TranscriptRef>('transcript');
 
 /**
  * Query `storeRoots`: every content key the run's state refers to (transcript head, stored answers, …). Content

@@ -2,10 +2,10 @@
 // passes the gates in workflow state (breaker → permission → the executor's read-before-write lock) and becomes an
 // envelope, whatever happens: the loop never throws because of a tool.
 import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
-import type { ToolActivityInput } from '../activities/tool-request.js';
+import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
 import type { BreakerState } from '../core/breaker.js';
 import { breakerGate, circuitOpenText, classifyOutcome, openTools, recordOutcome, releaseTrial } from '../core/breaker.js';
-import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
+import { MAX_TURN_RESULT_BYTES } from '../core/budget.js';
 import type { Envelope, EnvelopeContext } from '../core/envelope.js';
 import { abbreviateParams, errorEnvelope, okEnvelope, serializeEnvelope } from '../core/envelope.js';
 import { fixArguments } from '../core/arguments/fix-arguments.js';
@@ -14,6 +14,10 @@ import type { BashClassification, PermissionDecision } from '../core/permissions
 import { decidePermission, normalizeRelativePath } from '../core/permissions/index.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import { addEvent, addProgress } from '../core/state.js';
+import type { FallbackNote, ToolOutcome } from '../core/tool-outcome.js';
+import { outcomeOf } from '../core/tool-outcome.js';
+import type { MessageRef } from '../core/transcript-ref.js';
+import { appendMessages, takeWrites, workflowMessage } from '../core/transcript-ref.js';
 import type { PlannedCall } from '../core/tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../core/tool-calls.js';
 import type { ToolContract } from '../tools/define-tool.js';
@@ -38,9 +42,15 @@ const DEFAULT_ASK_TIMEOUT_MS = 600_000;
 /** A call that passed planning and will go through the gates. */
 type ReadyCall = Extract<PlannedCall, { state: 'ready' }>;
 
-/** A finished call: its envelope, and whether a tool actually ran (only then does the breaker count it). */
+/** A call's result: its tool message (stored, or waiting to be) and the summary the workflow decides on. */
+interface ToolResult {
+  message: MessageRef;
+  outcome: ToolOutcome;
+}
+
+/** A finished call: its result, and whether a tool actually ran (only then does the breaker count it). */
 interface CallOutcome {
-  envelope: Envelope;
+  result: ToolResult;
   ran: boolean;
   circuitOpen: boolean;
 }
@@ -50,7 +60,7 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
   const { state, input, registry } = turnContext;
   const ids = normalizeToolCallIds(turn.toolCalls, state.step);
   // The assistant message is recorded with the final ids before anything runs (C.3 step 1, C.13).
-  state.messages.push({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) });
+  const assistant = workflowMessage({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) }, state.pendingWrites);
   const discovered = new Set(state.discovered);
   const plans = planToolCalls(turn.toolCalls, ids, {
     resolveName: (raw) => registry.resolveName(raw),
@@ -71,20 +81,22 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
     if (repairs?.length) addEvent(state, 'argument_repair', Date.now(), { tool_call_id: plan.callId, repairs });
   }
 
-  const envelopes = new Array<Envelope>(plans.length);
+  const results = new Array<ToolResult>(plans.length);
   const limit = input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
   for (const [number, batch] of batches.entries()) {
     addEvent(state, 'tool_batch_start', Date.now(), { batch: number, size: batch.calls.length, concurrency_safe: batch.safe });
     await forEachWithConcurrency(batch.calls, batch.safe ? limit : 1, async (plan) => {
-      envelopes[plan.index] = await executePlan(turnContext, plan);
+      results[plan.index] = await executePlan(turnContext, plan);
     });
     addEvent(state, 'tool_batch_end', Date.now(), { batch: number });
   }
 
-  const budgeted = await budgetTurn(turnContext, plans, envelopes);
-  budgeted.forEach((envelope, index) => {
-    state.messages.push({ role: 'tool', tool_call_id: plans[index]!.callId, content: serializeEnvelope(envelope) });
-  });
+  const budgeted = await budgetTurn(turnContext, plans, results);
+  state.transcript = appendMessages(
+    state.transcript,
+    [{ ...assistant, role: 'assistant' }, ...budgeted.map((result) => ({ ...result.message, role: 'tool' as const }))],
+    state.pendingWrites,
+  );
   state.toolCalls += plans.length;
 }
 
@@ -101,13 +113,14 @@ function toolNameOf(plan: PlannedCall): string {
   return plan.state === 'ready' ? plan.tool.name : plan.toolName;
 }
 
-async function executePlan(turnContext: TurnContext, plan: PlannedCall): Promise<Envelope> {
+async function executePlan(turnContext: TurnContext, plan: PlannedCall): Promise<ToolResult> {
   const { state } = turnContext;
   const started = Date.now();
   addEvent(state, 'tool_lifecycle', started, { tool_call_id: plan.callId, tool_name: toolNameOf(plan), status: 'requested' });
   if (plan.state === 'failed') {
-    finish(turnContext, toolNameOf(plan), plan.callId, plan.envelope, started);
-    return plan.envelope;
+    const result = workflowResult(turnContext, plan.callId, plan.envelope);
+    finish(turnContext, toolNameOf(plan), plan.callId, result.outcome, plan.envelope.context.params_input, started);
+    return result;
   }
   state.lastTool = plan.tool.name;
   const context: EnvelopeContext = {
@@ -118,11 +131,24 @@ async function executePlan(turnContext: TurnContext, plan: PlannedCall): Promise
     ...(plan.ignoredParams.length ? { ignored_params: plan.ignoredParams } : {}),
   };
   const outcome = await callWithFallbacks(turnContext, plan, plan.tool, plan.input, context);
-  finish(turnContext, plan.tool.name, plan.callId, outcome.envelope, started);
-  return outcome.envelope;
+  finish(turnContext, plan.tool.name, plan.callId, outcome.result.outcome, context.params_input, started);
+  return outcome.result;
 }
 
-function finish(turnContext: TurnContext, tool: string, callId: string, envelope: Envelope, started: number): void {
+/** A result the workflow made itself (planning errors, gates, lost activities): its message waits to be stored. */
+function workflowResult(turnContext: TurnContext, callId: string, envelope: Envelope): ToolResult {
+  const message = workflowMessage({ role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) }, turnContext.state.pendingWrites);
+  return { message, outcome: outcomeOf(envelope) };
+}
+
+function finish(
+  turnContext: TurnContext,
+  tool: string,
+  callId: string,
+  envelope: ToolOutcome,
+  params: Record<string, unknown>,
+  started: number,
+): void {
   const { state } = turnContext;
   const ms = Date.now() - started;
   addEvent(state, 'tool_lifecycle', Date.now(), {
@@ -131,7 +157,6 @@ function finish(turnContext: TurnContext, tool: string, callId: string, envelope
     status: envelope.status === 'error' ? 'failed' : 'completed',
     ...(envelope.error ? { code: envelope.error.code } : {}),
   });
-  const params = envelope.context.params_input;
   const label = ['path', 'pattern', 'command', 'query', 'input'].map((key) => params[key]).find((value) => typeof value === 'string');
   const single = typeof label === 'string' ? label.replace(/\s+/g, ' ') : callId;
   addProgress(state, {
@@ -158,27 +183,19 @@ async function callWithFallbacks(
 ): Promise<CallOutcome> {
   const primary = await gatedCall(turnContext, plan, tool, input, context);
   const failing =
-    primary.circuitOpen || (primary.ran && classifyOutcome(primary.envelope, { ranTool: true }) === 'counted_failure');
+    primary.circuitOpen || (primary.ran && classifyOutcome(primary.result.outcome, { ranTool: true }) === 'counted_failure');
   if (!failing || !tool.fallbacks?.length) return primary;
-  const reason = primary.circuitOpen ? 'circuit_open' : `primary_failed:${primary.envelope.error?.code ?? 'error'}`;
+  const reason = primary.circuitOpen ? 'circuit_open' : `primary_failed:${primary.result.outcome.error?.code ?? 'error'}`;
   for (const fallback of tool.fallbacks) {
     const next = turnContext.registry.get(fallback.tool);
     if (!next || !turnContext.registry.isEnabled(next.name)) continue;
     const fixed = fixArguments(next, fallback.mapInput(input));
     if (!fixed.ok) continue;
     addEvent(turnContext.state, 'tool_fallback', Date.now(), { tool_call_id: plan.callId, from: tool.name, to: next.name, reason });
-    const served = await gatedCall(turnContext, plan, next, fixed.input, { ...context, params_input: abbreviateParams(fixed.normalized) });
-    if (served.envelope.status !== 'error') {
-      const note = { served_by: next.name, primary: tool.name, reason, primary_error: primary.envelope.text };
-      return {
-        ...served,
-        envelope: {
-          ...served.envelope,
-          data: { ...served.envelope.data, fallback: note },
-          text: `${tool.name} is failing (${reason}); served by ${next.name}. ${served.envelope.text}`,
-        },
-      };
-    }
+    // The fallback's own envelope says which tool served the call and why (the activity adds the note).
+    const note: FallbackNote = { served_by: next.name, primary: tool.name, reason, primary_error: primary.result.outcome.text };
+    const served = await gatedCall(turnContext, plan, next, fixed.input, { ...context, params_input: abbreviateParams(fixed.normalized) }, note);
+    if (served.result.outcome.status !== 'error') return served;
   }
   return primary;
 }
@@ -190,6 +207,7 @@ async function gatedCall(
   tool: ToolContract,
   input: Record<string, unknown>,
   context: EnvelopeContext,
+  fallback?: FallbackNote,
 ): Promise<CallOutcome> {
   const { state, input: run } = turnContext;
   const breakerConfig = run.breaker ?? {};
@@ -203,14 +221,15 @@ async function gatedCall(
       details: { ...gate.details },
       context,
     });
-    return { envelope, ran: false, circuitOpen: true };
+    return { result: workflowResult(turnContext, plan.callId, envelope), ran: false, circuitOpen: true };
   }
 
   if (tool.workflowLocal && tool.name === TOOL_SEARCH_NAME) {
     const found = runToolSearch(turnContext.registry, input as { query: string; max_results: number }, { mode: run.mode });
     state.discovered = [...new Set([...state.discovered, ...found.discovered])];
     setBreaker(state, tool.name, recordOutcome(state.breakers[tool.name], 'success', Date.now(), breakerConfig).next);
-    return { envelope: okEnvelope({ data: found.data, text: found.text, context }), ran: true, circuitOpen: false };
+    const envelope = okEnvelope({ data: found.data, text: found.text, context });
+    return { result: workflowResult(turnContext, plan.callId, envelope), ran: true, circuitOpen: false };
   }
 
   const classification = tool.name === 'Bash' ? await classifyCommand(turnContext, input) : undefined;
@@ -234,15 +253,15 @@ async function gatedCall(
   const denied = await resolvePermission(turnContext, plan, tool, input, permission, context);
   if (denied) {
     setBreaker(state, tool.name, releaseTrial(state.breakers[tool.name]));
-    return { envelope: denied, ran: false, circuitOpen: false };
+    return { result: workflowResult(turnContext, plan.callId, denied), ran: false, circuitOpen: false };
   }
 
   addEvent(state, 'tool_lifecycle', Date.now(), { tool_call_id: plan.callId, tool_name: tool.name, status: 'started' });
-  const envelope = await runActivity(turnContext, plan, tool, input, context, classification);
-  const outcome = classifyOutcome(envelope, { ranTool: true, countAllErrors: breakerConfig.countAllErrors ?? false });
-  const update = recordOutcome(state.breakers[tool.name], outcome, Date.now(), breakerConfig, envelope.error?.message);
+  const result = await runActivity(turnContext, plan, tool, input, context, classification, fallback);
+  const outcome = classifyOutcome(result.outcome, { ranTool: true, countAllErrors: breakerConfig.countAllErrors ?? false });
+  const update = recordOutcome(state.breakers[tool.name], outcome, Date.now(), breakerConfig, result.outcome.error?.message);
   setBreaker(state, tool.name, update.next, update.transition);
-  return { envelope, ran: true, circuitOpen: false };
+  return { result, ran: true, circuitOpen: false };
 }
 
 function setBreaker(state: AgentState, tool: string, next: BreakerState, transition?: { from: string; to: string }): void {
@@ -342,9 +361,11 @@ async function runActivity(
   input: Record<string, unknown>,
   context: EnvelopeContext,
   classification: BashClassification | undefined,
-): Promise<Envelope> {
+  fallback: FallbackNote | undefined,
+): Promise<ToolResult> {
   const { state, input: run } = turnContext;
   const policy = tool.activity(input);
+  const lexicalPath = typeof input.path === 'string' ? relativeToWorkspace(run.workspace, input.path) : undefined;
   const activity = toolActivity(tool.name, policy, { summary: tool.summarize(input), taskQueue: run.toolTaskQueue });
   const request: ToolActivityInput = {
     taskId: state.taskId,
@@ -357,21 +378,35 @@ async function runActivity(
     maximumAttempts: policy.maximumAttempts,
     ...(context.repairs ? { repairs: context.repairs } : {}),
     ...(context.ignored_params ? { ignoredParams: context.ignored_params } : {}),
-    ...(usesReadState(tool.name) ? { readState: state.readState } : {}),
+    ...(usesReadState(tool.name) ? { readState: readStateFor(state, lexicalPath) } : {}),
     ...(classification ? { classification: { level: classification.level, rule: classification.rule } } : {}),
+    ...(fallback ? { fallback } : {}),
   };
   try {
-    const result = await activity(request);
+    const result: StoredToolResult = await activity(request);
     const update = result.readStateUpdate;
     if (update) {
       if (update.entry) state.readState[update.key] = update.entry;
       else delete state.readState[update.key];
+      if (lexicalPath !== undefined && lexicalPath !== update.key) state.readStateAliases[lexicalPath] = update.key;
     }
-    return result.envelope;
+    return { message: result.message, outcome: result.outcome };
   } catch (error) {
     if (isCancellation(error)) throw error;
-    return activityFailureEnvelope(tool.name, policy.startToCloseTimeoutMs, error, context);
+    return workflowResult(turnContext, plan.callId, activityFailureEnvelope(tool.name, policy.startToCloseTimeoutMs, error, context));
   }
+}
+
+/**
+ * The read-state entry of the file a call names, and nothing else: activity inputs stay the same size however many
+ * files the task has read. The executor keys entries by the symlink-resolved path, which the workflow learns from
+ * each update; a path never seen resolves to itself (a missing entry only means "read it first").
+ */
+function readStateFor(state: AgentState, lexicalPath: string | undefined): AgentState['readState'] {
+  if (lexicalPath === undefined) return {};
+  const key = state.readStateAliases[lexicalPath] ?? lexicalPath;
+  const entry = state.readState[key];
+  return entry ? { [key]: entry } : {};
 }
 
 function usesReadState(toolName: string): boolean {
@@ -412,37 +447,35 @@ function activityFailureEnvelope(toolName: string, timeoutMs: number, error: unk
   return errorEnvelope({ code: 'INTERNAL_ERROR', message: `Tool '${toolName}' failed: ${message}`, context });
 }
 
-/** C.9 layer 2: keeps one turn's tool messages within MAX_TURN_RESULT_BYTES, largest results first. */
-async function budgetTurn(turnContext: TurnContext, plans: PlannedCall[], envelopes: Envelope[]): Promise<Envelope[]> {
+/**
+ * C.9 layer 2: keeps one turn's tool messages within MAX_TURN_RESULT_BYTES, largest results first. The workflow only
+ * sees sizes; when they add up to too much, an activity where the workspace is compresses and spills the largest.
+ */
+async function budgetTurn(turnContext: TurnContext, plans: PlannedCall[], results: ToolResult[]): Promise<ToolResult[]> {
   const { state, input } = turnContext;
-  const spillName = (index: number): string =>
-    spillFileName({ turn: state.step, index, toolName: toolNameOf(plans[index]!), callId: plans[index]!.callId, suffix: 'result' });
-  const { envelopes: budgeted, items } = applyTurnBudget(envelopes, {
-    pathFor: (index) => spillRelativePath(state.taskId, spillName(index)),
+  const total = results.reduce((sum, result) => sum + result.outcome.bytes, 0);
+  if (total <= MAX_TURN_RESULT_BYTES) return results;
+  const { budgetTurn: activity } = workspaceActivities(input.toolTaskQueue, `budgetTurn step ${state.step} (${results.length} results, ${total} bytes)`);
+  const writes = takeWrites(state);
+  const budgeted = await activity({
+    workspace: input.workspace,
+    taskId: state.taskId,
+    turn: state.step,
+    writes: writes.content,
+    results: results.map((result, index) => ({
+      key: result.message.key,
+      compressed: result.outcome.compressed,
+      toolName: toolNameOf(plans[index]!),
+      callId: plans[index]!.callId,
+    })),
   });
-  if (items.length === 0) return budgeted;
-  const { spillOutput } = workspaceActivities(input.toolTaskQueue, `spillOutput step ${state.step} (${items.length} results over the turn budget)`);
-  // The spill files hold the full results the compressed envelopes point to; written before the model sees them.
-  await Promise.all(
-    items.map((item) => {
-      addEvent(state, 'tool_result_budget_item', Date.now(), {
-        tool_call_id: plans[item.index]!.callId,
-        reason: item.reason,
-        raw_bytes: item.raw_bytes,
-        visible_bytes: item.visible_bytes,
-      });
-      return spillOutput({
-        workspace: input.workspace,
-        taskId: state.taskId,
-        turn: state.step,
-        index: item.index,
-        toolName: toolNameOf(plans[item.index]!),
-        callId: plans[item.index]!.callId,
-        rendered: item.rendered,
-      });
-    }),
-  );
-  return budgeted;
+  writes.stored();
+  for (const item of budgeted.items) {
+    addEvent(state, 'tool_result_budget_item', Date.now(), { tool_call_id: plans[item.index]!.callId, ...item.event });
+  }
+  const next = [...results];
+  for (const item of budgeted.items) next[item.index] = { message: item.message, outcome: item.outcome };
+  return next;
 }
 
 /** A bounded pool: at most `limit` calls in flight; results are placed by index, so completion order never matters. */

@@ -12,6 +12,8 @@ import type { AgentInput } from '../../src/core/state.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
+import { createDirectoryStore } from '../../src/store/directory-store.js';
+import type { ContentStore } from '../../src/store/content-store.js';
 import { createAgentWorkers, workflowsPath } from '../../src/worker.js';
 import type { AgentWorkerOptions } from '../../src/worker.js';
 
@@ -49,18 +51,21 @@ export function temporalAddress(): string {
 export interface Harness {
   client: Client;
   taskQueue: string;
+  /** The workers' content store (a fresh directory unless the test passes one). */
+  store: ContentStore;
   close(): Promise<void>;
 }
 
 /** Starts a worker on a fresh task queue; the environment given is the worker's (API keys never enter workflow input). */
 export async function startHarness(
   env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' },
-  options: Partial<Pick<AgentWorkerOptions, 'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue'>> = {},
+  options: Partial<Pick<AgentWorkerOptions, 'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store'>> = {},
 ): Promise<Harness> {
   quietRuntime();
   const address = temporalAddress();
   const taskQueue = options.taskQueue ?? `test-${randomBytes(4).toString('hex')}`;
   const workerConnection = await NativeConnection.connect({ address });
+  const store = options.store ?? createDirectoryStore(await mkdtemp(join(tmpdir(), 'durable-agent-store-')));
   const agent = await createAgentWorkers({
     connection: workerConnection,
     address,
@@ -69,6 +74,7 @@ export async function startHarness(
     env,
     workflowBundle: await sharedBundle(),
     ...options,
+    store,
   });
   const running = agent.run();
   const connection = await Connection.connect({ address });
@@ -76,6 +82,7 @@ export async function startHarness(
   return {
     client,
     taskQueue,
+    store,
     async close() {
       agent.shutdown();
       await running;

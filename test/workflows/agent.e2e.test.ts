@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { stateQuery, transcriptQuery } from '../../src/workflows/messages.js';
+import { createTranscriptStore } from '../../src/activities/transcript-store.js';
 import type { Harness } from '../support/harness.js';
 import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
@@ -47,8 +48,11 @@ describe('agentWorkflow end to end', () => {
 
       const tests = await execa('node', ['--test'], { cwd: workspace, reject: false });
       expect(tests.exitCode).toBe(0);
+      // The whole transcript, final answer included, is in the store under the head key the run reports.
       const transcript = await handle.query(transcriptQuery);
-      expect(transcript.at(-1)).toMatchObject({ role: 'assistant' });
+      const messages = await createTranscriptStore(harness.store).load(transcript);
+      expect(messages).toHaveLength(transcript.messages);
+      expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: result.answer });
       await saveHistory('demo', handle);
     } finally {
       await model.close();

@@ -285,7 +285,11 @@ describe('many hosts', () => {
     const suffix = randomBytes(3).toString('hex');
     const shared = `shared-${suffix}`;
     const hostA = await startHarness({ OPENAI_API_KEY: 'k' }, { taskQueue: shared, toolTaskQueue: `${shared}@host-a`, identity: `host-a-${suffix}` });
-    const hostB = await startHarness({ OPENAI_API_KEY: 'k' }, { taskQueue: shared, toolTaskQueue: `${shared}@host-b`, identity: `host-b-${suffix}` });
+    // Hosts share the content store, as a deployment's workers share one bucket.
+    const hostB = await startHarness(
+      { OPENAI_API_KEY: 'k' },
+      { taskQueue: shared, toolTaskQueue: `${shared}@host-b`, identity: `host-b-${suffix}`, store: hostA.store },
+    );
     try {
       const runs = await Promise.all(
         (['a', 'b'] as const).map(async (host) => {

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
 import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
 import { bash } from '../../tools/bash.js';
-import { writeSpillFile } from '../spill.js';
+import { spillEverywhere } from '../spill.js';
 import { resolveInWorkspace } from '../workspace.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
@@ -199,13 +199,17 @@ export const executeBash: ToolExecutor = async (context) => {
   const stdoutText = stdout.text();
   const stderrText = stderr.text();
   let fullOutputPath: string | undefined;
+  let fullOutputKey: string | undefined;
   let pointer = '';
   if (stdoutText.length > STREAM_CHAR_CAP || stderrText.length > STREAM_CHAR_CAP) {
     try {
-      fullOutputPath = await writeSpillFile(
+      const spilled = await spillEverywhere(
         { ...spillTarget(context), root: context.root, suffix: 'output' },
         formatOutputSpill(stdoutText, stderrText),
+        context.store,
       );
+      fullOutputPath = spilled.path;
+      fullOutputKey = spilled.key;
       pointer = `full output: ${fullOutputPath}`;
     } catch (error) {
       // The result of a command that already ran is worth more than the spill file: report it without the file.
@@ -226,6 +230,7 @@ export const executeBash: ToolExecutor = async (context) => {
     stdout_truncated: cappedStdout.truncated,
     stderr_truncated: cappedStderr.truncated,
     ...(fullOutputPath !== undefined ? { full_output_path: fullOutputPath } : {}),
+    ...(fullOutputKey !== undefined ? { full_output_key: fullOutputKey } : {}),
     classification,
   };
   const stats: Record<string, unknown> & { time_ms: number } = {

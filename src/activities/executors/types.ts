@@ -1,4 +1,5 @@
 import type { EnvelopeContext } from '../../core/envelope.js';
+import type { ContentStore } from '../../store/content-store.js';
 import type { ToolActivityInput, ToolActivityResult } from '../tool-request.js';
 
 /** Everything an executor needs; built once per activity attempt by activities/run-tool.ts. */
@@ -18,6 +19,8 @@ export interface ExecutorContext {
   activityKey: string;
   /** `W/.agent/tool-output/<taskId>`: where spill files go. */
   outputDir: string;
+  /** The content store spilled outputs also go to (absent when executors run on their own, in tests). */
+  store?: ContentStore;
   /** Milliseconds since the executor started. */
   elapsedMs(): number;
 }

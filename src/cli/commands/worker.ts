@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { hostToolQueue } from '../../config.js';
+import { storeFromEnv } from '../../store/store-from-env.js';
 import { runWorker } from '../../worker.js';
 import { ensureDevServer } from '../dev-server.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';
+import { stateDir } from '../state-dir.js';
 
 /** `worker`: runs until SIGINT/SIGTERM. */
 export async function workerCommand(argv: string[], config: Config): Promise<number> {
@@ -22,7 +24,8 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
   const namespace = values.namespace ?? config.namespace;
   const taskQueue = values['task-queue'] ?? config.taskQueue;
   const toolTaskQueue = values['tool-queue'] ?? config.toolTaskQueue ?? hostToolQueue(taskQueue);
-  log(`worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} pid=${process.pid}`);
-  await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env });
+  const store = storeFromEnv(process.env, { stateDir: stateDir() });
+  log(`worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} pid=${process.pid}`);
+  await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env, store });
   return EXIT.finished;
 }

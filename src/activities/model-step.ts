@@ -1,0 +1,96 @@
+// Node: the callModel activity as the workflow sees it. It stores what the workflow made, rebuilds the messages from
+// the store, calls the model, and hands back a turn whose huge strings are stored and referred to by key, so history
+// grows by the same few kilobytes a step however long the run and however large its files.
+import type { ModelRequest, ModelTurn, ToolSchema } from '../core/messages.js';
+import { applyCompaction, planCompaction, summaryRequest } from '../core/compaction.js';
+import { approximateTokens, schemaTokens } from '../core/pricing.js';
+import { transcriptOf } from '../core/transcript-ref.js';
+import type { ResolvedModelRequest } from './call-model.js';
+import { activityAttempt } from './activity-context.js';
+import type { TranscriptStore } from './transcript-store.js';
+
+export interface ModelStepDependencies {
+  transcripts: TranscriptStore;
+  callModel: (request: ResolvedModelRequest) => Promise<ModelTurn>;
+  resolveTools: (names: string[]) => ToolSchema[];
+}
+
+/** Creates the `callModel` activity. */
+export function createModelStep(deps: ModelStepDependencies): (request: ModelRequest) => Promise<ModelTurn> {
+  const { transcripts } = deps;
+  return async function callModel(request: ModelRequest): Promise<ModelTurn> {
+    await transcripts.writeAll(request.writes);
+    const messages = await transcripts.load(request.transcript);
+    if (request.purpose === 'compaction') return compact(deps, request, messages);
+    const resolved: ResolvedModelRequest = { messages, toolNames: request.toolNames, selection: request.selection, step: request.step };
+    const turn = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
+    return externalizeTurn(transcripts, turn);
+  };
+}
+
+/** The summarising call of a compaction, and the shorter transcript stored when the summary is usable. */
+async function compact(deps: ModelStepDependencies, request: ModelRequest, messages: ResolvedModelRequest['messages']): Promise<ModelTurn> {
+  const plan = planCompaction(messages);
+  if (!plan) {
+    const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    return { content: null, toolCalls: [], finishReason: 'other', usage, model: request.selection.model ?? '', skipped: true };
+  }
+  const resolved: ResolvedModelRequest = { messages: summaryRequest(messages, plan), toolNames: [], selection: request.selection, step: request.step, purpose: 'compaction' };
+  const turn = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
+  if (!turn.content?.trim()) return { ...turn, content: null };
+  const compacted = applyCompaction(messages, plan, turn.content);
+  const refs = await Promise.all(compacted.map(async (message) => ({ ...(await deps.transcripts.putMessage(message)), role: message.role })));
+  const pending: Record<string, string> = {};
+  const transcript = transcriptOf(refs, pending);
+  await deps.transcripts.writeAll(pending);
+  return {
+    ...turn,
+    // The summary lives in the transcript now; the turn itself need not carry it through history again.
+    content: null,
+    compacted: {
+      transcript,
+      summarisedMessages: plan.end - plan.start,
+      tokensBefore: request.transcript.tokens,
+      tokensAfter: transcript.tokens,
+    },
+  };
+}
+
+/**
+ * A turn fit for history: the answer and the string values of each tool call's arguments, when huge (a 3 MB file the
+ * model writes), are stored and replaced by references that the tool activity and the next request expand again.
+ * Arguments that are not valid JSON stay as they are: the workflow's repair must see them, and Temporal's external
+ * storage takes any payload that is still too large.
+ */
+async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): Promise<ModelTurn> {
+  const toolCalls = await Promise.all(
+    turn.toolCalls.map(async (call) => {
+      if (!call.arguments || call.arguments.length <= 8 * 1024) return call;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(call.arguments);
+      } catch {
+        return call;
+      }
+      return { ...call, arguments: JSON.stringify(await transcripts.externalize(parsed)) };
+    }),
+  );
+  return { ...turn, content: await transcripts.externalize(turn.content), toolCalls };
+}
+
+/**
+ * Completes the usage the ledger needs: the tool list's tokens, the attempt that succeeded, and an estimate when the
+ * endpoint reported nothing (some OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
+ */
+function withUsageAccounting(request: ResolvedModelRequest, turn: ModelTurn, resolveTools: (names: string[]) => ToolSchema[]): ModelTurn {
+  const tools = schemaTokens(resolveTools(request.toolNames));
+  const attempt = activityAttempt();
+  if (turn.usage.totalTokens > 0) return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };
+  const promptTokens = approximateTokens(request.messages) + tools;
+  const completionTokens = approximateTokens(turn.content ?? '') + approximateTokens(turn.toolCalls);
+  return {
+    ...turn,
+    usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, schemaTokens: tools, estimated: true },
+    ...(attempt ? { attempt } : {}),
+  };
+}

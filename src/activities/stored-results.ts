@@ -1,0 +1,106 @@
+// Node: tool results into the content store. Each tool activity stores its tool message once and hands the workflow
+// the key and a summary; layer 2 of the output budget reads the turn's messages back when they add up to too much.
+import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
+import type { BudgetReason } from '../core/budget.js';
+import type { ContentKey } from '../core/content-key.js';
+import type { Envelope } from '../core/envelope.js';
+import { serializeEnvelope } from '../core/envelope.js';
+import type { ChatMessage } from '../core/messages.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
+import { outcomeOf, withFallbackNote } from '../core/tool-outcome.js';
+import type { MessageRef, PendingWrites } from '../core/transcript-ref.js';
+import type { ToolExecutor } from './executors/types.js';
+import { runTool } from './run-tool.js';
+import { spillEverywhere } from './spill.js';
+import type { StoredToolResult, ToolActivityInput } from './tool-request.js';
+import type { TranscriptStore } from './transcript-store.js';
+import { realWorkspaceRoot } from './workspace.js';
+
+/** A tool activity whose arguments may refer to stored content and whose result is stored as the tool message. */
+export function storedToolActivity(
+  name: string,
+  executor: ToolExecutor,
+  transcripts: TranscriptStore,
+): (request: ToolActivityInput) => Promise<StoredToolResult> {
+  return async (request) => {
+    const expanded: ToolActivityInput = {
+      ...request,
+      input: await transcripts.expand(request.input),
+      paramsInput: await transcripts.expand(request.paramsInput),
+    };
+    const result = await runTool(name, executor, expanded, { store: transcripts.store });
+    const envelope = request.fallback ? withFallbackNote(result.envelope, request.fallback) : result.envelope;
+    return {
+      ...(await storeToolMessage(transcripts, request.callId, envelope)),
+      ...(result.readStateUpdate ? { readStateUpdate: result.readStateUpdate } : {}),
+    };
+  };
+}
+
+async function storeToolMessage(transcripts: TranscriptStore, callId: string, envelope: Envelope): Promise<{ message: MessageRef; outcome: ToolOutcome }> {
+  const message = await transcripts.putMessage({ role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) });
+  return { message, outcome: outcomeOf(envelope) };
+}
+
+/** Input of the `budgetTurn` activity: one step's tool messages by key, in request order. */
+export interface BudgetTurnInput {
+  workspace: string;
+  taskId: string;
+  turn: number;
+  /** Workflow-made messages among them, not stored yet. */
+  writes?: PendingWrites;
+  results: { key: ContentKey; compressed: boolean; toolName: string; callId: string }[];
+}
+
+/** The results layer 2 replaced, with what the `tool_result_budget_item` event records. */
+export interface BudgetTurnResult {
+  items: {
+    index: number;
+    message: MessageRef;
+    outcome: ToolOutcome;
+    event: { reason: BudgetReason; raw_bytes: number; visible_bytes: number };
+  }[];
+}
+
+/** Creates the `budgetTurn` activity (C.9 layer 2): compresses the largest results and spills them in full. */
+export function createBudgetTurn(transcripts: TranscriptStore): (input: BudgetTurnInput) => Promise<BudgetTurnResult> {
+  return async (input) => {
+    await transcripts.writeAll(input.writes);
+    const envelopes = await Promise.all(
+      input.results.map(async (result) => {
+        const message = JSON.parse(await transcripts.text(result.key)) as Extract<ChatMessage, { role: 'tool' }>;
+        return JSON.parse(message.content) as Envelope;
+      }),
+    );
+    const target = (index: number) => ({
+      turn: input.turn,
+      index,
+      toolName: input.results[index]!.toolName,
+      callId: input.results[index]!.callId,
+      suffix: 'result' as const,
+    });
+    const budgeted = applyTurnBudget(envelopes, {
+      pathFor: (index) => spillRelativePath(input.taskId, spillFileName(target(index))),
+      alreadyCompressed: input.results.map((result) => result.compressed),
+    });
+    const root = await realWorkspaceRoot(input.workspace);
+    const items = await Promise.all(
+      budgeted.items.map(async (item) => {
+        const spilled = await spillEverywhere({ root, taskId: input.taskId, ...target(item.index) }, item.rendered, transcripts.store);
+        const envelope = withFullOutputKey(budgeted.envelopes[item.index]!, spilled.key);
+        return {
+          index: item.index,
+          ...(await storeToolMessage(transcripts, input.results[item.index]!.callId, envelope)),
+          event: { reason: item.reason, raw_bytes: item.raw_bytes, visible_bytes: item.visible_bytes },
+        };
+      }),
+    );
+    return { items };
+  };
+}
+
+function withFullOutputKey(envelope: Envelope, key: string | undefined): Envelope {
+  const truncation = envelope.data.truncation as Record<string, unknown> | undefined;
+  if (!key || !truncation) return envelope;
+  return { ...envelope, data: { ...envelope.data, truncation: { ...truncation, full_output_key: key } } };
+}

@@ -1,0 +1,146 @@
+// Node: the transcript side of the content store, as the activities use it. Messages are immutable, so an in-worker
+// cache keyed by content key is always right; a step reads from the store only what is new since the last one.
+import { ApplicationFailure } from '@temporalio/common';
+import { LRUCache } from 'lru-cache';
+import type { ContentKey } from '../core/content-key.js';
+import { contentKey, parseRef, REF_PREFIX, refString } from '../core/content-key.js';
+import type { ChatMessage } from '../core/messages.js';
+import type { MessageRef, PendingWrites, TranscriptRef } from '../core/transcript-ref.js';
+import { parseNode, serializeMessage, tokensOf } from '../core/transcript-ref.js';
+import type { ContentStore } from '../store/content-store.js';
+import { MissingContentError } from '../store/content-store.js';
+
+/** Strings longer than this in a model's output travel through history as references to stored content. */
+export const INLINE_STRING_BYTES = 8 * 1024;
+
+/** Default bound of the in-worker cache (decoded text, by characters). */
+const DEFAULT_CACHE_CHARS = 256 * 1024 * 1024;
+
+export interface TranscriptStore {
+  readonly store: ContentStore;
+  /** Stores content the workflow made (checking each key), so the reads that follow find it. */
+  writeAll(writes: PendingWrites | undefined): Promise<void>;
+  /** The transcript's messages in order, with every reference expanded. */
+  load(transcript: TranscriptRef): Promise<ChatMessage[]>;
+  /** Stores a message and returns its reference. */
+  putMessage(message: ChatMessage): Promise<MessageRef>;
+  /** Stored text by key. */
+  text(key: ContentKey): Promise<string>;
+  /** A copy of a value with every reference string replaced by its content (tool arguments, answers). */
+  expand<T>(value: T): Promise<T>;
+  /** A copy of a value with every string longer than INLINE_STRING_BYTES stored and replaced by its reference. */
+  externalize<T>(value: T): Promise<T>;
+}
+
+export function createTranscriptStore(store: ContentStore, options: { cacheChars?: number } = {}): TranscriptStore {
+  const cache = new LRUCache<string, string>({
+    maxSize: options.cacheChars ?? DEFAULT_CACHE_CHARS,
+    sizeCalculation: (value) => Math.max(1, value.length),
+  });
+  // Parsed messages, so a step parses only the messages that are new since the last one.
+  const messages = new LRUCache<string, ChatMessage>({ maxSize: options.cacheChars ?? DEFAULT_CACHE_CHARS });
+
+  async function text(key: ContentKey): Promise<string> {
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    let bytes: Uint8Array;
+    try {
+      bytes = await store.get(key);
+    } catch (error) {
+      throw missingContentFailure(error);
+    }
+    const value = Buffer.from(bytes).toString('utf8');
+    cache.set(key, value);
+    return value;
+  }
+
+  async function put(content: string): Promise<ContentKey> {
+    const key = await store.put(content);
+    cache.set(key, content);
+    return key;
+  }
+
+  async function expand<T>(value: T): Promise<T> {
+    if (typeof value === 'string') {
+      const key = parseRef(value);
+      return (key ? await text(key) : value) as T;
+    }
+    if (Array.isArray(value)) return (await Promise.all(value.map((item) => expand(item)))) as T;
+    if (value && typeof value === 'object') {
+      const entries = await Promise.all(Object.entries(value).map(async ([name, item]) => [name, await expand(item)] as const));
+      return Object.fromEntries(entries) as T;
+    }
+    return value;
+  }
+
+  async function externalize<T>(value: T): Promise<T> {
+    if (typeof value === 'string') return (value.length > INLINE_STRING_BYTES ? refString(await put(value)) : value) as T;
+    if (Array.isArray(value)) return (await Promise.all(value.map((item) => externalize(item)))) as T;
+    if (value && typeof value === 'object') {
+      const entries = await Promise.all(Object.entries(value).map(async ([name, item]) => [name, await externalize(item)] as const));
+      return Object.fromEntries(entries) as T;
+    }
+    return value;
+  }
+
+  async function message(key: ContentKey): Promise<ChatMessage> {
+    const cached = messages.get(key);
+    if (cached) return cached;
+    const stored = await text(key);
+    const parsed = await expandMessage(JSON.parse(stored) as ChatMessage);
+    messages.set(key, parsed, { size: Math.max(1, stored.length) });
+    return parsed;
+  }
+
+  // A tool call's arguments are a JSON text whose string values may be references (huge file contents the model
+  // wrote): the model must see the arguments it produced, so they are parsed, expanded and written back.
+  async function expandMessage(stored: ChatMessage): Promise<ChatMessage> {
+    const expanded = await expand(stored);
+    if (expanded.role !== 'assistant' || !expanded.tool_calls) return expanded;
+    const calls = await Promise.all(
+      expanded.tool_calls.map(async (call) => {
+        if (!call.function.arguments.includes(ESCAPED_REF_PREFIX)) return call;
+        const args = await expand(JSON.parse(call.function.arguments) as unknown);
+        return { ...call, function: { ...call.function, arguments: JSON.stringify(args) } };
+      }),
+    );
+    return { ...expanded, tool_calls: calls };
+  }
+
+  return {
+    store,
+    async writeAll(writes) {
+      await Promise.all(
+        Object.entries(writes ?? {}).map(async ([key, content]) => {
+          if (cache.has(key)) return;
+          if (contentKey(content) !== key) throw ApplicationFailure.nonRetryable(`Content written as ${key} does not hash to that key.`, 'StoredContentCorrupt');
+          await put(content);
+        }),
+      );
+    },
+    async load(transcript) {
+      const keys: ContentKey[][] = [];
+      for (let node = transcript.head; node; ) {
+        const parsed = parseNode(node, await text(node));
+        keys.push(parsed.messages);
+        node = parsed.prev;
+      }
+      return Promise.all(keys.reverse().flat().map(message));
+    },
+    async putMessage(chat) {
+      const serialized = serializeMessage(chat);
+      return { key: await put(serialized), tokens: tokensOf(serialized) };
+    },
+    text,
+    expand,
+    externalize,
+  };
+}
+
+const ESCAPED_REF_PREFIX = JSON.stringify(REF_PREFIX).slice(1, -1);
+
+/** A key the store does not have: the run cannot go on without it, and retrying will not bring it back. */
+export function missingContentFailure(error: unknown): unknown {
+  if (!(error instanceof MissingContentError)) return error;
+  return ApplicationFailure.create({ type: 'StoredContentMissing', message: error.message, nonRetryable: true, details: [{ key: error.key, store: error.store }] });
+}
