@@ -103,3 +103,21 @@ Re-executes the current workflow code against a recorded run (by id from the ser
 written by "temporal workflow show --output json") to check that a code change is safe for runs in flight.
 --workflows replays another workflows entry file instead of this installation's.
 Exits 0 when the code reproduces the history; 1 with the event where it diverges when it does not.`;
+
+/** Help text of `output`. */
+export const outputHelp = `Usage: durable-agent output KEY [--json]
+
+Prints stored content (a transcript node, a tool result, a long answer) exactly as stored, by its key: sha256:<hex>
+as shown in status, history and the Web UI (the bare 64 hex digits work too). The store is the one the workers use
+(DURABLE_AGENT_STORE). --json prints {key, store, bytes, encoding: "utf8" | "base64", content}.
+Exits 1 when the key is not in the store, 2 when KEY is not a key.`;
+
+/** Help text of `gc`. */
+export const gcHelp = `Usage: durable-agent gc [--older-than 30d] [--dry-run] [--json]
+
+Deletes stored content that no open run can reach and that was last written (or re-used) longer ago than
+--older-than (30d, 12h, 90m, 45s; default 30d). Reachable means referred to by an open agent run (its storeRoots
+query) or by content that is. If an open run does not answer (no worker polling its task queue), nothing is
+deleted. On S3 a re-used object's time is refreshed at most once a day, so keep --older-than well above 1d there.
+--dry-run reports what would be deleted; --json prints one object {status, store, stored, reachable, recent,
+deleted, deletedKeys, kept, missing, …}.`;

@@ -6,8 +6,10 @@ import {
   demoHelp,
   denyHelp,
   devServerHelp,
+  gcHelp,
   historyHelp,
   listHelp,
+  outputHelp,
   replayHelp,
   runHelp,
   statusHelp,
@@ -29,6 +31,8 @@ Commands:
   list             list runs (--status, --pending-approvals, --min-cost)
   history ID       show a run step by step from its event history
   replay ID|FILE   check that the current workflow code replays a recorded run
+  output KEY       print stored content (a transcript node, a tool result, an answer) by its key
+  gc               delete stored content no open run refers to (--older-than 30d, --dry-run)
   worker           run a worker
   dev-server       start, inspect (--status) or stop (--stop) the embedded Temporal server and worker
   demo             fix the bug in examples/demo on a copy, end to end
@@ -46,6 +50,8 @@ const helps: Record<string, string> = {
   list: listHelp,
   history: historyHelp,
   replay: replayHelp,
+  output: outputHelp,
+  gc: gcHelp,
   worker: workerHelp,
   'dev-server': devServerHelp,
   demo: demoHelp,
@@ -75,6 +81,10 @@ async function dispatch(command: string, argv: string[]): Promise<number> {
       return (await import('./commands/history.js')).historyCommand(argv, config);
     case 'replay':
       return (await import('./commands/replay.js')).replayCommand(argv, config);
+    case 'output':
+      return (await import('./commands/output.js')).outputCommand(argv);
+    case 'gc':
+      return (await import('./commands/gc.js')).gcCommand(argv, config);
     case 'worker':
       return (await import('./commands/worker.js')).workerCommand(argv, config);
     case 'dev-server':

@@ -1,0 +1,162 @@
+import { parseArgs } from 'node:util';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import type { ContentKey } from '../../core/content-key.js';
+import { referencedKeys } from '../../core/content-key.js';
+import { StoreUnavailableError } from '../../store/content-store.js';
+import type { GcReport, Tally } from '../../store/garbage-collector.js';
+import { collectGarbage } from '../../store/garbage-collector.js';
+import { storeFromEnv } from '../../store/store-from-env.js';
+import { storeRootsQuery } from '../../workflows/messages.js';
+import { connect } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { color, log } from '../output.js';
+import { stateDir } from '../state-dir.js';
+
+const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+
+/** `30d`, `12h`, `90m`, `45s` in milliseconds; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)([dhms])$/.exec(text.trim());
+  if (!match) return undefined;
+  const milliseconds = Number(match[1]) * UNITS[match[2]!]!;
+  return Number.isSafeInteger(milliseconds) ? milliseconds : undefined;
+}
+
+/** An open run whose roots could not be read, and why. */
+export interface UnreadableRun {
+  workflowId: string;
+  runId: string;
+  taskQueue: string;
+  reason: string;
+}
+
+// Long enough for a busy worker; a run nobody serves fails sooner (the server says so) or at this deadline.
+const QUERY_TIMEOUT_MS = 10_000;
+const OPEN_AGENT_RUNS = `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'`;
+
+/** The keys every open agent run refers to, and the runs that did not answer. */
+export async function openRunRoots(client: Client): Promise<{ runs: number; roots: ContentKey[]; unreadable: UnreadableRun[] }> {
+  const roots = new Set<ContentKey>();
+  const unreadable: UnreadableRun[] = [];
+  const queries: Promise<void>[] = [];
+  let runs = 0;
+  for await (const execution of client.workflow.list({ query: OPEN_AGENT_RUNS })) {
+    runs += 1;
+    // By workflow id alone: a run that continued as new since the listing answers from its newest run.
+    const handle = client.workflow.getHandle(execution.workflowId);
+    queries.push(
+      client.connection
+        .withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(storeRootsQuery))
+        .then(
+          (answer) => referencedKeys(JSON.stringify(answer)).forEach((key) => roots.add(key)),
+          (error: unknown) => {
+            unreadable.push({
+              workflowId: execution.workflowId,
+              runId: execution.runId,
+              taskQueue: execution.taskQueue,
+              reason: queryFailure(error),
+            });
+          },
+        ),
+    );
+  }
+  await Promise.all(queries);
+  return { runs, roots: [...roots], unreadable };
+}
+
+function queryFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/deadline/i.test(message)) return `no answer to the storeRoots query within ${QUERY_TIMEOUT_MS / 1000}s (no worker polling?)`;
+  return message.split('\n')[0]!;
+}
+
+/** `gc [--older-than 30d] [--dry-run] [--json]`: deletes stored content no open run can reach. */
+export async function gcCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      'older-than': { type: 'string', default: '30d' },
+      'dry-run': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length) throw new UsageError(`gc takes no arguments, got "${positionals.join(' ')}"`);
+  const olderThan = values['older-than'];
+  const olderThanMs = parseDuration(olderThan);
+  if (olderThanMs === undefined) throw new UsageError(`--older-than must be a duration like 30d, 12h, 90m or 45s, got "${olderThan}"`);
+  const dryRun = values['dry-run'];
+  const store = storeFromEnv(process.env, { stateDir: stateDir() });
+
+  // A worker must be polling for open runs to answer; with the embedded server, make sure one is.
+  const connected = await connect(config, { needWorker: true });
+  let found;
+  try {
+    found = await openRunRoots(connected.client);
+  } finally {
+    await connected.close();
+  }
+  if (found.unreadable.length > 0) {
+    const summary = { status: 'refused', store: store.description, dryRun, olderThan, openRuns: found.runs, unreadableRuns: found.unreadable };
+    if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    log(color.red(`error: gc did not sweep: ${found.unreadable.length} of ${found.runs} open runs did not say which content they need:`));
+    for (const run of found.unreadable) log(`  ${run.workflowId} (task queue ${run.taskQueue}): ${run.reason}`);
+    log('Content such a run may still read would be deleted. Start a worker for it (or end the run) and run gc again.');
+    return EXIT.failed;
+  }
+
+  const cutoff = new Date(Date.now() - olderThanMs);
+  let report: GcReport;
+  try {
+    report = await collectGarbage(store, found.roots, { cutoff, dryRun });
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    log(color.red(`error: ${error.message}`));
+    return EXIT.failed;
+  }
+  const kept = { objects: report.stored.objects - report.deleted.objects, bytes: report.stored.bytes - report.deleted.bytes };
+  if (values.json) {
+    const summary = {
+      status: dryRun ? 'dry-run' : 'swept',
+      store: store.description,
+      dryRun,
+      olderThan,
+      cutoff: cutoff.toISOString(),
+      openRuns: found.runs,
+      roots: found.roots.length,
+      ...report,
+      kept,
+    };
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else {
+    process.stdout.write(
+      [
+        `store ${store.description}: ${formatTally(report.stored)}; roots: ${found.roots.length} keys from ${found.runs} open runs`,
+        `kept ${formatTally(kept)}: ${formatTally(report.reachable)} reachable, ${formatTally(report.recent)} newer than ${olderThan}` +
+          (report.reused.objects ? `, ${formatTally(report.reused)} re-used during the sweep` : ''),
+        `${dryRun ? 'would delete' : 'deleted'} ${formatTally(report.deleted)} unreachable and older than ${olderThan}` +
+          (dryRun ? ' (dry run: nothing deleted)' : ''),
+        ...(report.missing.length ? [`${report.missing.length} referenced keys are not in the store (collected earlier or never written)`] : []),
+        '',
+      ].join('\n'),
+    );
+  }
+  return EXIT.finished;
+}
+
+function formatTally(tally: Tally): string {
+  return `${tally.objects} ${tally.objects === 1 ? 'object' : 'objects'} (${formatBytes(tally.bytes)})`;
+}
+
+/** 1536 → `1.5 KiB`. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}

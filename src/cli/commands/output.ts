@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import type { ContentKey } from '../../core/content-key.js';
+import { isContentKey, parseRef } from '../../core/content-key.js';
+import { MissingContentError, StoreUnavailableError } from '../../store/content-store.js';
+import { storeFromEnv } from '../../store/store-from-env.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { color, log } from '../output.js';
+import { stateDir } from '../state-dir.js';
+
+/** A key as a person pastes it: `sha256:<hex>`, the bare 64 hex digits, or a `\0ref:` reference string. */
+export function parseKeyArgument(text: string): ContentKey | undefined {
+  const trimmed = text.trim();
+  if (isContentKey(trimmed)) return trimmed;
+  if (/^[0-9a-f]{64}$/.test(trimmed)) return `sha256:${trimmed}`;
+  return parseRef(trimmed);
+}
+
+/** `output KEY [--json]`: the stored content's bytes on stdout, as they were stored. */
+export async function outputCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('output takes exactly one KEY (sha256:<64 hex digits>)');
+  const key = parseKeyArgument(positionals[0]!);
+  if (!key) throw new UsageError(`"${positionals[0]}" is not a content key; expected sha256:<64 lowercase hex digits>`);
+
+  const store = storeFromEnv(process.env, { stateDir: stateDir() });
+  let bytes: Uint8Array;
+  try {
+    bytes = await store.get(key);
+  } catch (error) {
+    if (!(error instanceof MissingContentError || error instanceof StoreUnavailableError)) throw error;
+    log(color.red(`error: ${error.message}`));
+    return EXIT.failed;
+  }
+  if (values.json) {
+    const text = decodeText(bytes);
+    const content = text ?? Buffer.from(bytes).toString('base64');
+    const encoding = text === undefined ? 'base64' : 'utf8';
+    process.stdout.write(`${JSON.stringify({ key, store: store.description, bytes: bytes.byteLength, encoding, content })}\n`);
+  } else {
+    await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())));
+  }
+  return EXIT.finished;
+}
+
+function decodeText(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
