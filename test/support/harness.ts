@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
 import type { AgentInput } from '../../src/core/state.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ScriptedModelServerOptions, ScriptTurn } from '../../src/providers/scripted-server.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
@@ -20,10 +20,19 @@ import type { AgentWorkerOptions } from '../../src/worker.js';
 let bundle: Promise<{ code: string }> | undefined;
 let runtimeInstalled = false;
 
-// Expected failures (step limits, rejected calls) would otherwise be logged as warnings in every run.
+/** Warnings of this process's workers (SDK and core), kept for tests that assert there are none of a kind. */
+export const runtimeWarnings: string[] = [];
+
+// Expected failures (step limits, rejected calls) would otherwise be logged as warnings in every run: warnings are
+// recorded (core's too, such as TMPRL1103 for an oversized payload), and only errors are printed.
 function quietRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const printErrors = new DefaultLogger('ERROR');
+  const logger = new DefaultLogger('WARN', (entry) => {
+    runtimeWarnings.push(entry.message);
+    if (entry.level === 'ERROR') printErrors.log(entry.level, entry.message, entry.meta);
+  });
+  Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} } } });
   runtimeInstalled = true;
 }
 
@@ -102,9 +111,16 @@ export async function workspaceFrom(source?: string): Promise<string> {
 /** Starts an agent run against a scripted model and returns its handle plus the model server. */
 export async function startScriptedRun(
   harness: Harness,
-  options: { script: ScriptTurn[]; workspace: string; task?: string; input?: Partial<AgentInput>; workflowId?: string },
+  options: {
+    script: ScriptTurn[];
+    workspace: string;
+    task?: string;
+    input?: Partial<AgentInput>;
+    workflowId?: string;
+    server?: Omit<ScriptedModelServerOptions, 'script'>;
+  },
 ) {
-  const model = await startScriptedModelServer({ script: options.script });
+  const model = await startScriptedModelServer({ ...options.server, script: options.script });
   const input: AgentInput = {
     task: options.task ?? 'Do the scripted task.',
     workspace: options.workspace,

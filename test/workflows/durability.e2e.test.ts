@@ -8,17 +8,22 @@ import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { createTranscriptStore } from '../../src/activities/transcript-store.js';
+import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
+import { transcriptQuery } from '../../src/workflows/messages.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
 import { waitFor } from '../support/wait.js';
 
 const workers: ResultPromise[] = [];
+// Both worker processes use the same content store, as the workers of one host do.
+const storeDir = join(process.cwd(), '.agent', 'durability-store');
 
 function startWorkerProcess(taskQueue: string): ResultPromise {
   const child = execa(process.execPath, [durableAgentBin, 'worker', '--address', temporalAddress(), '--task-queue', taskQueue], {
-    env: { OPENAI_API_KEY: 'test-key', DURABLE_AGENT_STATE_DIR: join(process.cwd(), '.agent', 'unused-state') },
+    env: { OPENAI_API_KEY: 'test-key', DURABLE_AGENT_STATE_DIR: join(process.cwd(), '.agent', 'unused-state'), DURABLE_AGENT_STORE_DIR: storeDir },
     reject: false,
     all: true,
   });
@@ -69,6 +74,13 @@ describe('durability', () => {
       expect(interrupted.text).toMatch(/worker lost during execution/);
       const sideEffect = await readFile(log, 'utf8');
       expect(sideEffect.match(/start/g)).toHaveLength(1);
+
+      // Nothing was lost with the worker: every message the run refers to is readable from the store.
+      const transcript = await handle.query(transcriptQuery);
+      const messages = await createTranscriptStore(createDirectoryStore(storeDir)).load(transcript);
+      expect(messages).toHaveLength(transcript.messages);
+      expect(messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual(['slow', 'check']);
+      expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: result.answer });
       await saveHistory('durability', handle);
     } finally {
       await model.close();
