@@ -23,8 +23,8 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
     const messages = await transcripts.load(request.transcript);
     if (request.purpose === 'compaction') return compact(deps, request, messages);
     const resolved: ResolvedModelRequest = { messages, toolNames: request.toolNames, selection: request.selection, step: request.step };
-    const turn = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
-    return externalizeTurn(transcripts, turn);
+    const turn = await externalizeTurn(transcripts, withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools));
+    return request.echoTranscript ? { ...turn, transcriptTail: messages.slice(request.messages?.length ?? 0) } : turn;
   };
 }
 

@@ -54,6 +54,8 @@ export interface ModelTurn {
   compacted?: Compaction;
   /** A compaction call that found nothing old enough to summarise: no model was called. */
   skipped?: true;
+  /** Under `echoTranscript`: the transcript's messages after the request's inline ones. */
+  transcriptTail?: ChatMessage[];
 }
 
 /** What a compaction did. */
@@ -90,4 +92,8 @@ export interface ModelRequest {
   step: number;
   /** Set on the summarising call of a transcript compaction, which is not a step of its own. */
   purpose?: 'compaction';
+  /** The bench's inline-transcript comparison: the messages the workflow holds (ignored by the activity)… */
+  messages?: ChatMessage[];
+  /** …and a request to return the ones it does not hold yet (ModelTurn.transcriptTail). */
+  echoTranscript?: boolean;
 }

@@ -1,7 +1,7 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
 import type { BreakerConfig, BreakerState } from './breaker.js';
-import type { ModelSelection, Usage } from './messages.js';
+import type { ChatMessage, ModelSelection, Usage } from './messages.js';
 import type { PriceTable } from './price-table.js';
 import type { BudgetLimits, CostLedger } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
@@ -54,6 +54,11 @@ export interface AgentInput {
   onBudget?: 'ask' | 'stop';
   /** Upsert the Agent* search attributes (the CLI checks that the namespace has them registered). */
   searchAttributes?: boolean;
+  /**
+   * Also pass the whole transcript through history with every model call, as a design without the content store
+   * would. For `npm run bench`'s side-by-side comparison only; the CLI never sets it.
+   */
+  inlineTranscript?: boolean;
   /** Present when continuing as new: everything the task has accumulated so far. */
   resume?: AgentState;
 }
@@ -114,6 +119,8 @@ export interface AgentState {
   budget: BudgetLimits;
   /** The model that answered last (AgentModel search attribute). */
   model?: string;
+  /** The transcript's content, kept only under `inlineTranscript` (the bench's comparison). */
+  inlineMessages?: ChatMessage[];
 }
 
 /** A trace event of C.3 (tool_orchestration_plan, permission_decision, circuit_state_change, …). */

@@ -136,9 +136,11 @@ async function callModelWithFallbacks(turnContext: TurnContext, toolNames: strin
   const chain = [input.selection, ...(input.fallbackSelections ?? []).map((fallback) => ({ ...input.selection, ...fallback }))];
   for (const [index, selection] of chain.entries()) {
     const writes = takeWrites(state);
+    const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
     try {
-      const turn = await callModel({ transcript: state.transcript, writes: writes.content, toolNames, selection, step: state.step });
+      const turn = await callModel({ transcript: state.transcript, writes: writes.content, toolNames, selection, step: state.step, ...inline });
       writes.stored();
+      if (turn.transcriptTail) state.inlineMessages = [...(state.inlineMessages ?? []), ...turn.transcriptTail];
       return turn;
     } catch (error) {
       const next = chain[index + 1];
@@ -174,6 +176,7 @@ async function compactIfNeeded(turnContext: TurnContext): Promise<void> {
   const compacted = summary.compacted;
   if (!compacted) return; // nothing usable: keep the full transcript rather than lose it
   state.transcript = compacted.transcript;
+  state.inlineMessages = undefined; // the inline comparison holds the compacted transcript from the next call on
   addEvent(state, 'transcript_compacted', Date.now(), {
     summarised_messages: compacted.summarisedMessages,
     tokens_before: compacted.tokensBefore,
