@@ -1,5 +1,6 @@
-// The embedded Temporal dev server and its background worker: started detached so runs outlive the CLI,
-// found again through <stateDir>/dev-server.json, and only ever signalled after /proc confirms the pid is still ours.
+// The embedded Temporal dev server, its background worker and the Web UI's codec endpoint: started detached so runs
+// outlive the CLI, found again through <stateDir>/dev-server.json, and only ever signalled after /proc confirms the pid
+// is still ours.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -43,10 +44,14 @@ export const DEFAULT_DEV_PORT = 7233;
 /** Default Web UI port of the embedded server (`DURABLE_AGENT_DEV_UI_PORT` overrides). */
 export const DEFAULT_DEV_UI_PORT = 8233;
 
+/** Default port of the Web UI's codec endpoint (`DURABLE_AGENT_DEV_CODEC_PORT` overrides). */
+export const DEFAULT_DEV_CODEC_PORT = 8234;
+
 const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 60_000;
 const WORKER_SETTLE_MS = 750;
 const WORKER_POLLER_TIMEOUT_MS = 60_000;
+const CODEC_READY_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 10_000;
 const LOCK_WAIT_MS = 3 * 60_000;
 const LOCK_MAX_AGE_MS = 10 * 60_000;
@@ -83,6 +88,11 @@ export interface EnsureDevServerOptions extends DevServerLocation {
   namespace?: string;
   /** Run without the Web UI. */
   headless?: boolean;
+  /**
+   * Port of the codec endpoint the Web UI is told about (default `DURABLE_AGENT_DEV_CODEC_PORT` or 8234; null: none).
+   * The endpoint itself is a separate process, started by `ensureDevCodec`.
+   */
+  codecPort?: number | null;
   /** A Temporal CLI to use instead of `findTemporalBinary()`. */
   binary?: string;
   /** Whether `findTemporalBinary` may build or download the CLI (default true). */
@@ -98,6 +108,8 @@ export interface DevServerInfo {
   address: string;
   namespace: string;
   uiUrl: string;
+  /** The codec endpoint the Web UI calls (`http://127.0.0.1:8234`); empty when the UI has none. */
+  codecUrl: string;
   pid: number;
   /** False when this call started the server. */
   reused: boolean;
@@ -134,6 +146,28 @@ export interface DevWorkerInfo {
   logFile: string;
 }
 
+/** Options of `ensureDevCodec`. */
+export interface EnsureDevCodecOptions extends DevServerLocation {
+  /** argv of the codec endpoint process, e.g. `[node, '<repo>/bin/durable-agent.js', 'codec-server', '--port', '8234']`. */
+  command: string[];
+  /** Where it answers; `<url>/health` is polled until it does. */
+  url: string;
+  /** A digest of the settings it reads from its environment (the content store); a change replaces the process. */
+  configuration?: string;
+  /** How long to wait for `/health` (default 30 s). */
+  readyTimeoutMs?: number;
+  /** Receives progress lines (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** A running codec endpoint. */
+export interface DevCodecInfo {
+  url: string;
+  pid: number;
+  reused: boolean;
+  logFile: string;
+}
+
 /** `durable-agent dev-server --status --json`. */
 export interface DevServerStatus {
   address: string;
@@ -141,12 +175,15 @@ export interface DevServerStatus {
   uiUrl: string;
   server: { pid: number | null; running: boolean };
   worker: { pid: number | null; running: boolean };
+  /** The Web UI's codec endpoint; `url` is empty when the UI has none. */
+  codec: { url: string; pid: number | null; running: boolean };
 }
 
 /** What `stopDevServer` did to each process. */
 export interface StopDevServerResult {
   server: { pid: number | null; stopped: boolean };
   worker: { pid: number | null; stopped: boolean };
+  codec: { pid: number | null; stopped: boolean };
 }
 
 interface ProcessRecord {
@@ -165,6 +202,8 @@ interface ServerRecord extends ProcessRecord {
   uiUrl: string;
   port: number;
   uiPort: number | null;
+  /** Empty when the UI was started without a codec endpoint (and in records written before there was one). */
+  codecUrl?: string;
   dbFile: string;
   binary: TemporalBinary;
 }
@@ -172,6 +211,7 @@ interface ServerRecord extends ProcessRecord {
 interface StateRecord {
   server?: ServerRecord;
   worker?: ProcessRecord;
+  codec?: ProcessRecord;
 }
 
 /** Starts the embedded dev server, or returns the one already running; resolves once its frontend answers. */
@@ -198,6 +238,9 @@ export async function ensureDevServer(options: EnsureDevServerOptions = {}): Pro
       ? null
       : (options.uiPort ?? portFromEnv(env, 'DURABLE_AGENT_DEV_UI_PORT') ?? port + 1000);
     const namespace = options.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default';
+    const codecPort =
+      uiPort === null ? null : options.codecPort === undefined ? codecPortFromEnv(env) : options.codecPort;
+    const codecUrl = codecPort === null ? '' : `http://${HOST}:${codecPort}`;
     for (const [what, candidate, variable] of [
       ['gRPC', port, 'DURABLE_AGENT_DEV_PORT'],
       ['Web UI', uiPort, 'DURABLE_AGENT_DEV_UI_PORT'],
@@ -212,7 +255,7 @@ export async function ensureDevServer(options: EnsureDevServerOptions = {}): Pro
 
     const dbFile = path.join(directory, 'temporal.db');
     const logFile = path.join(directory, 'logs', 'temporal-server.log');
-    const command = [binary.path, ...temporalServerArgs({ port, uiPort, dbFile, namespace })];
+    const command = [binary.path, ...temporalServerArgs({ port, uiPort, dbFile, namespace, codecUrl })];
     log(`Starting the Temporal dev server on ${HOST}:${port} (log: ${logFile})`);
     const child = await spawnDetached(command, { cwd: directory, env, logFile });
     const address = `${HOST}:${port}`;
@@ -226,6 +269,7 @@ export async function ensureDevServer(options: EnsureDevServerOptions = {}): Pro
       uiUrl: uiPort === null ? '' : `http://${HOST}:${uiPort}`,
       port,
       uiPort,
+      codecUrl,
       dbFile,
       binary,
     };
@@ -237,57 +281,30 @@ export async function ensureDevServer(options: EnsureDevServerOptions = {}): Pro
       await updateRecord(directory, ({ server: _server, ...rest }) => rest);
       throw error;
     }
-    return { address, namespace, uiUrl: record.uiUrl, pid: child.pid, reused: false, logFile, stateDir: directory };
+    return {
+      address,
+      namespace,
+      uiUrl: record.uiUrl,
+      codecUrl,
+      pid: child.pid,
+      reused: false,
+      logFile,
+      stateDir: directory,
+    };
   });
 }
 
 /** Starts the background worker unless the one recorded in the state directory is still running. */
 export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<DevWorkerInfo> {
   if (options.command.length === 0) throw new DevServerError('ensureDevWorker needs a command.');
-  const env = options.env ?? process.env;
-  const log = options.log ?? logToStderr;
   const directory = await prepareStateDir(options);
-
-  const started = await withStateLock(directory, async () => {
-    const state = await readRecord(directory);
-    if (state.worker && (await isOurProcess(state.worker))) {
-      const same =
-        state.worker.command.join('\0') === options.command.join('\0') &&
-        state.worker.configuration === options.configuration;
-      if (same) return { record: state.worker, reused: true, exited: () => undefined };
-      log(`Replacing the background worker (pid ${state.worker.pid}): its command or configuration changed`);
-      await terminate(state.worker, STOP_GRACE_MS);
-    }
-
-    const logFile = path.join(directory, 'logs', 'worker.log');
-    log(`Starting a background worker (log: ${logFile})`);
-    // The worker finds the same embedded server through the same state directory.
-    const workerEnv = { ...env, DURABLE_AGENT_STATE_DIR: directory };
-    const child = await spawnDetached(options.command, { cwd: options.cwd ?? directory, env: workerEnv, logFile });
-    const record: ProcessRecord = {
-      pid: child.pid,
-      command: [...options.command],
-      logFile,
-      startedAt: new Date().toISOString(),
-      ...(options.configuration !== undefined ? { configuration: options.configuration } : {}),
-    };
-    await updateRecord(directory, (current) => ({ ...current, worker: record }));
-    return { record, reused: false, exited: child.exited };
+  const started = await ensureBackgroundProcess(directory, options, {
+    slot: 'worker',
+    name: 'background worker',
+    logName: 'worker.log',
+    starting: (logFile) => `Starting a background worker (log: ${logFile})`,
   });
-
   const { record } = started;
-  if (!started.reused) {
-    // A worker that cannot load its configuration dies at once; report that here rather than as a run that never starts.
-    await sleep(WORKER_SETTLE_MS);
-    const exit = started.exited();
-    if (exit !== undefined) {
-      await updateRecord(directory, ({ worker: _worker, ...rest }) => rest);
-      throw new DevServerError(
-        `The background worker ${exit}.\n${await logTail(record.logFile)}\nSee ${record.logFile}`,
-        record.logFile,
-      );
-    }
-  }
   if (options.taskQueue !== undefined) {
     const server = await runningServer(directory);
     if (!server)
@@ -305,13 +322,117 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
   return { pid: record.pid, reused: started.reused, logFile: record.logFile };
 }
 
-/** Where the embedded server is (or would be) and whether it and its worker are running. */
+/**
+ * Starts the Web UI's codec endpoint unless the one recorded is still running with the same command and configuration,
+ * and waits until it answers on `<url>/health`.
+ */
+export async function ensureDevCodec(options: EnsureDevCodecOptions): Promise<DevCodecInfo> {
+  if (options.command.length === 0) throw new DevServerError('ensureDevCodec needs a command.');
+  const directory = await prepareStateDir(options);
+  const port = Number(new URL(options.url).port);
+  const started = await ensureBackgroundProcess(directory, options, {
+    slot: 'codec',
+    name: 'codec endpoint',
+    logName: 'codec-server.log',
+    starting: (logFile) => `Starting the Web UI's codec endpoint on ${options.url} (log: ${logFile})`,
+    beforeStart: async () => {
+      if (!(await isPortFree(port)))
+        throw new DevServerError(
+          `Port ${port} (codec endpoint) on ${HOST} is in use by another process, not by durable-agent's codec endpoint. ` +
+            'Set DURABLE_AGENT_DEV_CODEC_PORT to a free port and restart the dev server (dev-server --stop), ' +
+            'so its Web UI is told the new one.',
+        );
+    },
+  });
+  await waitForCodec({
+    url: options.url,
+    pid: started.record.pid,
+    timeoutMs: options.readyTimeoutMs ?? CODEC_READY_TIMEOUT_MS,
+    logFile: started.record.logFile,
+    exited: started.exited,
+  });
+  return { url: options.url, pid: started.record.pid, reused: started.reused, logFile: started.record.logFile };
+}
+
+/** What tells one background process apart from the other in the state record and in messages. */
+interface BackgroundProcess {
+  slot: 'worker' | 'codec';
+  /** "background worker": used in "The background worker exited with code 1". */
+  name: string;
+  logName: string;
+  starting: (logFile: string) => string;
+  /** Runs under the lock just before a new process is spawned. */
+  beforeStart?: () => Promise<void>;
+}
+
+/** Reuses the recorded process when it runs the same command and configuration; otherwise (re)starts it. */
+async function ensureBackgroundProcess(
+  directory: string,
+  options: DevServerLocation & {
+    command: string[];
+    cwd?: string;
+    configuration?: string;
+    log?: (line: string) => void;
+  },
+  kind: BackgroundProcess,
+): Promise<{ record: ProcessRecord; reused: boolean; exited: () => string | undefined }> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? logToStderr;
+  const started = await withStateLock(directory, async () => {
+    const state = await readRecord(directory);
+    const current = state[kind.slot];
+    if (current && (await isOurProcess(current))) {
+      const same =
+        current.command.join('\0') === options.command.join('\0') && current.configuration === options.configuration;
+      if (same) return { record: current, reused: true, exited: () => undefined };
+      log(`Replacing the ${kind.name} (pid ${current.pid}): its command or configuration changed`);
+      await terminate(current, STOP_GRACE_MS);
+    }
+    await kind.beforeStart?.();
+
+    const logFile = path.join(directory, 'logs', kind.logName);
+    log(kind.starting(logFile));
+    // The process finds the same embedded server (and the same default content store) through the same state directory.
+    const childEnv = { ...env, DURABLE_AGENT_STATE_DIR: directory };
+    const child = await spawnDetached(options.command, { cwd: options.cwd ?? directory, env: childEnv, logFile });
+    const record: ProcessRecord = {
+      pid: child.pid,
+      command: [...options.command],
+      logFile,
+      startedAt: new Date().toISOString(),
+      ...(options.configuration !== undefined ? { configuration: options.configuration } : {}),
+    };
+    await updateRecord(directory, (state) => ({ ...state, [kind.slot]: record }));
+    return { record, reused: false, exited: child.exited };
+  });
+
+  const { record } = started;
+  if (!started.reused) {
+    // A process that cannot load its configuration dies at once; report that here rather than as a run that never starts.
+    await sleep(WORKER_SETTLE_MS);
+    const exit = started.exited();
+    if (exit !== undefined) {
+      await updateRecord(directory, (state) => {
+        const { [kind.slot]: _gone, ...rest } = state;
+        return rest;
+      });
+      throw new DevServerError(
+        `The ${kind.name} ${exit}.\n${await logTail(record.logFile)}\nSee ${record.logFile}`,
+        record.logFile,
+      );
+    }
+  }
+  return started;
+}
+
+/** Where the embedded server is (or would be) and whether it, its worker and its codec endpoint are running. */
 export async function devServerStatus(options: DevServerLocation = {}): Promise<DevServerStatus> {
   const env = options.env ?? process.env;
   const directory = options.stateDir ?? defaultStateDir(env);
   const state = await readRecord(directory);
   const serverRunning = state.server !== undefined && (await isOurProcess(state.server));
   const workerRunning = state.worker !== undefined && (await isOurProcess(state.worker));
+  const codecRunning = state.codec !== undefined && (await isOurProcess(state.codec));
   const port = state.server?.port ?? portFromEnv(env, 'DURABLE_AGENT_DEV_PORT') ?? DEFAULT_DEV_PORT;
   const uiPort = portFromEnv(env, 'DURABLE_AGENT_DEV_UI_PORT') ?? port + 1000;
   return {
@@ -320,39 +441,59 @@ export async function devServerStatus(options: DevServerLocation = {}): Promise<
     uiUrl: state.server ? state.server.uiUrl : `http://${HOST}:${uiPort}`,
     server: { pid: serverRunning ? state.server!.pid : null, running: serverRunning },
     worker: { pid: workerRunning ? state.worker!.pid : null, running: workerRunning },
+    codec: {
+      url: state.server ? (state.server.codecUrl ?? '') : `http://${HOST}:${codecPortFromEnv(env)}`,
+      pid: codecRunning ? state.codec!.pid : null,
+      running: codecRunning,
+    },
   };
 }
 
-/** Stops the background worker, then the server: SIGTERM to each process group, SIGKILL after `graceMs`. */
+/** Stops the codec endpoint and the worker, then the server: SIGTERM to each process group, SIGKILL after `graceMs`. */
 export async function stopDevServer(
   options: DevServerLocation & { graceMs?: number } = {},
 ): Promise<StopDevServerResult> {
   const directory = options.stateDir ?? defaultStateDir(options.env ?? process.env);
   if (!fs.existsSync(directory))
-    return { server: { pid: null, stopped: false }, worker: { pid: null, stopped: false } };
+    return {
+      server: { pid: null, stopped: false },
+      worker: { pid: null, stopped: false },
+      codec: { pid: null, stopped: false },
+    };
   const grace = options.graceMs ?? STOP_GRACE_MS;
   return await withStateLock(directory, async () => {
     const state = await readRecord(directory);
     // The worker first: it is a client of the server and would otherwise log connection errors while it winds down.
     const worker = state.worker && (await isOurProcess(state.worker)) ? await terminate(state.worker, grace) : null;
+    const codec = state.codec && (await isOurProcess(state.codec)) ? await terminate(state.codec, grace) : null;
     const server = state.server && (await isOurProcess(state.server)) ? await terminate(state.server, grace) : null;
     await writeRecord(directory, {});
     return {
       server: { pid: server?.pid ?? null, stopped: server !== null },
       worker: { pid: worker?.pid ?? null, stopped: worker !== null },
+      codec: { pid: codec?.pid ?? null, stopped: codec !== null },
     };
   });
 }
 
-/** Arguments of `temporal server start-dev` for one server: SQLite file, ports, namespace, agent search attributes. */
+/**
+ * Arguments of `temporal server start-dev` for one server: SQLite file, ports, namespace, agent search attributes,
+ * the Web UI's codec endpoint, eager activity dispatch.
+ */
 export function temporalServerArgs(options: {
   port: number;
   uiPort: number | null;
   dbFile: string;
   namespace?: string;
+  /** The codec endpoint the Web UI decodes payloads with (only with a UI). */
+  codecUrl?: string;
 }): string[] {
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(options.port), '--db-filename', options.dbFile];
   args.push(...(options.uiPort === null ? ['--headless'] : ['--ui-port', String(options.uiPort)]));
+  if (options.uiPort !== null && options.codecUrl) args.push('--ui-codec-endpoint', options.codecUrl);
+  // A workflow task that schedules an activity gets it back in the same round trip when this worker can run it:
+  // one model call or tool call per step saves a task-queue dispatch each.
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // `default` always exists; naming it again is redundant.
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const [name, kind] of Object.entries(agentSearchAttributes)) args.push('--search-attribute', `${name}=${kind}`);
@@ -440,6 +581,7 @@ async function reuseServer(record: ServerRecord, directory: string, timeoutMs: n
     address: record.address,
     namespace: record.namespace,
     uiUrl: record.uiUrl,
+    codecUrl: record.codecUrl ?? '',
     pid: record.pid,
     reused: true,
     logFile: record.logFile,
@@ -462,6 +604,10 @@ async function prepareStateDir(options: DevServerLocation): Promise<string> {
   const directory = options.stateDir ?? defaultStateDir(options.env ?? process.env);
   await fsp.mkdir(path.join(directory, 'logs'), { recursive: true, mode: 0o700 });
   return directory;
+}
+
+function codecPortFromEnv(env: DirectoryEnvironment): number {
+  return portFromEnv(env, 'DURABLE_AGENT_DEV_CODEC_PORT') ?? DEFAULT_DEV_CODEC_PORT;
 }
 
 function portFromEnv(env: DirectoryEnvironment, variable: string): number | undefined {
@@ -547,6 +693,39 @@ async function logTail(logFile: string, lines = 20): Promise<string> {
     }
   } catch {
     return '  (no log output)';
+  }
+}
+
+async function waitForCodec(options: {
+  url: string;
+  pid: number;
+  timeoutMs: number;
+  logFile: string;
+  exited: () => string | undefined;
+}): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(`${options.url}/health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    const exit = options.exited();
+    if (exit !== undefined || !(await isProcessAlive(options.pid))) {
+      throw new DevServerError(
+        `The codec endpoint ${exit ?? 'exited'} before it answered on ${options.url}.\n${await logTail(options.logFile)}\nSee ${options.logFile}`,
+        options.logFile,
+      );
+    }
+    if (Date.now() >= deadline) {
+      throw new DevServerError(
+        `The codec endpoint (pid ${options.pid}) did not answer on ${options.url} within ${Math.round(options.timeoutMs / 1000)}s.\n` +
+          `${await logTail(options.logFile)}\nSee ${options.logFile}`,
+        options.logFile,
+      );
+    }
+    await sleep(100);
   }
 }
 

@@ -49,8 +49,19 @@ run only on this worker, against this host's filesystem.`;
 /** Help text of `dev-server`. */
 export const devServerHelp = `Usage: durable-agent dev-server [--status [--json] | --stop]
 
-Starts the embedded Temporal dev server (SQLite under the state directory, Web UI) and a background worker,
-or whichever of them is not running. --status shows both; --stop stops both.`;
+Starts the embedded Temporal dev server (SQLite under the state directory, Web UI), a background worker and the
+Web UI's codec endpoint (on DURABLE_AGENT_DEV_CODEC_PORT, default 8234), or whichever of them is not running.
+--status shows all three; --stop stops them.`;
+
+/** Help text of `codec-server`. */
+export const codecServerHelp = `Usage: durable-agent codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]…
+
+Serves a Temporal remote codec endpoint (POST /decode, POST /encode, GET /health) that shows stored content in the
+Web UI where history carries only content keys: transcripts, tool results, large arguments and payloads Temporal
+External Storage moved to the store (DURABLE_AGENT_STORE, as the workers use it). Point the UI at it:
+TEMPORAL_CODEC_ENDPOINT=http://host:8234 for the temporalio/ui container, or the UI's Settings > Codec Server.
+--cors-origin is the UI's origin as the browser sees it (repeatable; * for any; default TEMPORAL_UI_URL, else the
+embedded UI). Anyone who can reach the endpoint can read the store: keep it on a trusted network.`;
 
 /** Help text of `demo`. */
 export const demoHelp = `Usage: durable-agent demo [--json]

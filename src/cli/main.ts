@@ -3,6 +3,7 @@ import { EXIT, UsageError } from './exit-codes.js';
 import {
   approveHelp,
   cancelHelp,
+  codecServerHelp,
   demoHelp,
   denyHelp,
   devServerHelp,
@@ -35,6 +36,7 @@ Commands:
   gc               delete stored content no open run refers to (--older-than 30d, --dry-run)
   worker           run a worker
   dev-server       start, inspect (--status) or stop (--stop) the embedded Temporal server and worker
+  codec-server     serve the Web UI's codec endpoint: stored content shown in place of its keys
   demo             fix the bug in examples/demo on a copy, end to end
 
 Run "durable-agent <command> --help" for a command's options.`;
@@ -54,6 +56,7 @@ const helps: Record<string, string> = {
   gc: gcHelp,
   worker: workerHelp,
   'dev-server': devServerHelp,
+  'codec-server': codecServerHelp,
   demo: demoHelp,
 };
 
@@ -89,6 +92,8 @@ async function dispatch(command: string, argv: string[]): Promise<number> {
       return (await import('./commands/worker.js')).workerCommand(argv, config);
     case 'dev-server':
       return (await import('./commands/dev-server.js')).devServerCommand(argv);
+    case 'codec-server':
+      return (await import('./commands/codec-server.js')).codecServerCommand(argv);
     case 'demo':
       return (await import('./commands/demo.js')).demoCommand(argv, config);
     default:

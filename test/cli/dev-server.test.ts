@@ -9,12 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codecCommand, codecConfiguration } from '../../src/cli/connect.js';
 import {
   DevServerError,
   devServerStatus,
+  ensureDevCodec,
   ensureDevServer,
   ensureDevWorker,
   stopDevServer,
+  temporalServerArgs,
 } from '../../src/cli/dev-server.js';
 import type { DevServerInfo } from '../../src/cli/dev-server.js';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
@@ -49,6 +52,7 @@ async function ensureFromAnotherProcess(options: {
   stateDir: string;
   port: number;
   uiPort: number;
+  codecPort: number;
 }): Promise<DevServerInfo> {
   const script = `import { ensureDevServer } from ${JSON.stringify(devServerModule)};
 const info = await ensureDevServer({ ...${JSON.stringify(options)}, log: () => {} });
@@ -63,12 +67,14 @@ describe('embedded dev server lifecycle', () => {
   let stateDir: string;
   let port: number;
   let uiPort: number;
+  let codecPort: number;
   let serverPid: number;
   let workerPid: number;
+  let codecPid: number;
 
   beforeAll(async () => {
     stateDir = await temporaryDirectory('dev-server-state-');
-    [port, uiPort] = (await findFreePorts(2)) as [number, number];
+    [port, uiPort, codecPort] = (await findFreePorts(3)) as [number, number, number];
   });
 
   afterAll(async () => {
@@ -78,14 +84,15 @@ describe('embedded dev server lifecycle', () => {
 
   it('starts one detached server for concurrent CLI invocations, and it outlives them', async () => {
     const [first, second] = await Promise.all([
-      ensureFromAnotherProcess({ stateDir, port, uiPort }),
-      ensureFromAnotherProcess({ stateDir, port, uiPort }),
+      ensureFromAnotherProcess({ stateDir, port, uiPort, codecPort }),
+      ensureFromAnotherProcess({ stateDir, port, uiPort, codecPort }),
     ]);
 
     expect(first.pid).toBe(second.pid);
     expect([first.reused, second.reused].sort()).toEqual([false, true]);
     expect(first.address).toBe(`127.0.0.1:${port}`);
     expect(first.uiUrl).toBe(`http://127.0.0.1:${uiPort}`);
+    expect(first.codecUrl).toBe(`http://127.0.0.1:${codecPort}`);
     serverPid = first.pid;
     // Both CLI processes have exited; the server they started has not.
     expect(isAlive(serverPid)).toBe(true);
@@ -104,7 +111,20 @@ describe('embedded dev server lifecycle', () => {
       uiUrl: `http://127.0.0.1:${uiPort}`,
       server: { pid: serverPid, running: true },
       worker: { pid: null, running: false },
+      codec: { url: `http://127.0.0.1:${codecPort}`, pid: null, running: false },
     });
+  });
+
+  it('tells the Web UI about the codec endpoint and turns on eager activity dispatch', async () => {
+    const commandLine = readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0');
+    const flag = (name: string) => commandLine[commandLine.indexOf(name) + 1];
+    expect(flag('--ui-codec-endpoint')).toBe(`http://127.0.0.1:${codecPort}`);
+    expect(flag('--dynamic-config-value')).toBe('system.enableActivityEagerExecution=true');
+    // The UI hands the endpoint to the browser through its settings.
+    const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
+      Codec: { Endpoint: string };
+    };
+    expect(settings.Codec.Endpoint).toBe(`http://127.0.0.1:${codecPort}`);
   });
 
   it('registers the agent search attributes in the namespace', async () => {
@@ -168,18 +188,69 @@ describe('embedded dev server lifecycle', () => {
     expect(status.worker).toEqual({ pid: workerPid, running: true });
   });
 
-  it('stops the worker and the server', async () => {
+  it('starts the codec endpoint the UI was told about, answering the UI’s origin, and reuses it', async () => {
+    const server = { codecUrl: `http://127.0.0.1:${codecPort}`, uiUrl: `http://127.0.0.1:${uiPort}` };
+    const options = { stateDir, command: codecCommand(server), url: server.codecUrl, log: quiet };
+    const env = { ...process.env, DURABLE_AGENT_STORE: '', DURABLE_AGENT_STORE_DIR: '' };
+
+    const started = await ensureDevCodec({ ...options, env, configuration: codecConfiguration(env) });
+    const reused = await ensureDevCodec({ ...options, env, configuration: codecConfiguration(env) });
+
+    expect(started.reused).toBe(false);
+    expect(reused).toEqual({ ...started, reused: true });
+    // The endpoint reads the store the embedded worker writes: <stateDir>/store by default.
+    const health = await fetch(`${server.codecUrl}/health`, { headers: { Origin: 'http://localhost:' + uiPort } });
+    expect(await health.json()).toEqual({ status: 'ok', store: `directory ${path.join(stateDir, 'store')}` });
+    expect(health.headers.get('access-control-allow-origin')).toBe(`http://localhost:${uiPort}`);
+    codecPid = started.pid;
+    expect((await devServerStatus({ stateDir })).codec).toEqual({ url: server.codecUrl, pid: codecPid, running: true });
+    await expect(fs.readFile(path.join(stateDir, 'logs', 'codec-server.log'), 'utf8')).resolves.toContain(
+      `codec endpoint: ${server.codecUrl}`,
+    );
+  });
+
+  it('replaces the codec endpoint when the store it would read changes', async () => {
+    const storeDir = path.join(stateDir, 'other-store');
+    const server = { codecUrl: `http://127.0.0.1:${codecPort}`, uiUrl: `http://127.0.0.1:${uiPort}` };
+    const env = { ...process.env, DURABLE_AGENT_STORE: '', DURABLE_AGENT_STORE_DIR: storeDir };
+
+    const replaced = await ensureDevCodec({
+      stateDir,
+      env,
+      command: codecCommand(server),
+      url: server.codecUrl,
+      configuration: codecConfiguration(env),
+      log: quiet,
+    });
+
+    expect(replaced.reused).toBe(false);
+    expect(isAlive(codecPid)).toBe(false);
+    expect(await (await fetch(`${server.codecUrl}/health`)).json()).toEqual({
+      status: 'ok',
+      store: `directory ${storeDir}`,
+    });
+    codecPid = replaced.pid;
+  });
+
+  it('stops the worker, the codec endpoint and the server', async () => {
     const result = await stopDevServer({ stateDir });
 
-    expect(result).toEqual({ server: { pid: serverPid, stopped: true }, worker: { pid: workerPid, stopped: true } });
+    expect(result).toEqual({
+      server: { pid: serverPid, stopped: true },
+      worker: { pid: workerPid, stopped: true },
+      codec: { pid: codecPid, stopped: true },
+    });
     expect(isAlive(serverPid)).toBe(false);
     expect(isAlive(workerPid)).toBe(false);
+    expect(isAlive(codecPid)).toBe(false);
     const status = await devServerStatus({ stateDir });
     expect(status.server).toEqual({ pid: null, running: false });
     expect(status.worker).toEqual({ pid: null, running: false });
+    expect(status.codec).toMatchObject({ pid: null, running: false });
     expect(await stopDevServer({ stateDir })).toEqual({
       server: { pid: null, stopped: false },
       worker: { pid: null, stopped: false },
+      codec: { pid: null, stopped: false },
     });
   });
 });
@@ -316,13 +387,51 @@ describe('embedded dev server failures', () => {
     expect((await devServerStatus({ stateDir })).worker.running).toBe(false);
   });
 
+  it('reports a codec endpoint that dies at start-up, and a codec port another process holds', async () => {
+    const stateDir = await fresh();
+    const [port] = (await findFreePorts(1)) as [number];
+    const url = `http://127.0.0.1:${port}`;
+    const dying = await ensureDevCodec({
+      stateDir,
+      url,
+      command: [process.execPath, '-e', 'console.error("Invalid DURABLE_AGENT_STORE"); process.exit(2)'],
+      log: quiet,
+    }).catch((caught: unknown) => caught);
+    expect((dying as Error).message).toMatch(
+      /The codec endpoint exited with code 2\.[\s\S]*Invalid DURABLE_AGENT_STORE/,
+    );
+    expect((await devServerStatus({ stateDir })).codec.running).toBe(false);
+
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen({ port, host: '127.0.0.1' }, resolve));
+    try {
+      await expect(
+        ensureDevCodec({ stateDir, url, command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], log: quiet }),
+      ).rejects.toThrow(new RegExp(`Port ${port} \\(codec endpoint\\) .* in use .*DURABLE_AGENT_DEV_CODEC_PORT`));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('gives the server no codec endpoint without a UI, and eager activity dispatch always', () => {
+    const headless = temporalServerArgs({ port: 7233, uiPort: null, dbFile: 'db', codecUrl: 'http://127.0.0.1:8234' });
+    expect(headless).not.toContain('--ui-codec-endpoint');
+    expect(headless.join(' ')).toContain('--dynamic-config-value system.enableActivityEagerExecution=true');
+    expect(temporalServerArgs({ port: 7233, uiPort: 8233, dbFile: 'db' })).not.toContain('--ui-codec-endpoint');
+  });
+
   it('takes ports from the environment and rejects ones that are not numbers', async () => {
     const stateDir = await fresh();
     const status = await devServerStatus({
       stateDir,
-      env: { DURABLE_AGENT_DEV_PORT: '7301', DURABLE_AGENT_DEV_UI_PORT: '8302' },
+      env: { DURABLE_AGENT_DEV_PORT: '7301', DURABLE_AGENT_DEV_UI_PORT: '8302', DURABLE_AGENT_DEV_CODEC_PORT: '8303' },
     });
     expect(status).toMatchObject({ address: '127.0.0.1:7301', uiUrl: 'http://127.0.0.1:8302', namespace: 'default' });
+    expect(status.codec).toEqual({ url: 'http://127.0.0.1:8303', pid: null, running: false });
+    expect((await devServerStatus({ stateDir, env: {} })).codec.url).toBe('http://127.0.0.1:8234');
+    await expect(devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_CODEC_PORT: '0x' } })).rejects.toThrow(
+      'DURABLE_AGENT_DEV_CODEC_PORT=0x is not a port number',
+    );
     await expect(devServerStatus({ stateDir, env: { DURABLE_AGENT_DEV_PORT: 'seventy' } })).rejects.toThrow(
       'DURABLE_AGENT_DEV_PORT=seventy is not a port number',
     );

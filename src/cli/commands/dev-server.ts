@@ -1,8 +1,14 @@
 import { parseArgs } from 'node:util';
 import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server.js';
-import { workerCommand, workerConfiguration } from '../connect.js';
+import type { DevServerStatus } from '../dev-server.js';
+import { ensureEmbeddedCodec, workerCommand, workerConfiguration } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';
+
+function codecLine(codec: DevServerStatus['codec']): string {
+  if (!codec.url) return 'none (the Web UI was started without one)';
+  return `${codec.url} ${codec.running ? `running (pid ${codec.pid})` : 'not running'}`;
+}
 
 /** `dev-server [--status [--json] | --stop]`. */
 export async function devServerCommand(argv: string[]): Promise<number> {
@@ -17,12 +23,13 @@ export async function devServerCommand(argv: string[]): Promise<number> {
   });
   if (values.stop) {
     await stopDevServer();
-    log('dev server and worker stopped');
+    log('dev server, worker and codec endpoint stopped');
     return EXIT.finished;
   }
   if (!values.status) {
-    await ensureDevServer();
+    const server = await ensureDevServer();
     await ensureDevWorker({ command: workerCommand(), env: process.env, configuration: workerConfiguration(process.env) });
+    await ensureEmbeddedCodec(server);
   }
   const status = await devServerStatus();
   if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
@@ -33,6 +40,7 @@ export async function devServerCommand(argv: string[]): Promise<number> {
         `web ui     ${status.uiUrl}`,
         `server     ${status.server.running ? `running (pid ${status.server.pid})` : 'not running'}`,
         `worker     ${status.worker.running ? `running (pid ${status.worker.pid})` : 'not running'}`,
+        `codec      ${codecLine(status.codec)}`,
       ].join('\n') + '\n',
     );
   }
