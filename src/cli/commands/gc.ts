@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ContentKey } from '../../core/content-key.js';
 import { referencedKeys } from '../../core/content-key.js';
@@ -33,36 +33,32 @@ export interface UnreadableRun {
 
 // Long enough for a busy worker; a run nobody serves fails sooner (the server says so) or at this deadline.
 const QUERY_TIMEOUT_MS = 10_000;
+const QUERY_CONCURRENCY = 8;
 const OPEN_AGENT_RUNS = `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'`;
 
 /** The keys every open agent run refers to, and the runs that did not answer. */
 export async function openRunRoots(client: Client): Promise<{ runs: number; roots: ContentKey[]; unreadable: UnreadableRun[] }> {
+  const executions: WorkflowExecutionInfo[] = [];
+  for await (const execution of client.workflow.list({ query: OPEN_AGENT_RUNS })) executions.push(execution);
   const roots = new Set<ContentKey>();
   const unreadable: UnreadableRun[] = [];
-  const queries: Promise<void>[] = [];
-  let runs = 0;
-  for await (const execution of client.workflow.list({ query: OPEN_AGENT_RUNS })) {
-    runs += 1;
-    // By workflow id alone: a run that continued as new since the listing answers from its newest run.
-    const handle = client.workflow.getHandle(execution.workflowId);
-    queries.push(
-      client.connection
-        .withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(storeRootsQuery))
-        .then(
-          (answer) => referencedKeys(JSON.stringify(answer)).forEach((key) => roots.add(key)),
-          (error: unknown) => {
-            unreadable.push({
-              workflowId: execution.workflowId,
-              runId: execution.runId,
-              taskQueue: execution.taskQueue,
-              reason: queryFailure(error),
-            });
-          },
-        ),
-    );
-  }
-  await Promise.all(queries);
-  return { runs, roots: [...roots], unreadable };
+  let next = 0;
+  // A few queries at a time: each one is a workflow task on some worker, and a namespace may hold many open runs.
+  const lane = async (): Promise<void> => {
+    while (next < executions.length) {
+      const execution = executions[next++]!;
+      // By workflow id alone: a run that continued as new since the listing answers from its newest run.
+      const handle = client.workflow.getHandle(execution.workflowId);
+      try {
+        const answer = await client.connection.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(storeRootsQuery));
+        referencedKeys(JSON.stringify(answer)).forEach((key) => roots.add(key));
+      } catch (error) {
+        unreadable.push({ workflowId: execution.workflowId, runId: execution.runId, taskQueue: execution.taskQueue, reason: queryFailure(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(QUERY_CONCURRENCY, executions.length) }, lane));
+  return { runs: executions.length, roots: [...roots], unreadable };
 }
 
 function queryFailure(error: unknown): string {
