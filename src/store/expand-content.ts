@@ -147,10 +147,12 @@ export function createContentExpander(store: ContentStore, limits: Partial<Expan
           );
           const expanded: [string, unknown][] = [];
           for (const [name, child] of entries) {
-            // `{ "sha256:…": "<content>" }` (content written along with an activity call) is that key's content.
+            // `{ "sha256:…": "<content>" }` (content written along with an activity call) is that key's content:
+            // shown parsed, with the keys inside it left as keys, since the value usually shows them elsewhere (a
+            // transcript node written along is also the transcript's head).
             const shown =
               isContentKey(name) && typeof child === 'string'
-                ? await walk(parseIfJson(child), depth + 1, nesting)
+                ? await walk(parseIfJson(child), maxDepth, nesting)
                 : await walk(child, depth, nesting);
             expanded.push([name, shown]);
           }

@@ -70,11 +70,22 @@ describe('content expansion', () => {
     expect(await createContentExpander(store).expand({ answer: refString(key) })).toEqual({ answer: '42' });
   });
 
-  it('shows content written along with a call under its key', async () => {
+  it('shows content written along with a call under its key, leaving the keys inside it as keys', async () => {
     const store = createMemoryStore();
     const written = JSON.stringify({ role: 'user', content: 'hello' });
-    const value = await createContentExpander(store).expand({ writes: { [contentKey(written)]: written } });
-    expect(value).toEqual({ writes: { [contentKey(written)]: { role: 'user', content: 'hello' } } });
+    const node = JSON.stringify({ prev: null, messages: [contentKey(written)] });
+    await store.put(written);
+
+    const value = await createContentExpander(store).expand({
+      writes: { [contentKey(written)]: written, [contentKey(node)]: node },
+    });
+
+    expect(value).toEqual({
+      writes: {
+        [contentKey(written)]: { role: 'user', content: 'hello' },
+        [contentKey(node)]: { prev: null, messages: [contentKey(written)] },
+      },
+    });
     expect(store.reads).toEqual([]);
   });
 
