@@ -10,6 +10,7 @@ import { approveToolCall, stateQuery } from '../workflows/messages.js';
 import { createInterface } from 'node:readline/promises';
 import { EXIT } from './exit-codes.js';
 import { color, formatProgress, log } from './output.js';
+import { storedText } from './stored-text.js';
 
 /** How a followed run ended. */
 export interface FollowOutcome {
@@ -41,7 +42,10 @@ export async function followRun(
   };
   let done = false;
   const outcome = handle.result().then(
-    (result): FollowOutcome => ({ result, exitCode: result.status === 'completed' ? EXIT.finished : EXIT.failed }),
+    async (result): Promise<FollowOutcome> => ({
+      result: { ...result, answer: await storedText(result.answer) },
+      exitCode: result.status === 'completed' ? EXIT.finished : EXIT.failed,
+    }),
     (error: unknown): FollowOutcome => toOutcome(error),
   );
   void outcome.finally(() => {

@@ -10,6 +10,7 @@ import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
 import { color, log } from '../output.js';
+import { storedText } from '../stored-text.js';
 
 function statusFromExecution(name: WorkflowExecutionStatusName, live: RunStatus | undefined): RunStatus {
   switch (name) {
@@ -52,7 +53,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
       runId: description.runId,
       status,
       step: view?.step ?? 0,
-      ...(view?.answer ? { answer: view.answer } : {}),
+      ...(view?.answer ? { answer: await storedText(view.answer) } : {}),
       ...(view?.error ? { error: view.error } : {}),
       pendingApprovals: (view?.pendingApprovals ?? []).map(({ callId, tool, level, reason, command, path, key }) => ({
         callId,
