@@ -7,6 +7,7 @@ import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
+import { agentDataConverter } from './store/data-converter.js';
 
 /** Entry module of the workflow bundle. */
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
@@ -26,6 +27,8 @@ export interface AgentWorkerOptions {
   env?: NodeJS.ProcessEnv;
   /** The content store of transcripts and outputs: every worker and the CLI of a deployment must share it. */
   store: ContentStore;
+  /** Payloads of at least this many bytes go to the store through Temporal External Storage (default 256 KiB). */
+  payloadSizeThreshold?: number;
   /** A prebuilt workflow bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
@@ -54,7 +57,13 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
   });
-  const common = { connection, namespace: options.namespace, ...(options.identity ? { identity: options.identity } : {}) };
+  // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
+  // answer) is kept out of history as well.
+  const dataConverter = agentDataConverter({
+    store: options.store,
+    ...(options.payloadSizeThreshold !== undefined ? { payloadSizeThreshold: options.payloadSizeThreshold } : {}),
+  });
+  const common = { connection, namespace: options.namespace, dataConverter, ...(options.identity ? { identity: options.identity } : {}) };
   const workers = [
     await Worker.create({
       ...common,

@@ -3,6 +3,7 @@
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ReplayError, Worker } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { HistoryEvent } from './history-reader.js';
@@ -30,9 +31,15 @@ export function coreMessage(error: Error): string {
   return inner.replace(/^\[TMPRL\d+\]\s*/, '').replace(/^Nondeterminism error:\s*/i, '').trim();
 }
 
-async function replays(workflowBundle: WorkflowBundle, history: History, workflowId: string): Promise<Error | undefined> {
+/** What a replay runs with: the workflow bundle, and the data converter when payloads may be in External Storage. */
+export interface ReplaySetup {
+  workflowBundle: WorkflowBundle;
+  dataConverter?: DataConverter;
+}
+
+async function replays(setup: ReplaySetup, history: History, workflowId: string): Promise<Error | undefined> {
   try {
-    await Worker.runReplayHistory({ workflowBundle }, history, workflowId);
+    await Worker.runReplayHistory(setup, history, workflowId);
     return undefined;
   } catch (error) {
     if (error instanceof DeterminismViolationError || error instanceof ReplayError) return error;
@@ -63,7 +70,7 @@ function commandEventsOf(events: HistoryEvent[], completedEventId: number): Hist
  * task started replays every earlier task's commands against the recorded events and leaves that last task unchecked,
  * so the first failing cut (binary search; replays are cheap) points at the task before it.
  */
-async function locate(workflowBundle: WorkflowBundle, history: History, workflowId: string, message: string): Promise<Omit<Divergence, 'message'>> {
+async function locate(setup: ReplaySetup, history: History, workflowId: string, message: string): Promise<Omit<Divergence, 'message'>> {
   const events = history.events ?? [];
   const named = /HistoryEvent\(id: (\d+)/.exec(message)?.[1];
   const namedEvent = named ? events.find((event) => eventNumber(event) === Number(named)) : undefined;
@@ -75,7 +82,7 @@ async function locate(workflowBundle: WorkflowBundle, history: History, workflow
   while (failing - passing > 1) {
     const middle = Math.floor((passing + failing) / 2);
     const cut = { events: events.slice(0, taskStarts[middle]! + 1) };
-    if (await replays(workflowBundle, cut, workflowId)) failing = middle;
+    if (await replays(setup, cut, workflowId)) failing = middle;
     else passing = middle;
   }
   const startedIndex = taskStarts[failing - 1];
@@ -112,13 +119,14 @@ function hasInlineTranscript(history: History): boolean {
   });
 }
 
-/** Replays `history` with the workflows in `workflowBundle`. */
-export async function checkReplay(workflowBundle: WorkflowBundle, history: History, workflowId: string): Promise<ReplayCheck> {
+/** Replays `history` with the workflows in `workflowBundle` (a bundle, or the bundle and a data converter). */
+export async function checkReplay(bundle: WorkflowBundle | ReplaySetup, history: History, workflowId: string): Promise<ReplayCheck> {
+  const setup: ReplaySetup = 'workflowBundle' in bundle ? bundle : { workflowBundle: bundle };
   const events = history.events?.length ?? 0;
-  const error = await replays(workflowBundle, history, workflowId);
+  const error = await replays(setup, history, workflowId);
   if (!error) return { deterministic: true, events };
   if (hasInlineTranscript(history)) return { deterministic: false, events, kind: 'failure', divergence: { message: INLINE_TRANSCRIPT_MESSAGE } };
   const message = coreMessage(error);
   if (!(error instanceof DeterminismViolationError)) return { deterministic: false, events, kind: 'failure', divergence: { message } };
-  return { deterministic: false, events, kind: 'nondeterminism', divergence: { ...(await locate(workflowBundle, history, workflowId, message)), message } };
+  return { deterministic: false, events, kind: 'nondeterminism', divergence: { ...(await locate(setup, history, workflowId, message)), message } };
 }

@@ -184,7 +184,7 @@ describe('gc', () => {
       store,
     });
     worker = { shutdown: () => agent.shutdown(), running: agent.run(), connection: workerConnection };
-    harness = { client, taskQueue, store, close: async () => undefined };
+    harness = { client, taskQueue, store, storeEnv: {}, close: async () => undefined };
 
     child = await store.put(`a tool result ${randomBytes(4).toString('hex')}`);
     root = await store.put(JSON.stringify({ role: 'tool', content: refString(child) }));

@@ -62,6 +62,8 @@ export interface Harness {
   taskQueue: string;
   /** The workers' content store (a fresh directory unless the test passes one). */
   store: ContentStore;
+  /** The variables that point the CLI's store at the same content (when it is the harness's own directory). */
+  storeEnv: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -74,7 +76,8 @@ export async function startHarness(
   const address = temporalAddress();
   const taskQueue = options.taskQueue ?? `test-${randomBytes(4).toString('hex')}`;
   const workerConnection = await NativeConnection.connect({ address });
-  const store = options.store ?? createDirectoryStore(await mkdtemp(join(tmpdir(), 'durable-agent-store-')));
+  const storeDir = options.store ? undefined : await mkdtemp(join(tmpdir(), 'durable-agent-store-'));
+  const store = options.store ?? createDirectoryStore(storeDir!);
   const agent = await createAgentWorkers({
     connection: workerConnection,
     address,
@@ -92,6 +95,7 @@ export async function startHarness(
     client,
     taskQueue,
     store,
+    storeEnv: storeDir ? { DURABLE_AGENT_STORE_DIR: storeDir } : {},
     async close() {
       agent.shutdown();
       await running;

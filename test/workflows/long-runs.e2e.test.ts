@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import type { Harness } from '../support/harness.js';
+import { cliRunner } from '../support/cli.js';
 import { runtimeWarnings, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
 import { runStoreScenarios } from '../support/store-scenarios.js';
 import { bytesPerStep, chainHistories, meanBytes } from '../support/history-size.js';
@@ -55,6 +56,15 @@ describe('long runs', () => {
       expect(late / early, `bytes per step: ${early.toFixed(0)} early, ${late.toFixed(0)} late`).toBeLessThanOrEqual(1.5);
       expect(late).toBeLessThan(8_000);
       expect(runtimeWarnings.filter((warning) => warning.includes('TMPRL1103'))).toEqual([]);
+
+      // The operator commands read the long chain's history in pages (no 4 MB gRPC limit in sight).
+      const cli = cliRunner(harness);
+      const replay = await cli(['replay', handle.workflowId, '--json'], harness.storeEnv);
+      expect(replay.exitCode, replay.stderr).toBe(0);
+      expect(JSON.parse(replay.stdout)).toMatchObject({ deterministic: true });
+      const history = await cli(['history', handle.workflowId, '--json'], harness.storeEnv);
+      expect(history.exitCode, history.stderr).toBe(0);
+      expect(JSON.parse(history.stdout)).toMatchObject({ status: 'completed' });
     } finally {
       await model.close();
     }

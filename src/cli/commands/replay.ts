@@ -12,7 +12,10 @@ import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { historyIdentity } from '../history-reader.js';
 import { color, log } from '../output.js';
+import { dataConverterFromEnv } from '../../store/data-converter.js';
+import { storeFromEnv } from '../../store/store-from-env.js';
 import { checkReplay } from '../replay-check.js';
+import { stateDir } from '../state-dir.js';
 
 /** `replay ID|FILE [--run-id R] [--workflows FILE] [--json]`: does the current workflow code reproduce a recorded run? */
 export async function replayCommand(argv: string[], config: Config): Promise<number> {
@@ -37,7 +40,9 @@ export async function replayCommand(argv: string[], config: Config): Promise<num
   const bundle = await bundleWorkflows(entry);
   if (!bundle) return EXIT.failed;
 
-  const check = await checkReplay(bundle, history, workflowId);
+  // Payloads Temporal External Storage kept out of history are read back from the same store the workers use.
+  const dataConverter = dataConverterFromEnv(storeFromEnv(process.env, { stateDir: stateDir() }), process.env);
+  const check = await checkReplay({ workflowBundle: bundle, dataConverter }, history, workflowId);
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ workflowId, runId, events: check.events, deterministic: check.deterministic, ...(check.deterministic ? {} : { divergence: check.divergence }) })}\n`);
   }

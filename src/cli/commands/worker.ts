@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { hostToolQueue } from '../../config.js';
+import { payloadThresholdFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { runWorker } from '../../worker.js';
 import { ensureDevServer } from '../dev-server.js';
@@ -26,6 +27,7 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
   const toolTaskQueue = values['tool-queue'] ?? config.toolTaskQueue ?? hostToolQueue(taskQueue);
   const store = storeFromEnv(process.env, { stateDir: stateDir() });
   log(`worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} pid=${process.pid}`);
-  await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env, store });
+  const payloadSizeThreshold = payloadThresholdFromEnv(process.env);
+  await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env, store, payloadSizeThreshold });
   return EXIT.finished;
 }
