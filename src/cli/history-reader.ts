@@ -427,6 +427,14 @@ export function eventTypeName(event: HistoryEvent): string {
 }
 
 /** One line about an event: its type and what it concerns ("ActivityTaskScheduled callModel, step 2"). */
+/** The activity type a local activity's marker records (`listFunctionTools`, `storeContent`). */
+function localActivityType(event: HistoryEvent): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = decode(marker.details?.data?.payloads);
+  return isObject(data) && typeof data.activity_type === 'string' ? data.activity_type : undefined;
+}
+
 export function describeEvent(event: HistoryEvent): string {
   const type = eventTypeName(event);
   const scheduled = event.activityTaskScheduledEventAttributes;
@@ -440,6 +448,8 @@ export function describeEvent(event: HistoryEvent): string {
     const step = isObject(input) ? input.step : undefined;
     return `${type} ${name}${typeof step === 'number' ? `, step ${step}` : ''}`;
   }
+  const localActivity = localActivityType(event);
+  if (localActivity) return `${type} local activity ${localActivity}`;
   const detail =
     event.markerRecordedEventAttributes?.markerName ??
     event.workflowExecutionSignaledEventAttributes?.signalName ??

@@ -108,7 +108,8 @@ describe('readRunHistory on saved histories', () => {
     // One step per model turn: the function-tool listing and the Bash classifications are not steps.
     expect(run.steps.map((step) => step.step)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(scheduled(json, 'callModel')).toHaveLength(6);
-    expect(scheduled(json, 'listFunctionTools')).toHaveLength(1);
+    // The worker's function tools are a local activity: a marker, no scheduled activity.
+    expect(scheduled(json, 'listFunctionTools')).toHaveLength(0);
     expect(scheduled(json, 'classifyBash')).toHaveLength(2);
 
     const usage = payloadValue(closing(json, modelCall(json, 1)).activityTaskCompletedEventAttributes.result.payloads).usage;
@@ -267,8 +268,9 @@ describe('readRunHistory on edited histories', () => {
       ['c', 'not_run', null],
     ]);
 
-    // Still listing function tools: no step yet.
-    expect(read(cutAfter(planned, scheduled(planned, 'listFunctionTools')[0]!))).toMatchObject({ status: 'running', steps: [] });
+    // Still listing function tools (a local activity's marker): no step yet.
+    const marker = planned.events.find((event) => event.markerRecordedEventAttributes)!;
+    expect(read(cutAfter(planned, marker))).toMatchObject({ status: 'running', steps: [] });
   });
 
   it('a Bash call whose classification is still in flight is not_run, and the classification is no call of its own', () => {
@@ -378,11 +380,12 @@ describe('event labels', () => {
     const events = historyFromJSON(json).events!;
     const same = (event: JsonEvent) => events.find((each) => String(each.eventId) === event.eventId)!;
     expect(eventTypeName(events[0]!)).toBe('WorkflowExecutionStarted');
-    expect(describeEvent(same(modelCall(json, 1)))).toBe('ActivityTaskScheduled callModel, step 1');
-    expect(describeEvent(same(modelCall(json, 6)))).toBe('ActivityTaskScheduled callModel, step 6');
+    expect(describeEvent(same(modelCall(json, 1)))).toBe('ActivityTaskScheduled callModel: callModel step 1 scripted-model (2 messages, 6 tools)');
+    expect(describeEvent(same(modelCall(json, 6)))).toMatch(/^ActivityTaskScheduled callModel: callModel step 6 /);
     expect(describeEvent(same(scheduled(json, 'Glob')[0]!))).toBe('ActivityTaskScheduled Glob: Glob **/*.js');
-    expect(describeEvent(same(scheduled(json, 'listFunctionTools')[0]!))).toBe('ActivityTaskScheduled listFunctionTools');
-    expect(describeEvent(same(scheduled(json, 'classifyBash')[0]!))).toBe('ActivityTaskScheduled classifyBash: npm test');
+    const marker = json.events.find((event) => event.markerRecordedEventAttributes)!;
+    expect(describeEvent(same(marker))).toBe('MarkerRecorded local activity listFunctionTools');
+    expect(describeEvent(same(scheduled(json, 'classifyBash')[0]!))).toBe('ActivityTaskScheduled classifyBash: classifyBash npm test');
     const upsert = json.events.find((event) => event.upsertWorkflowSearchAttributesEventAttributes)!;
     expect(describeEvent(same(upsert))).toBe('UpsertWorkflowSearchAttributes');
     expect(describeEvent(same(closingEvent(json)))).toBe('WorkflowExecutionCompleted');
