@@ -1,25 +1,32 @@
 // `npm run bench`: side-by-side measurements of ours vs a baseline, repeated and reduced to medians within one run,
 // so the ratios hold on any machine even though the absolute numbers do not. Numbers never fail the run; only a
-// measurement that cannot be taken does (exit code 1).
+// measurement that cannot be taken does (exit code 1). `npm run bench -- <id>…` runs only the sections named (an id,
+// or the start of ids: `durable`, `grep`); the results go to docs/benchmarks.md and the chart to docs/img/.
+// BENCH_QUICK=1 shrinks the durable runs to check the code, and writes to a temporary directory instead of docs/.
+import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { benchArguments } from './arguments.js';
+import { durableSections } from './durable-runs.js';
+import { describeMachine, loadAverage } from './machine.js';
 import type { BenchRow } from './measure.js';
 import { formatMs, renderTable } from './measure.js';
 import { benchGlob } from './glob.js';
 import { benchGrepEngines, benchGrepTool } from './grep.js';
 import { benchMemory } from './memory.js';
+import { REPORT_HEADINGS, REPORT_INTRO } from './report-layout.js';
+import type { SectionReport } from './report.js';
+import { writeReport } from './report.js';
+import type { Section } from './section.js';
+import { selectSections } from './section.js';
 import { createSourceCopy, removeSourceCopy } from './workspace.js';
 
 const GREP_REPETITIONS = 5;
 const GLOB_REPETITIONS = 25;
 const LARGE_TREE_COPIES = 8;
 const LARGE_TREE_REPETITIONS = 3;
-
-interface Section {
-  name: string;
-  run(): Promise<BenchRow | BenchRow[]>;
-}
 
 async function benchGrepEnginesOnLargeTree(): Promise<BenchRow> {
   const root = await createSourceCopy(LARGE_TREE_COPIES);
@@ -30,45 +37,68 @@ async function benchGrepEnginesOnLargeTree(): Promise<BenchRow> {
   }
 }
 
-function loadAverage(): string {
-  return os
-    .loadavg()
-    .map((load) => load.toFixed(2))
-    .join(' ');
-}
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.env.BENCH_QUICK === '1';
 
 async function main(): Promise<number> {
   const started = performance.now();
   const loadBefore = loadAverage();
   const root = await createSourceCopy();
-  // The short in-process sections run first, on a heap the search sections have not yet filled.
-  const sections: Section[] = [
-    { name: 'Glob', run: () => benchGlob(root, GLOB_REPETITIONS) },
-    { name: 'Argument repair', run: benchArguments },
-    { name: 'Grep tool', run: () => benchGrepTool(root, 'src/ copy', GREP_REPETITIONS) },
-    { name: 'Grep engines', run: () => benchGrepEngines(root, 'src/ copy', GREP_REPETITIONS) },
+  const durable = durableSections({ quick, log: (line) => process.stderr.write(`[temporal] ${line}\n`) });
+  // The short in-process sections run first, on a heap the search sections have not yet filled; the durable runs,
+  // which start a Temporal server and a worker in this process, come last.
+  const all: Section[] = [
+    { id: 'glob', name: 'Glob', run: () => benchGlob(root, GLOB_REPETITIONS) },
+    { id: 'arguments', name: 'Argument repair', run: benchArguments },
+    { id: 'grep-tool', name: 'Grep tool', run: () => benchGrepTool(root, 'src/ copy', GREP_REPETITIONS) },
+    { id: 'grep-engines', name: 'Grep engines', run: () => benchGrepEngines(root, 'src/ copy', GREP_REPETITIONS) },
     // On a tree as small as src/, starting rg costs about as much as searching; a bigger tree shows the trend.
-    { name: 'Grep engines (large tree)', run: benchGrepEnginesOnLargeTree },
-    { name: 'Bash memory', run: benchMemory },
+    { id: 'grep-large', name: 'Grep engines (large tree)', run: benchGrepEnginesOnLargeTree },
+    { id: 'memory', name: 'Bash memory', run: benchMemory },
+    ...durable.sections,
   ];
+  const { selected: sections, unknown } = selectSections(all, process.argv.slice(2));
+  if (unknown.length > 0) {
+    await removeSourceCopy(root);
+    process.stderr.write(`unknown section ${unknown.join(', ')}; sections: ${all.map((section) => section.id).join(', ')}\n`);
+    return 2;
+  }
+  const output = quick ? path.join(os.tmpdir(), 'durable-agent-bench-quick') : path.join(repositoryRoot, 'docs');
+  const chartFile = path.join(output, 'img', 'bench-durable-runs.png');
+  const machine = describeMachine();
   const rows: BenchRow[] = [];
+  const reports: SectionReport[] = [];
   const failures: string[] = [];
+  let chart: string | undefined;
   try {
     for (const section of sections) {
       const sectionStarted = performance.now();
+      const sectionLoad = loadAverage();
       process.stderr.write(`running ${section.name}… `);
+      const report = { id: section.id, name: section.name, machine, loadBefore: sectionLoad };
       try {
         const result = await section.run();
-        rows.push(...(Array.isArray(result) ? result : [result]));
+        const sectionRows = Array.isArray(result) ? result : [result];
+        rows.push(...sectionRows);
+        reports.push({ ...report, rows: sectionRows, loadAfter: loadAverage(), finishedAt: new Date(), ms: performance.now() - sectionStarted });
         process.stderr.write(`${formatMs(performance.now() - sectionStarted)}\n`);
       } catch (error) {
         process.stderr.write('failed\n');
-        failures.push(`${section.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        reports.push({ ...report, rows: [], error: message, loadAfter: loadAverage(), finishedAt: new Date(), ms: performance.now() - sectionStarted });
+        failures.push(`${section.name}: ${message}`);
       }
     }
   } finally {
     await removeSourceCopy(root);
+    await mkdir(path.dirname(chartFile), { recursive: true });
+    chart = await durable.finish(chartFile).catch((error: unknown) => {
+      failures.push(`chart: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return undefined;
+    });
   }
+  const reportFile = path.join(output, 'benchmarks.md');
+  await writeReport(reportFile, { order: all.map((section) => section.id), intro: REPORT_INTRO, headings: REPORT_HEADINGS }, reports);
 
   process.stdout.write(`\n${renderTable(rows)}\n\n`);
   const total = formatMs(performance.now() - started);
@@ -82,6 +112,7 @@ async function main(): Promise<number> {
   );
   // Other work on the machine moves absolute times and, less so, the ratios; the load says how much to trust them.
   process.stdout.write(`load average before: ${loadBefore}, after: ${loadAverage()} (${os.cpus().length} CPUs)\n`);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), reportFile)}${chart ? ` and ${path.relative(process.cwd(), chart)}` : ''}\n`);
   for (const failure of failures) process.stderr.write(`\nerror in ${failure}\n`);
   return failures.length === 0 ? 0 : 1;
 }

@@ -1,0 +1,56 @@
+// Concurrency: many runs at once on one worker (default worker options, as `durable-agent worker` runs) against one
+// run alone, same script and latency; single and batch alternate, medians compared.
+import { performance } from 'node:perf_hooks';
+import type { DurableEnv } from './durable-env.js';
+import { readScript, writeReadFiles } from './durable-scripts.js';
+import type { ChartedRows } from './chart.js';
+import type { BenchRow } from './measure.js';
+import { formatMs, median, pairedRange } from './measure.js';
+
+export interface ConcurrencySizes {
+  runs: number;
+  steps: number;
+  latencyMs: number;
+  repetitions: number;
+}
+
+/** Wall time of `runs` concurrent runs ÷ one run. */
+export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes): Promise<ChartedRows> {
+  const workspace = await env.tempDirectory('concurrency');
+  await writeReadFiles(workspace);
+  const worker = await env.startWorker();
+  const options = { script: readScript(sizes.steps), workspace, maxSteps: sizes.steps, latencyMs: sizes.latencyMs };
+  const single = async (): Promise<number> => (await env.runToEnd(worker, { ...options, label: 'single' })).ms;
+  let slowest = 0;
+  const batch = async (): Promise<number> => {
+    const started = performance.now();
+    const runs = await Promise.all(Array.from({ length: sizes.runs }, (_, index) => env.runToEnd(worker, { ...options, label: `batch-${index}` })));
+    slowest = Math.max(slowest, ...runs.map((run) => run.ms));
+    return performance.now() - started;
+  };
+  await single(); // warm-up: the worker's first workflow task and connections
+  const singles: number[] = [];
+  const batches: number[] = [];
+  for (let repetition = 0; repetition < sizes.repetitions; repetition++) {
+    if (repetition % 2 === 0) {
+      singles.push(await single());
+      batches.push(await batch());
+    } else {
+      batches.push(await batch());
+      singles.push(await single());
+    }
+  }
+  const ratio = median(batches) / median(singles);
+  const row: BenchRow = {
+    measurement: `Concurrency, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} runs at once on one worker ÷ one run`,
+    ours: formatMs(median(batches)),
+    baseline: formatMs(median(singles)),
+    ratio,
+    ratioRange: pairedRange(batches, singles),
+    conclusion:
+      `${ratio <= 1.5 ? 'within' : 'over'} the 1.5× target: ${sizes.runs} runs finish ${ratio.toFixed(2)}× as late as one ` +
+      `(slowest single run of a batch ${formatMs(slowest)}; medians of ${sizes.repetitions} alternated repetitions, ` +
+      `${sizes.runs * sizes.steps} model calls and ${sizes.runs * (sizes.steps - 1)} tool calls a batch).`,
+  };
+  return { rows: [row], bars: [{ label: `${sizes.runs} runs at once ÷ 1 run`, value: ratio, target: 1.5 }] };
+}

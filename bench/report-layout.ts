@@ -1,0 +1,37 @@
+// The fixed text of docs/benchmarks.md around the blocks the sections write.
+
+export const REPORT_INTRO = `
+# Benchmarks
+
+Written by \`npm run bench\` (bench/run.ts); edits by hand are overwritten. Every figure is a ratio of two things
+measured side by side in the same run, alternated and repeated where it is a time, so the ratios carry over to other
+machines where the absolute numbers do not. Each block says when, on what machine and under what load it was measured.
+\`npm run bench -- <id>\` measures the sections whose id is or starts with \`<id>\` again (\`durable\` for every
+durable-run section, \`grep\` for the three grep ones) and keeps the other blocks as they were.
+
+*ours/baseline*: below 1 means ours is faster or smaller. *per-run range*: the lowest and highest ratio of single
+paired runs (for byte counts: of single steps), the noise around the median.
+`;
+
+/** Text placed before the first block of the section it is keyed by. */
+export const REPORT_HEADINGS: Readonly<Record<string, string>> = {
+  glob: '## Tools',
+  'durable-tax': `
+## Durable runs
+
+A durable run is a real agent run: the workflow on a Temporal dev server the bench starts on this machine (SQLite),
+one worker in the bench's process made by \`createAgentWorkers\` with a directory content store, and the scripted
+model over OpenAI-compatible HTTP with a simulated latency, reached through the \`openai\` client. The *in-process
+floor* makes the same model calls through the same provider code and the same tool calls through the same activity
+functions (\`createActivities\`) in a plain loop: the same work without a server, history or workflow tasks. The
+*inline transcript* run passes the whole transcript through history with every model call, as a design without the
+content store would (\`AgentInput.inlineTranscript\`, for this comparison only). The chart is drawn again when all
+durable sections run together (\`npm run bench -- durable\`).
+
+![History bytes per step for the content store and an inline transcript, and the durable-run ratios](img/bench-durable-runs.png)
+
+*Left: the history bytes each step adds, with the content store and with the transcript inline (log–log); the dots
+are the bytes each step writes to the store. Right: this section's ratios on a log scale; a red tick is a target
+ceiling, a red bar is over it.*
+`,
+};
