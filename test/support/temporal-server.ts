@@ -26,6 +26,8 @@ export interface StartTestTemporalServerOptions {
   ui?: boolean;
   /** Receives provisioning progress (default: stderr). */
   log?: (line: string) => void;
+  /** The codec endpoint the Web UI decodes payloads with. */
+  codecUrl?: string;
 }
 
 /** Distinct ports that were free a moment ago (bound to port 0 together, then released). */
@@ -65,6 +67,7 @@ export async function startTestTemporalServer(
       uiPort: withUi ? uiPort : null,
       dbFile: path.join(directory, 'temporal.db'),
       namespace,
+      ...(options.codecUrl ? { codecUrl: options.codecUrl } : {}),
     }),
     {
       cwd: directory,
