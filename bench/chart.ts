@@ -51,7 +51,7 @@ export function chartSvg(data: ChartData): string {
     `<svg xmlns='http://www.w3.org/2000/svg' width='${WIDTH}' height='${HEIGHT}' viewBox='0 0 ${WIDTH} ${HEIGHT}'>`,
     `<text x='${WIDTH / 2}' y='34' text-anchor='middle' font-size='22' font-weight='bold' ${FONT}>${escape(data.title)}</text>`,
     historyPanel(data, { left: 90, top: 90, width: 640, height: 500 }),
-    barsPanel(data.bars, { left: 1090, top: 90, width: 380, height: 500 }),
+    barsPanel(data.bars, { left: 1090, top: 90, width: 360, height: 500 }),
     '</svg>',
   ].join('\n');
 }

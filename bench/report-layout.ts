@@ -8,6 +8,8 @@ measured side by side in the same run, alternated and repeated where it is a tim
 machines where the absolute numbers do not. Each block says when, on what machine and under what load it was measured.
 \`npm run bench -- <id>\` measures the sections whose id is or starts with \`<id>\` again (\`durable\` for every
 durable-run section, \`grep\` for the three grep ones) and keeps the other blocks as they were.
+\`BENCH_QUICK=1 npm run bench -- durable\` makes every durable run short, to check the code in a minute; it writes to a
+temporary directory, not here.
 
 *ours/baseline*: below 1 means ours is faster or smaller. *per-run range*: the lowest and highest ratio of single
 paired runs (for byte counts: of single steps), the noise around the median.
@@ -25,12 +27,14 @@ model over OpenAI-compatible HTTP with a simulated latency, reached through the 
 floor* makes the same model calls through the same provider code and the same tool calls through the same activity
 functions (\`createActivities\`) in a plain loop: the same work without a server, history or workflow tasks. The
 *inline transcript* run passes the whole transcript through history with every model call, as a design without the
-content store would (\`AgentInput.inlineTranscript\`, for this comparison only). The chart is drawn again when all
-durable sections run together (\`npm run bench -- durable\`).
+content store would (\`AgentInput.inlineTranscript\`, for this comparison only), on a worker whose External Storage
+threshold is out of reach, so that its payloads stay in history as they would without the store. The chart is drawn
+again when all durable sections run together (\`npm run bench -- durable\`).
 
 ![History bytes per step for the content store and an inline transcript, and the durable-run ratios](img/bench-durable-runs.png)
 
-*Left: the history bytes each step adds, with the content store and with the transcript inline (log–log); the dots
+*Left: the history bytes each step adds, with the content store and with the transcript inline (log–log); the inline
+line drops where compaction shortens the transcript, the store line's spikes are the steps that compact, and the dots
 are the bytes each step writes to the store. Right: this section's ratios on a log scale; a red tick is a target
 ceiling, a red bar is over it.*
 `,
