@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import type { AgentResult } from '../src/core/state.js';
-import { bytesPerStep, eventBytes, meanBytes } from './history-size.js';
+import { bytesPerStep, eventBytes, meanBytes } from '../test/support/history-size.js';
 import { directoryBytesSync, formatBytes } from './bytes.js';
 import { chainRunHistories, countCompactions, lastFailure } from './chain.js';
 import type { DurableEnv, StartedRun } from './durable-env.js';

@@ -54,6 +54,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   const activities = createActivities({
     resolveProvider: createProviderResolver(options.env ?? process.env),
     store: options.store,
+    ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
   });
@@ -61,6 +62,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   // answer) is kept out of history as well.
   const dataConverter = agentDataConverter({
     store: options.store,
+    ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.payloadSizeThreshold !== undefined ? { payloadSizeThreshold: options.payloadSizeThreshold } : {}),
   });
   const common = { connection, namespace: options.namespace, dataConverter, ...(options.identity ? { identity: options.identity } : {}) };
@@ -88,7 +90,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
 
 /** Everything that touches the workspace: tools (built-in and function), spill files, command classification. */
 function workspaceActivities(activities: Activities): Partial<Activities> {
-  const { callModel: _model, listFunctionTools: _functions, ...rest } = activities;
+  const { callModel: _model, listFunctionTools: _functions, hostToolQueue: _host, storeContent: _store, ...rest } = activities;
   return rest;
 }
 

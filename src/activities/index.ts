@@ -28,6 +28,8 @@ export interface ActivityDependencies {
   resolveProvider: ProviderResolver;
   /** Where messages, tool results and spilled outputs are stored once, by content key. */
   store: ContentStore;
+  /** The tool queue of the workspaces this worker owns (its host), if any. */
+  hostToolQueue?: string;
   /** Function tools (C.12) this worker offers to every run it serves. */
   functions?: readonly FunctionToolDefinition[];
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
@@ -73,6 +75,8 @@ export function createActivities(deps: ActivityDependencies) {
     callModel: createModelStep({ transcripts, callModel, resolveTools }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
     listFunctionTools: async (): Promise<FunctionToolSpec[]> => specs,
+    /** The tool queue of this worker's workspaces: a run pinned to it can read its files right here. */
+    hostToolQueue: async (): Promise<string | null> => deps.hostToolQueue ?? null,
     /** Stores content the workflow made (the last step of a finished run). */
     storeContent: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
     budgetTurn: createBudgetTurn(transcripts),

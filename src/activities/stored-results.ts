@@ -31,6 +31,7 @@ export function storedToolActivity(
     const result = await runTool(name, executor, expanded, { store: transcripts.store });
     const envelope = request.fallback ? withFallbackNote(result.envelope, request.fallback) : result.envelope;
     return {
+      call: { callId: request.callId, turn: request.turn, index: request.index },
       ...(await storeToolMessage(transcripts, request.callId, envelope)),
       ...(result.readStateUpdate ? { readStateUpdate: result.readStateUpdate } : {}),
     };

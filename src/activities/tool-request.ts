@@ -36,6 +36,8 @@ export interface ToolActivityResult {
 
 /** What a tool activity returns: the tool message, stored once, and the summary the workflow decides on. */
 export interface StoredToolResult {
+  /** Which call this answers (a local activity's marker records no input, so `history` reads it here). */
+  call: { callId: string; turn: number; index: number };
   message: MessageRef;
   outcome: ToolOutcome;
   readStateUpdate?: ReadStateUpdate;

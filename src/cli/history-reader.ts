@@ -128,12 +128,45 @@ function isModelTurn(value: unknown): value is ModelTurn {
   return isObject(value) && Array.isArray(value.toolCalls);
 }
 
+/**
+ * A tool call that ran as a local activity (a read on the workflow's own host): its marker holds the result, which
+ * names the call, and the times; a local activity that failed for good left no result, and the workflow's envelope for
+ * it travels with the next model request.
+ */
+function localToolCall(event: HistoryEvent, time: number): ActivityRecord | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = decode(marker.details?.data?.payloads);
+  const result = decode(marker.details?.result?.payloads);
+  if (!isObject(data) || typeof data.activity_type !== 'string' || !isObject(result) || !isObject(result.call)) return undefined;
+  const scheduled = isObject(data.original_schedule_time) ? protoTime(data.original_schedule_time) : time;
+  return {
+    activityType: data.activity_type,
+    input: { ...result.call, input: {}, paramsInput: {} },
+    summary: stringOrEmpty(decodeOne(event.userMetadata?.summary)),
+    scheduledAt: scheduled,
+    closedAt: isObject(data.complete_time) ? protoTime(data.complete_time) : time,
+    attempt: typeof data.attempt === 'number' ? data.attempt : 1,
+    outcome: 'completed',
+    result,
+  };
+}
+
+function protoTime(value: Record<string, unknown>): number {
+  return Number(value.seconds ?? 0) * 1000 + Math.floor(Number(value.nanos ?? 0) / 1_000_000);
+}
+
 /** Collects every activity by its scheduled event id, with its outcome and timing. */
 function collectActivities(events: HistoryEvent[]): Map<string, ActivityRecord> {
   const activities = new Map<string, ActivityRecord>();
   const find = (scheduledEventId: unknown): ActivityRecord | undefined => activities.get(String(scheduledEventId));
   for (const event of events) {
     const time = timeOf(event);
+    const local = localToolCall(event, time);
+    if (local) {
+      activities.set(String(event.eventId), local);
+      continue;
+    }
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) {
       activities.set(String(event.eventId), {

@@ -31,19 +31,32 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
 /**
  * Local activities: short, and any worker of the run's queue can do them, so they run in the workflow's own worker
  * and are recorded as markers without a round trip through the server: the worker's function tools (recorded once
- * per task), and the content a finished run made last (written to the content store every worker shares).
+ * per task), the content a finished run made last (written to the content store every worker shares), and which
+ * workspaces this worker owns (so the step's reads can run right here when the run's workspace is on this host).
  */
-export const { listFunctionTools, storeContent } = proxyLocalActivities<Activities>({
+export const { listFunctionTools, storeContent, hostToolQueue } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
 });
 
-/** The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue. */
+/**
+ * The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue.
+ * `local`: the workspace is on the worker running this workflow task, and the call is a short read: it runs there as a
+ * local activity, so the step needs no workflow task of its own between the reads and the next model call.
+ */
 export function toolActivity(
   name: string,
   policy: ToolActivityPolicy,
-  options: { summary: string; taskQueue: string | undefined },
+  options: { summary: string; taskQueue: string | undefined; local?: boolean },
 ): ToolActivity {
+  if (options.local) {
+    const local = proxyLocalActivities<Record<string, ToolActivity>>({
+      startToCloseTimeout: policy.startToCloseTimeoutMs,
+      retry: { initialInterval: '1 second', maximumAttempts: policy.maximumAttempts },
+      summary: options.summary,
+    });
+    return local[name]!;
+  }
   const activities = proxyActivities<Record<string, ToolActivity>>({
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     startToCloseTimeout: policy.startToCloseTimeoutMs,

@@ -72,8 +72,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         turnContext.publish();
         return toResult(state);
       }
+      // Published with the next step's start: one search-attribute upsert a step.
       await runToolTurn(turnContext, turn);
-      turnContext.publish();
     }
     await flushWrites(state);
     return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);
@@ -236,31 +236,36 @@ function budgetText(state: AgentState): string {
   return parts.join(' / ');
 }
 
-/** Keeps the run findable and readable in the Web UI: search attributes and the current details line, on change only. */
+/**
+ * Keeps the run findable and readable in the Web UI: the current details line, and the search attributes, each written
+ * only when what it shows changed (a search-attribute upsert is a history event and a visibility write).
+ */
 function createPublisher(state: AgentState, input: AgentInput, approvals: ApprovalBook): () => void {
-  let last = '';
+  let lastDetails = '';
+  let lastAttributes = '';
   return () => {
     const pending = approvals.list();
     const model = state.model ?? input.selection.model;
-    const snapshot = JSON.stringify([state.status, state.step, pending.length, state.usage.costUsd, model, state.lastTool, state.toolCalls]);
-    if (snapshot === last) return;
-    last = snapshot;
-    setCurrentDetails(
-      [
-        `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
-        `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
-        `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} (${item.tool}: ${item.reason})`).join(', ') : 'none'}`,
-        `**cost** ${formatUsd(state.usage.costUsd)} · **tokens** ${state.usage.totalTokens}`,
-      ].join('\n\n'),
-    );
+    const details = [
+      `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
+      `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
+      `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} (${item.tool}: ${item.reason})`).join(', ') : 'none'}`,
+      `**cost** ${formatUsd(state.usage.costUsd)} · **tokens** ${state.usage.totalTokens}`,
+    ].join('\n\n');
+    if (details !== lastDetails) setCurrentDetails(details);
+    lastDetails = details;
     if (!input.searchAttributes) return;
-    upsertSearchAttributes([
+    const attributes = [
       { key: AGENT_SEARCH_ATTRIBUTES.status, value: state.status },
       { key: AGENT_SEARCH_ATTRIBUTES.step, value: state.step },
       { key: AGENT_SEARCH_ATTRIBUTES.pendingApprovals, value: pending.length },
       { key: AGENT_SEARCH_ATTRIBUTES.costUsd, value: state.usage.costUsd },
       ...(model ? [{ key: AGENT_SEARCH_ATTRIBUTES.model, value: model }] : []),
-    ]);
+    ];
+    const snapshot = JSON.stringify(attributes.map((attribute) => attribute.value));
+    if (snapshot === lastAttributes) return;
+    lastAttributes = snapshot;
+    upsertSearchAttributes(attributes);
   };
 }
 

@@ -23,7 +23,7 @@ import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } 
 import type { ToolContract } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { runToolSearch, TOOL_SEARCH_NAME } from '../tools/tool-search.js';
-import { toolActivity, workspaceActivities } from './activities.js';
+import { hostToolQueue, toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
 
 /** What a turn needs from the run. */
@@ -34,6 +34,8 @@ export interface TurnContext {
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
   publish(): void;
+  /** This turn's short reads run as local activities: the run's workspace is on the worker running this task. */
+  localReads?: boolean;
 }
 
 const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
@@ -81,6 +83,7 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
     if (repairs?.length) addEvent(state, 'argument_repair', Date.now(), { tool_call_id: plan.callId, repairs });
   }
 
+  turnContext.localReads = plans.some((plan) => plan.concurrencySafe) && (await workspaceIsHere(turnContext));
   const results = new Array<ToolResult>(plans.length);
   const limit = input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
   for (const [number, batch] of batches.entries()) {
@@ -100,13 +103,21 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
   state.toolCalls += plans.length;
 }
 
+/**
+ * Whether the worker running this workflow task owns the run's workspace: a run without a tool queue reads where any
+ * worker of its queue does; a pinned run asks the worker (a local activity, recorded, so replays decide alike).
+ */
+async function workspaceIsHere(turnContext: TurnContext): Promise<boolean> {
+  const pinned = turnContext.input.toolTaskQueue;
+  return pinned === undefined || (await hostToolQueue()) === pinned;
+}
+
 /** The tool names the model sees this step (C.2 filtering, with the breakers' time check). */
 export function visibleToolNames(turnContext: Pick<TurnContext, 'state' | 'input' | 'registry'>): string[] {
   const { state, input, registry } = turnContext;
   const open = openTools(state.breakers, Date.now(), input.breaker ?? {});
-  return registry
-    .getSchemas({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) })
-    .map((schema) => schema.function.name);
+  // Names only: the schemas are built in the model activity (the workflow never needs them).
+  return registry.visible({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) }).map((tool) => tool.name);
 }
 
 function toolNameOf(plan: PlannedCall): string {
@@ -366,7 +377,7 @@ async function runActivity(
   const { state, input: run } = turnContext;
   const policy = tool.activity(input);
   const lexicalPath = typeof input.path === 'string' ? relativeToWorkspace(run.workspace, input.path) : undefined;
-  const activity = toolActivity(tool.name, policy, { summary: tool.summarize(input), taskQueue: run.toolTaskQueue });
+  const activity = toolActivity(tool.name, policy, { summary: tool.summarize(input), taskQueue: run.toolTaskQueue, local: turnContext.localReads === true && tool.isConcurrencySafe(input) });
   const request: ToolActivityInput = {
     taskId: state.taskId,
     turn: state.step,

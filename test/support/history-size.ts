@@ -1,9 +1,9 @@
 // Measures a run's history the way the server does: the protobuf size of each event. Shared by the long-run tests and
 // `npm run bench`.
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 /** The events of every run of a workflow id, oldest run first (a continue-as-new chain). */
 export async function chainHistories(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
@@ -21,7 +21,7 @@ export async function chainHistories(client: Client, workflowId: string): Promis
 }
 
 export function eventBytes(event: HistoryEvent): number {
-  return temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+  return proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
 }
 
 /**

@@ -26,6 +26,19 @@ beforeAll(async () => {
           return executeGrep(context);
         },
       },
+      // A read that takes a while, so calls that overlap can be told from calls that run one after another.
+      functions: [
+        {
+          name: 'slow_lookup',
+          description: 'Looks a word up (slowly).',
+          risk: 'read_only',
+          concurrencySafe: true,
+          fn: async (input: string) => {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return `looked up ${input}`;
+          },
+        },
+      ],
     },
   );
 });
@@ -44,24 +57,73 @@ async function eventsOf(handle: WorkflowHandle) {
   return history.events ?? [];
 }
 
+/** The data of a local activity's marker. */
+interface LocalActivityMarker {
+  activity_type: string;
+  original_schedule_time: { seconds: number; nanos: number };
+  complete_time: { seconds: number; nanos: number };
+}
+
 describe('parallel fan-out', () => {
-  it('schedules four read-only calls before any completes and answers them in request order', async () => {
+  const fourReads = [
+    { id: 'r1', name: 'ReadFile', arguments: { path: 'a.txt' } },
+    { id: 'g1', name: 'Glob', arguments: { pattern: '*.txt' } },
+    { id: 'r2', name: 'ReadFile', arguments: { path: 'b.txt' } },
+    { id: 's1', name: 'Grep', arguments: { pattern: 'beta' } },
+  ];
+
+  async function readsWorkspace() {
     const workspace = await workspaceFrom();
     await writeFile(join(workspace, 'a.txt'), 'alpha\n');
     await writeFile(join(workspace, 'b.txt'), 'beta\n');
+    return workspace;
+  }
+
+  function answeredInOrder(messages: Requests[number]['messages']): string[] {
+    return messages.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id);
+  }
+
+  it('runs four reads of a workspace on this host as local activities, all started before any completes', async () => {
+    const lookups = ['l1', 'l2', 'l3', 'l4'].map((id) => ({ id, name: 'slow_lookup', arguments: { input: id } }));
+    const { handle, model } = await startScriptedRun(harness, { workspace: await readsWorkspace(), script: [{ tool_calls: lookups }, { content: 'looked up four' }] });
+    try {
+      await handle.result();
+      const reads = (await eventsOf(handle)).flatMap((event) => {
+        const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+        if (!data) return [];
+        const marker = JSON.parse(Buffer.from(data).toString('utf8')) as LocalActivityMarker;
+        return marker.activity_type === 'slow_lookup' ? [marker] : [];
+      });
+      // No scheduled activity: the four ran in the workflow's own worker, overlapping (each takes 300 ms).
+      expect(reads).toHaveLength(4);
+      const seconds = (time: { seconds: number; nanos: number }) => time.seconds + time.nanos / 1e9;
+      const firstDone = Math.min(...reads.map((marker) => seconds(marker.complete_time)));
+      for (const marker of reads) expect(seconds(marker.original_schedule_time)).toBeLessThan(firstDone);
+      expect(answeredInOrder((model.requests[1] as Requests[number]).messages)).toEqual(['l1', 'l2', 'l3', 'l4']);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('answers reads run as local activities in request order', async () => {
+    const { handle, model } = await startScriptedRun(harness, { workspace: await readsWorkspace(), script: [{ tool_calls: fourReads }, { content: 'read all four' }] });
+    try {
+      await handle.result();
+      expect((await eventsOf(handle)).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'ReadFile')).toEqual([]);
+      expect(answeredInOrder((model.requests[1] as Requests[number]).messages)).toEqual(['r1', 'g1', 'r2', 's1']);
+      await saveHistory('fan-out-local', handle);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('schedules four reads of a workspace on another host before any completes and answers them in request order', async () => {
+    const toolQueue = `${harness.taskQueue}@elsewhere`;
+    const elsewhere = await startHarness({ OPENAI_API_KEY: 'test-key' }, { toolTaskQueue: toolQueue, store: harness.store });
     const { handle, model } = await startScriptedRun(harness, {
-      workspace,
-      script: [
-        {
-          tool_calls: [
-            { id: 'r1', name: 'ReadFile', arguments: { path: 'a.txt' } },
-            { id: 'g1', name: 'Glob', arguments: { pattern: '*.txt' } },
-            { id: 'r2', name: 'ReadFile', arguments: { path: 'b.txt' } },
-            { id: 's1', name: 'Grep', arguments: { pattern: 'beta' } },
-          ],
-        },
-        { content: 'read all four' },
-      ],
+      workspace: await readsWorkspace(),
+      input: { toolTaskQueue: toolQueue },
+      script: [{ tool_calls: fourReads }, { content: 'read all four' }],
     });
     try {
       await handle.result();
@@ -73,16 +135,11 @@ describe('parallel fan-out', () => {
       );
       expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual(['ReadFile', 'Glob', 'ReadFile', 'Grep']);
       for (const event of scheduled) expect(events.indexOf(event)).toBeLessThan(firstToolCompletion);
-      const messages = (model.requests[1] as Requests[number]).messages;
-      expect(messages.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual([
-        'r1',
-        'g1',
-        'r2',
-        's1',
-      ]);
+      expect(answeredInOrder((model.requests[1] as Requests[number]).messages)).toEqual(['r1', 'g1', 'r2', 's1']);
       await saveHistory('fan-out', handle);
     } finally {
       await model.close();
+      await elsewhere.close();
     }
   });
 });
@@ -311,21 +368,28 @@ describe('many hosts', () => {
         await handle.result();
         await model.close();
         const events = await eventsOf(handle);
-        const started = new Map<string, string>();
+        // Who ran each tool call: the worker that started its activity, or, for a read run as a local activity on
+        // the workflow's own worker, the worker that completed the workflow task recording it.
+        const identities = new Map<string, string>();
         for (const event of events) {
-          const attributes = event.activityTaskStartedEventAttributes;
-          if (attributes) started.set(String(attributes.scheduledEventId), attributes.identity ?? '');
+          const started = event.activityTaskStartedEventAttributes;
+          if (started) identities.set(String(started.scheduledEventId), started.identity ?? '');
+          const completed = event.workflowTaskCompletedEventAttributes;
+          if (completed) identities.set(`task ${String(event.eventId)}`, completed.identity ?? '');
         }
-        const tools = events.filter(
-          (event) =>
-            event.activityTaskScheduledEventAttributes &&
-            ['ReadFile', 'Glob', 'Bash'].includes(event.activityTaskScheduledEventAttributes.activityType?.name ?? ''),
-        );
-        expect(tools.length).toBe(3);
-        for (const event of tools) {
-          expect(event.activityTaskScheduledEventAttributes!.taskQueue?.name).toBe(`${shared}@host-${host}`);
-          expect(started.get(String(event.eventId))).toBe(`host-${host}-${suffix}`);
+        const ranBy: string[] = [];
+        for (const event of events) {
+          const scheduled = event.activityTaskScheduledEventAttributes;
+          if (scheduled && ['ReadFile', 'Glob', 'Bash'].includes(scheduled.activityType?.name ?? '')) {
+            expect(scheduled.taskQueue?.name).toBe(`${shared}@host-${host}`);
+            ranBy.push(identities.get(String(event.eventId)) ?? '');
+          }
+          const marker = event.markerRecordedEventAttributes;
+          const data = marker?.details?.data?.payloads?.[0]?.data;
+          const type = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+          if (marker && ['ReadFile', 'Glob'].includes(type ?? '')) ranBy.push(identities.get(`task ${String(marker.workflowTaskCompletedEventId)}`) ?? '');
         }
+        expect(ranBy).toEqual([`host-${host}-${suffix}`, `host-${host}-${suffix}`, `host-${host}-${suffix}`]);
       }
     } finally {
       await hostA.close();
