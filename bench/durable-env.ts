@@ -25,6 +25,8 @@ export const BENCH_TASK = 'Read the files one by one and say when you are done.'
 /** A worker polling its own task queue, with its own directory store, and a client that reads that store. */
 export interface BenchWorker {
   taskQueue: string;
+  /** The queue of the workspaces this worker owns: runs are pinned to it, as the CLI pins runs to its host's worker. */
+  toolTaskQueue: string;
   storeDirectory: string;
   /** The worker's data converter: payloads over 256 KiB go to its store through Temporal External Storage. */
   dataConverter: DataConverter;
@@ -97,12 +99,14 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
       const store = createDirectoryStore(storeDirectory);
       const dataConverter = agentDataConverter({ store, ...options });
       const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
+      const toolTaskQueue = `${taskQueue}@bench-host`;
       const workerConnection = await NativeConnection.connect({ address: server.address });
       const agent = await createAgentWorkers({
         connection: workerConnection,
         address: server.address,
         namespace: server.namespace,
         taskQueue,
+        toolTaskQueue,
         env: { OPENAI_API_KEY: 'unused' },
         store,
         workflowBundle: bundle,
@@ -114,7 +118,7 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         await running;
         await workerConnection.close();
       });
-      return { taskQueue, storeDirectory, dataConverter, client: new Client({ connection, namespace: server.namespace, dataConverter }) };
+      return { taskQueue, toolTaskQueue, storeDirectory, dataConverter, client: new Client({ connection, namespace: server.namespace, dataConverter }) };
     };
 
     const startModel: DurableEnv['startModel'] = (options) =>
@@ -137,6 +141,7 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         askPolicy: 'deny',
         // As the CLI starts runs: the Agent* search attributes are kept up to date, and that is history too.
         searchAttributes: true,
+        toolTaskQueue: worker.toolTaskQueue,
         ...options.input,
         selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
       };

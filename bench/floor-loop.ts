@@ -100,6 +100,8 @@ async function runCall(activities: Activities, plan: PlannedCall, input: FloorIn
     ...(plan.tool.name === 'ReadFile' ? { readState: entry && path !== undefined ? { [path]: entry } : {} } : {}),
   };
   const result = await activity(request);
+  // The floor's requests name no host, so a tool always runs here.
+  if ('elsewhere' in result) throw new Error(`${plan.tool.name} answered elsewhere in the floor loop`);
   const update = result.readStateUpdate;
   if (update?.entry) readState[update.key] = update.entry;
   else if (update) delete readState[update.key];

@@ -90,7 +90,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
 
 /** Everything that touches the workspace: tools (built-in and function), spill files, command classification. */
 function workspaceActivities(activities: Activities): Partial<Activities> {
-  const { callModel: _model, listFunctionTools: _functions, hostToolQueue: _host, storeContent: _store, ...rest } = activities;
+  const { callModel: _model, listFunctionTools: _functions, storeContent: _store, ...rest } = activities;
   return rest;
 }
 

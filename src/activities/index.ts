@@ -14,7 +14,7 @@ import { executeReadFile } from './executors/read-file.js';
 import { executeWriteFile } from './executors/write-file.js';
 import { createModelStep } from './model-step.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
-import type { StoredToolResult, ToolActivityInput } from './tool-request.js';
+import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
 import { createTranscriptStore } from './transcript-store.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
@@ -39,7 +39,7 @@ export interface ActivityDependencies {
 type BuiltinToolName = 'ReadFile' | 'WriteFile' | 'EditFile' | 'Glob' | 'Grep' | 'Bash';
 
 /** A tool activity: the activity type is the tool's name. */
-export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult>;
+export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
 
 const builtinExecutors: Record<BuiltinToolName, ToolExecutor> = {
   ReadFile: executeReadFile,
@@ -54,7 +54,7 @@ const builtinExecutors: Record<BuiltinToolName, ToolExecutor> = {
 export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
-  const toolActivity = (name: string, run: ToolExecutor): ToolActivity => storedToolActivity(name, run, transcripts);
+  const toolActivity = (name: string, run: ToolExecutor): ToolActivity => storedToolActivity(name, run, transcripts, deps.hostToolQueue);
   const executor = (name: BuiltinToolName): ToolExecutor => deps.executors?.[name] ?? builtinExecutors[name];
   // Same registry shape as the workflow's, so every name the workflow sends resolves to the same schema here.
   const registry = createToolRegistry([...builtinTools, toolSearch]);
@@ -75,8 +75,6 @@ export function createActivities(deps: ActivityDependencies) {
     callModel: createModelStep({ transcripts, callModel, resolveTools }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
     listFunctionTools: async (): Promise<FunctionToolSpec[]> => specs,
-    /** The tool queue of this worker's workspaces: a run pinned to it can read its files right here. */
-    hostToolQueue: async (): Promise<string | null> => deps.hostToolQueue ?? null,
     /** Stores content the workflow made (the last step of a finished run). */
     storeContent: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
     budgetTurn: createBudgetTurn(transcripts),

@@ -12,7 +12,7 @@ import type { MessageRef, PendingWrites } from '../core/transcript-ref.js';
 import type { ToolExecutor } from './executors/types.js';
 import { runTool } from './run-tool.js';
 import { spillEverywhere } from './spill.js';
-import type { StoredToolResult, ToolActivityInput } from './tool-request.js';
+import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { realWorkspaceRoot } from './workspace.js';
 
@@ -21,8 +21,10 @@ export function storedToolActivity(
   name: string,
   executor: ToolExecutor,
   transcripts: TranscriptStore,
-): (request: ToolActivityInput) => Promise<StoredToolResult> {
+  hostToolQueue: string | undefined,
+): (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult> {
   return async (request) => {
+    if (request.onlyOnHost !== undefined && request.onlyOnHost !== hostToolQueue) return { elsewhere: true };
     const expanded: ToolActivityInput = {
       ...request,
       input: await transcripts.expand(request.input),

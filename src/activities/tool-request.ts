@@ -26,12 +26,22 @@ export interface ToolActivityInput {
   classification?: { level: RiskLevel; rule: string };
   /** Set when this call serves a failing tool's call: the envelope says so unless it is an error itself. */
   fallback?: FallbackNote;
+  /**
+   * A read tried as a local activity of a run pinned to this tool queue: it runs only on the worker that owns the
+   * queue's workspaces, and anywhere else answers `{ elsewhere: true }` without touching a file.
+   */
+  onlyOnHost?: string;
 }
 
 /** What an executor produces: the envelope (within the per-result budget once runTool is done) and any store change. */
 export interface ToolActivityResult {
   envelope: Envelope;
   readStateUpdate?: ReadStateUpdate;
+}
+
+/** A local read that landed on a worker not owning the run's workspace: the workflow sends it to the right host. */
+export interface ElsewhereResult {
+  elsewhere: true;
 }
 
 /** What a tool activity returns: the tool message, stored once, and the summary the workflow decides on. */

@@ -494,6 +494,11 @@ export function temporalServerArgs(options: {
   // A workflow task that schedules an activity gets it back in the same round trip when this worker can run it:
   // one model call or tool call per step saves a task-queue dispatch each.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  // Write-ahead logging: a commit appends to the log instead of rewriting pages, about a third less server CPU a step.
+  // `synchronous=normal` keeps the database consistent through a crash of the server or of this machine's processes;
+  // only a power cut can lose the last commits, a trade a single-user embedded server can make (a cluster uses
+  // PostgreSQL).
+  args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   // `default` always exists; naming it again is redundant.
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const [name, kind] of Object.entries(agentSearchAttributes)) args.push('--search-attribute', `${name}=${kind}`);

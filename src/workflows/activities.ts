@@ -31,18 +31,18 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
 /**
  * Local activities: short, and any worker of the run's queue can do them, so they run in the workflow's own worker
  * and are recorded as markers without a round trip through the server: the worker's function tools (recorded once
- * per task), the content a finished run made last (written to the content store every worker shares), and which
- * workspaces this worker owns (so the step's reads can run right here when the run's workspace is on this host).
+ * per task), and the content a finished run made last (written to the content store every worker shares).
  */
-export const { listFunctionTools, storeContent, hostToolQueue } = proxyLocalActivities<Activities>({
+export const { listFunctionTools, storeContent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
 });
 
 /**
  * The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue.
- * `local`: the workspace is on the worker running this workflow task, and the call is a short read: it runs there as a
- * local activity, so the step needs no workflow task of its own between the reads and the next model call.
+ * `local`: a short read, tried as a local activity in the worker running this workflow task, so the step needs no
+ * workflow task of its own between the reads and the next model call (a pinned run's read answers `elsewhere` on a
+ * worker that does not own the workspace, and then goes to the workspace's queue).
  */
 export function toolActivity(
   name: string,

@@ -2,7 +2,7 @@
 // passes the gates in workflow state (breaker → permission → the executor's read-before-write lock) and becomes an
 // envelope, whatever happens: the loop never throws because of a tool.
 import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
-import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
+import type { ToolActivityInput } from '../activities/tool-request.js';
 import type { BreakerState } from '../core/breaker.js';
 import { breakerGate, circuitOpenText, classifyOutcome, openTools, recordOutcome, releaseTrial } from '../core/breaker.js';
 import { MAX_TURN_RESULT_BYTES } from '../core/budget.js';
@@ -23,7 +23,7 @@ import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } 
 import type { ToolContract } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { runToolSearch, TOOL_SEARCH_NAME } from '../tools/tool-search.js';
-import { hostToolQueue, toolActivity, workspaceActivities } from './activities.js';
+import { toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
 
 /** What a turn needs from the run. */
@@ -34,8 +34,6 @@ export interface TurnContext {
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
   publish(): void;
-  /** This turn's short reads run as local activities: the run's workspace is on the worker running this task. */
-  localReads?: boolean;
 }
 
 const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
@@ -83,7 +81,6 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
     if (repairs?.length) addEvent(state, 'argument_repair', Date.now(), { tool_call_id: plan.callId, repairs });
   }
 
-  turnContext.localReads = plans.some((plan) => plan.concurrencySafe) && (await workspaceIsHere(turnContext));
   const results = new Array<ToolResult>(plans.length);
   const limit = input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
   for (const [number, batch] of batches.entries()) {
@@ -101,15 +98,6 @@ export async function runToolTurn(turnContext: TurnContext, turn: ModelTurn): Pr
     state.pendingWrites,
   );
   state.toolCalls += plans.length;
-}
-
-/**
- * Whether the worker running this workflow task owns the run's workspace: a run without a tool queue reads where any
- * worker of its queue does; a pinned run asks the worker (a local activity, recorded, so replays decide alike).
- */
-async function workspaceIsHere(turnContext: TurnContext): Promise<boolean> {
-  const pinned = turnContext.input.toolTaskQueue;
-  return pinned === undefined || (await hostToolQueue()) === pinned;
 }
 
 /** The tool names the model sees this step (C.2 filtering, with the breakers' time check). */
@@ -377,7 +365,7 @@ async function runActivity(
   const { state, input: run } = turnContext;
   const policy = tool.activity(input);
   const lexicalPath = typeof input.path === 'string' ? relativeToWorkspace(run.workspace, input.path) : undefined;
-  const activity = toolActivity(tool.name, policy, { summary: tool.summarize(input), taskQueue: run.toolTaskQueue, local: turnContext.localReads === true && tool.isConcurrencySafe(input) });
+  const summary = tool.summarize(input);
   const request: ToolActivityInput = {
     taskId: state.taskId,
     turn: state.step,
@@ -394,7 +382,17 @@ async function runActivity(
     ...(fallback ? { fallback } : {}),
   };
   try {
-    const result: StoredToolResult = await activity(request);
+    // A short read is tried right here first (a local activity); it runs on the workspace's queue when this worker
+    // does not own the workspace.
+    const local = tool.isConcurrencySafe(input)
+      ? await toolActivity(tool.name, policy, { summary, taskQueue: undefined, local: true })({
+          ...request,
+          ...(run.toolTaskQueue ? { onlyOnHost: run.toolTaskQueue } : {}),
+        })
+      : undefined;
+    const result =
+      local && !('elsewhere' in local) ? local : await toolActivity(tool.name, policy, { summary, taskQueue: run.toolTaskQueue })(request);
+    if ('elsewhere' in result) throw new Error(`Tool '${tool.name}' answered from a worker that does not own the workspace.`);
     const update = result.readStateUpdate;
     if (update) {
       if (update.entry) state.readState[update.key] = update.entry;

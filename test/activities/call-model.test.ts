@@ -51,15 +51,22 @@ describe('callModel', () => {
     expect(server!.requests[0]).toMatchObject({ model: 'model-from-run', tools: [schemas.Glob, schemas.ReadFile] });
   });
 
-  it('heartbeats with the step and stream progress inside an activity', async () => {
-    const callModel = await setup([{ content: 'a long answer', chunk_size: 3 }]);
-    const environment = new MockActivityEnvironment({ heartbeatTimeoutMs: 600 });
+  it('heartbeats on a timer with the step while the model is silent, and not at all for a quick answer', async () => {
+    const slow = await setup([{ content: 'a long answer', chunk_size: 3, delay_ms: 250 }]);
+    const environment = new MockActivityEnvironment({ heartbeatTimeoutMs: 300 });
     const heartbeats: unknown[] = [];
     environment.on('heartbeat', (details: unknown) => heartbeats.push(details));
-    const turn: ModelTurn = await environment.run(callModel, request({ toolNames: [] }));
+    const turn: ModelTurn = await environment.run(slow, request({ toolNames: [] }));
     expect(turn.content).toBe('a long answer');
     expect(heartbeats[0]).toEqual({ step: 3 });
-    expect(heartbeats).toContainEqual({ step: 3, chunks: expect.any(Number), contentChars: 13, toolCalls: 0 });
+
+    // An answer within the first interval costs no heartbeat.
+    const streaming = await setup([{ content: 'a long answer', chunk_size: 3 }]);
+    const progress: unknown[] = [];
+    const watched = new MockActivityEnvironment({ heartbeatTimeoutMs: 300 });
+    watched.on('heartbeat', (details: unknown) => progress.push(details));
+    await watched.run(streaming, request({ toolNames: [] }));
+    expect(progress).toEqual([]);
   });
 
   it('keeps heartbeating while the model has not answered yet', async () => {
@@ -70,7 +77,7 @@ describe('callModel', () => {
       if (details.chunks === undefined) beforeFirstChunk.push(details);
     });
     await environment.run(callModel, request());
-    // One at start, then one every 100 ms (a third of the heartbeat timeout) until the first chunk arrives.
+    // One every 100 ms (a third of the heartbeat timeout) until the first chunk arrives.
     expect(beforeFirstChunk.length).toBeGreaterThanOrEqual(3);
     expect(beforeFirstChunk[0]).toEqual({ step: 3 });
   });
