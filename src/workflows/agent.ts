@@ -57,8 +57,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         state.runs += 1;
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume: state });
       }
-      await checkBudget(turnContext);
-      await compactIfNeeded(turnContext);
+      // Checked here so that a step without a budget or a long transcript awaits nothing: every promise made in
+      // workflow code has its stack captured by the SDK, which is most of what a step costs to replay.
+      if (state.budget.budgetUsd !== undefined || state.budget.maxTokens !== undefined) await checkBudget(turnContext);
+      if (state.transcript.tokens >= (input.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS)) await compactIfNeeded(turnContext);
       state.step += 1;
       turnContext.publish();
       const turn = await modelStep(turnContext);

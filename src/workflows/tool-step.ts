@@ -249,7 +249,7 @@ async function gatedCall(
     reason: permission.reason,
     rule: permission.rule,
   });
-  const denied = await resolvePermission(turnContext, plan, tool, input, permission, context);
+  const denied = permission.action === 'allow' ? undefined : await resolvePermission(turnContext, plan, tool, input, permission, context);
   if (denied) {
     setBreaker(state, tool.name, releaseTrial(state.breakers[tool.name]));
     return { result: workflowResult(turnContext, plan.callId, denied), ran: false, circuitOpen: false };
