@@ -1,6 +1,7 @@
 // Node: the callModel activity. Resolves the endpoint and tool schemas inside the activity, so the workflow
 // history carries only tool names and the API key never leaves the worker.
-import { Context } from '@temporalio/activity';
+import type { Context } from '@temporalio/activity';
+import { currentActivityContext } from './activity-context.js';
 import { CancelledFailure } from '@temporalio/common';
 import type { ChatMessage, ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
 import type { ModelProvider, StreamProgress } from '../providers/model-provider.js';
@@ -42,15 +43,6 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
       heartbeat?.stop();
     }
   };
-}
-
-function currentActivityContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    // Called directly (tests, scripts): there is no activity to heartbeat or cancel.
-    return undefined;
-  }
 }
 
 // Heartbeats go out on a timer, with the stream's latest progress as their details: they also cover the silence before

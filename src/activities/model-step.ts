@@ -8,6 +8,7 @@ import { transcriptOf } from '../core/transcript-ref.js';
 import type { ResolvedModelRequest } from './call-model.js';
 import { activityAttempt } from './activity-context.js';
 import type { TranscriptStore } from './transcript-store.js';
+import { INLINE_STRING_BYTES } from './transcript-store.js';
 
 export interface ModelStepDependencies {
   transcripts: TranscriptStore;
@@ -65,7 +66,7 @@ async function compact(deps: ModelStepDependencies, request: ModelRequest, messa
 async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): Promise<ModelTurn> {
   const toolCalls = await Promise.all(
     turn.toolCalls.map(async (call) => {
-      if (!call.arguments || call.arguments.length <= 8 * 1024) return call;
+      if (!call.arguments || call.arguments.length <= INLINE_STRING_BYTES) return call;
       let parsed: unknown;
       try {
         parsed = JSON.parse(call.arguments);

@@ -1,6 +1,7 @@
 // Node: the wrapper every tool activity runs through. It builds the executor's context from Temporal's activity
 // context, turns executor exceptions into envelopes on the last attempt, and applies layer 1 of the output budget.
-import { Context } from '@temporalio/activity';
+import type { Context } from '@temporalio/activity';
+import { currentActivityContext } from './activity-context.js';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
@@ -135,15 +136,6 @@ function baseContext(request: ToolActivityInput): EnvelopeContext {
     ...(request.repairs?.length ? { repairs: request.repairs } : {}),
     ...(request.ignoredParams?.length ? { ignored_params: request.ignoredParams } : {}),
   };
-}
-
-function currentActivityContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    // Not inside an activity (unit tests, scripts): plain defaults apply.
-    return undefined;
-  }
 }
 
 function activityKeyOf(activity: Context): string {

@@ -185,14 +185,14 @@ export interface TurnBudgetItem {
   raw_bytes: number;
   visible_bytes: number;
   full_output_path: string;
-  /** `renderEnvelope(raw)`: the content the spill file must hold (write it with the `spillOutput` activity). */
+  /** `renderEnvelope(raw)`: the content the spill file must hold (the `budgetTurn` activity writes it). */
   rendered: string;
 }
 
 /**
  * C.9 layer 2 with exact sizes: compresses the results chosen by planTurnBudget.
  * Results already compressed (by layer 1) are never compressed again. `pathFor(i)` names result i's spill file;
- * spillRelativePath(taskId, spillFileName(...)) gives the same path the `spillOutput` activity writes.
+ * spillRelativePath(taskId, spillFileName(...)) gives the same path the `budgetTurn` activity writes.
  */
 export function applyTurnBudget(
   results: readonly Envelope[],

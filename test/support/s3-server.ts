@@ -13,6 +13,7 @@ import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
 import { cacheDir } from '../../src/cli/state-dir.js';
+import { watchChild } from './child-process.js';
 import { findFreePorts } from './temporal-server.js';
 
 /** The s3proxy release provisioned (its jar-with-dependencies needs Java 17). */
@@ -117,28 +118,10 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
     stdio: ['ignore', logHandle.fd, logHandle.fd],
   });
   await logHandle.close();
-  let exit: string | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exit = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      resolve();
-    });
-  });
-  child.once('error', (error) => {
-    exit = `could not start (${error.message})`;
-  });
-  const stop = async (): Promise<void> => {
-    if (exit === undefined) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await fs.rm(directory, { recursive: true, force: true });
-  };
+  const { exit, stop } = watchChild(child, directory);
 
   try {
-    await waitUntilListening(endpoint, () => exit, logFile);
+    await waitUntilListening(endpoint, exit, logFile);
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // as in the store: the pin supports Node 20
     const client = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
     await client.send(new CreateBucketCommand({ Bucket: bucket }));

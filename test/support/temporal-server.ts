@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { temporalServerArgs, waitForTemporalServer } from '../../src/cli/dev-server.js';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { watchChild } from './child-process.js';
 
 /** A running test server. */
 export interface TestTemporalServer {
@@ -75,30 +76,11 @@ export async function startTestTemporalServer(
     },
   );
   fs.closeSync(logFd);
-  let exit: string | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exit = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      resolve();
-    });
-  });
-  child.once('error', (error) => {
-    exit = `could not start (${error.message})`;
-  });
-
-  const stop = async (): Promise<void> => {
-    if (exit === undefined) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await fsp.rm(directory, { recursive: true, force: true });
-  };
+  const { exit, stop } = watchChild(child, directory);
 
   const address = `127.0.0.1:${port}`;
   try {
-    await waitForTemporalServer({ address, namespace, timeoutMs: 60_000, logFile, exited: () => exit });
+    await waitForTemporalServer({ address, namespace, timeoutMs: 60_000, logFile, exited: exit });
   } catch (error) {
     await stop();
     throw error;
