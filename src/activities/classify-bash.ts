@@ -1,5 +1,5 @@
-// Node: Bash command classification (TOOL-SPEC C.5.2), called by the workflow as a short activity — a LOCAL activity
-// when the workflow's worker owns the workspace, otherwise a one-shot activity on the workspace host's task queue.
+// Node: Bash command classification (TOOL-SPEC C.5.2), called by the workflow as a short regular activity (not a
+// local one) on the run's tool task queue, the workspace host's, or on the workflow's own queue when the run has none.
 // It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system (path
 // arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the workflow
 // sandbox has. Its result is recorded in history, so a replay sees the same decision and never re-runs it (DESIGN.md).
