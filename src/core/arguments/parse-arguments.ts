@@ -1,8 +1,8 @@
 // Sandbox-safe: pure functions, no Node builtins, no I/O, no clock.
 // Tolerant JSON argument parsing (TOOL-SPEC C.6): strategies S1–S7 in the spec's order, each repair tagged.
 //
-// The lexical strategies are our own state machine rather than `jsonrepair`, although it is installed: jsonrepair
-// reports nothing about what it changed (the repair tags are part of the contract), and several of its repairs
+// The lexical strategies are our own state machine; the project does not depend on the `jsonrepair` library because
+// it reports nothing about what it changed (the repair tags are part of the contract), and several of its repairs
 // contradict C.6 — it drops the backslash of an unknown escape (`"a\qb"` → `"aqb"`, changing a string), turns
 // `NaN`/`Infinity` into the strings "NaN"/"Infinity", gives a dangling `"key":` the value null, makes `tru` the
 // string "tru", and silently inserts commas and colons. Each of those would invent or alter a value C.6 forbids.
