@@ -96,7 +96,9 @@ function reasonFor(error: HttpLikeError, status: number | undefined): ModelFailu
     if (error instanceof APIError) return 'StreamError';
     return 'Unexpected';
   }
-  // The one 400 the loop can act on (by compacting the transcript) gets its own type.
+  // Its own type only names the cause; it is handled like any 400: not retried, the request goes to the next model of
+  // the run's fallback chain, and the run fails when the chain is exhausted. Nothing compacts the transcript in answer
+  // to it: compaction runs before a step, when the transcript's estimated size reaches the run's `compactAtTokens`.
   if (error.code === 'context_length_exceeded') return 'ContextLengthExceeded';
   if (status >= 500) return 'ServerError';
   return REASON_BY_STATUS[status] ?? 'ClientError';
