@@ -1,5 +1,7 @@
 // Node: spill files of the output budget (TOOL-SPEC C.9, C.11 Bash). Full outputs go to W/.agent/tool-output/<taskId>/,
-// a hidden folder Glob and Grep skip, so the model can page through them with ReadFile.
+// a hidden folder Glob and Grep skip, so the model can page through them with ReadFile, and to the content store, so
+// any worker and `durable-agent output KEY` can read them. The store's copy is collected by `durable-agent gc`; the
+// workspace's copy by the retention rule below.
 import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SPILL_ROOT, spillDirectory, spillFileName, spillRelativePath } from '../core/budget.js';
@@ -7,7 +9,10 @@ import type { SpillSuffix } from '../core/budget.js';
 import type { ContentStore } from '../store/content-store.js';
 import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 
-/** Spill directories untouched for this long are deleted when a task starts (C.9 retention). */
+/**
+ * Spill directories untouched for this long are deleted (C.9 retention) when a task writes its first spill file in the
+ * workspace: only spills create these directories, so a workspace that gains no new one keeps no more than it had.
+ */
 export const SPILL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Where one call's spill file goes. */
@@ -28,7 +33,12 @@ export async function writeSpillFile(target: SpillTarget, content: string): Prom
   // The folder lives in the workspace, so a symlink planted there could point anywhere: refuse to write through one.
   const resolved = await resolveInWorkspace(target.root, directory);
   if (!resolved.ok) throw new Error(`Spill directory '${directory}' is not inside the workspace: ${resolved.message}`);
-  await mkdir(resolved.real, { recursive: true });
+  const created = await mkdir(resolved.real, { recursive: true });
+  if (created !== undefined) {
+    // The task's first spill here (a retried attempt finds the folder): older tasks' folders past retention go.
+    // Housekeeping only: a failure to prune must not fail the tool call that is spilling.
+    await pruneSpillDirectories(target.root, SPILL_RETENTION_MS, { keepTaskId: target.taskId }).catch(() => undefined);
+  }
   const fileName = spillFileName(target);
   // The name is unique per call; a retried attempt rewrites the same file with the same content.
   await writeFile(path.join(resolved.real, fileName), content, 'utf8');
@@ -48,7 +58,7 @@ export async function spillEverywhere(
   return { path: written, ...(key ? { key } : {}) };
 }
 
-/** Deletes the spill directories of every task whose directory is older than `maxAgeMs`; returns the task ids removed. */
+/** Deletes every task's spill directory older than `maxAgeMs` except `keepTaskId`'s; returns the names removed. */
 export async function pruneSpillDirectories(
   root: string,
   maxAgeMs: number = SPILL_RETENTION_MS,
@@ -76,35 +86,4 @@ export async function pruneSpillDirectories(
     removed.push(name);
   }
   return removed;
-}
-
-/** Input of the `spillOutput` activity (C.9 layer 2, run by the workflow). */
-export interface SpillOutputInput {
-  /** Absolute workspace root of the run. */
-  workspace: string;
-  taskId: string;
-  turn: number;
-  index: number;
-  toolName: string;
-  callId: string;
-  /** `renderEnvelope(raw)` of the result being compressed. */
-  rendered: string;
-}
-
-/** Activity: writes a layer-2 spill file with the full rendering and returns its workspace-relative path. */
-export async function spillOutput(input: SpillOutputInput): Promise<{ path: string }> {
-  const root = await realWorkspaceRoot(input.workspace);
-  const written = await writeSpillFile(
-    {
-      root,
-      taskId: input.taskId,
-      turn: input.turn,
-      index: input.index,
-      toolName: input.toolName,
-      callId: input.callId,
-      suffix: 'result',
-    },
-    input.rendered,
-  );
-  return { path: written };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExecutorContext, ToolExecutor } from '../../src/activities/executors/types.js';
 import { isFinalAttempt, runTool } from '../../src/activities/run-tool.js';
-import { pruneSpillDirectories, spillOutput } from '../../src/activities/spill.js';
+import { pruneSpillDirectories, writeSpillFile } from '../../src/activities/spill.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../src/activities/tool-request.js';
 import { MAX_TOOL_RESULT_BYTES, renderEnvelope } from '../../src/core/budget.js';
 import { envelopeSize, okEnvelope } from '../../src/core/envelope.js';
@@ -222,16 +222,11 @@ describe('runTool post-processing', () => {
 });
 
 describe('spill files', () => {
-  it('spillOutput writes the rendering under the task folder and returns the relative path', async () => {
-    const { path: written } = await spillOutput({
-      workspace,
-      taskId: 'task-9',
-      turn: 4,
-      index: 0,
-      toolName: 'ReadFile',
-      callId: 'call_1',
-      rendered: 'all of it\n',
-    });
+  const target = (root: string, taskId: string) =>
+    ({ root, taskId, turn: 4, index: 0, toolName: 'ReadFile', callId: 'call_1', suffix: 'result' }) as const;
+
+  it('writeSpillFile writes the content under the task folder and returns the relative path', async () => {
+    const written = await writeSpillFile(target(await realpath(workspace), 'task-9'), 'all of it\n');
     expect(written).toBe('.agent/tool-output/task-9/t4_0_ReadFile_call_1.result.txt');
     expect(await readFile(path.join(workspace, written), 'utf8')).toBe('all of it\n');
   });
@@ -240,13 +235,32 @@ describe('spill files', () => {
     const outside = await mkdtemp(path.join(os.tmpdir(), 'run-tool-outside-'));
     try {
       await symlink(outside, path.join(workspace, '.agent'));
-      await expect(
-        spillOutput({ workspace, taskId: 't', turn: 1, index: 0, toolName: 'Bash', callId: 'c', rendered: 'x' }),
-      ).rejects.toThrow(/not inside the workspace/);
+      const real = await realpath(workspace);
+      await expect(writeSpillFile(target(real, 't'), 'x')).rejects.toThrow(/not inside the workspace/);
       expect(await readdir(outside)).toEqual([]);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
+  });
+
+  it("a task's first spill file deletes other tasks' folders past retention; later spills prune nothing", async () => {
+    const root = path.join(workspace, '.agent', 'tool-output');
+    for (const name of ['old-task', 'recent-task']) {
+      await mkdir(path.join(root, name), { recursive: true });
+      await writeFile(path.join(root, name, 'f.txt'), name);
+    }
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000);
+    await utimes(path.join(root, 'old-task'), eightDaysAgo, eightDaysAgo);
+    const real = await realpath(workspace);
+    await writeSpillFile(target(real, 'new-task'), 'first');
+    expect((await readdir(root)).sort()).toEqual(['new-task', 'recent-task']);
+
+    // A folder that ages past retention while this task already has its own is left to the next task's first spill.
+    await utimes(path.join(root, 'recent-task'), eightDaysAgo, eightDaysAgo);
+    await writeSpillFile({ ...target(real, 'new-task'), index: 1 }, 'second');
+    expect((await readdir(root)).sort()).toEqual(['new-task', 'recent-task']);
+    await writeSpillFile(target(real, 'next-task'), 'third');
+    expect((await readdir(root)).sort()).toEqual(['new-task', 'next-task']);
   });
 
   it('pruneSpillDirectories removes task folders older than the retention period only', async () => {
