@@ -1,8 +1,10 @@
 // Differential test of Grep's two engines (TOOL-SPEC C.11: both MUST return identical results on patterns valid in
-// both), over a copy of this repository's source tree plus crafted files. ripgrep is required: CI installs it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// both), over a copy of this repository's source tree plus crafted files. Needs ripgrep: skipped without it, except
+// in CI, which installs it.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGrepExecutor } from '../../src/activities/executors/grep.js';
 import { locateRipgrep } from '../../src/activities/search/grep-rg.js';
+import { requireRipgrep } from '../support/optional-tools.js';
 import { makeExecutorContext } from './executor-context.js';
 import { createSearchWorkspace, removeSearchWorkspace } from './search/fixture.js';
 
@@ -73,6 +75,9 @@ describe('Grep engines agree (ripgrep vs JavaScript)', () => {
   });
   afterAll(async () => {
     await removeSearchWorkspace(root);
+  });
+  beforeEach(async (context) => {
+    await requireRipgrep(context);
   });
 
   it('has ripgrep installed (set DURABLE_AGENT_RG_PATH or install the ripgrep package)', async () => {

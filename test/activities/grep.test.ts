@@ -9,6 +9,7 @@ import { createGrepExecutor, executeGrep } from '../../src/activities/executors/
 import { GREP_LINE_MARKER, MAX_GREP_LINE_CHARS } from '../../src/activities/search/grep-results.js';
 import { RG_PATH_VARIABLE } from '../../src/activities/search/grep-rg.js';
 import type { ToolExecutor } from '../../src/activities/executors/types.js';
+import { requireRipgrep } from '../support/optional-tools.js';
 import { makeExecutorContext } from './executor-context.js';
 
 let root: string;
@@ -51,6 +52,10 @@ const engines = [
 ] as const;
 
 describe.each(engines)('Grep with the %s engine', (engine, executor) => {
+  beforeEach(async (context) => {
+    if (engine === 'rg') await requireRipgrep(context);
+  });
+
   it('returns matching lines sorted by file and line, case-insensitive by default', async () => {
     await files({ 'b.ts': 'Alpha\nbeta\nALPHA\n', 'a.ts': 'x\nalpha\n', 'c/d.ts': 'nothing\n' });
     const envelope = await grepIn({ pattern: 'alpha' }, executor);
@@ -215,7 +220,8 @@ describe.each(engines)('Grep with the %s engine', (engine, executor) => {
 });
 
 describe('Grep engine selection', () => {
-  it('uses ripgrep when it is installed', async () => {
+  it('uses ripgrep when it is installed', async (context) => {
+    await requireRipgrep(context);
     await files({ 'a.txt': 'hit\n' });
     const envelope = await grepIn({ pattern: 'hit' });
     expect(envelope.data.engine).toBe('rg');
@@ -229,7 +235,16 @@ describe('Grep engine selection', () => {
     expect(envelope.status).toBe('success');
   });
 
-  it('falls back with rg_unsupported_pattern for lookaround and backreferences', async () => {
+  it('falls back to JavaScript with rg_not_found when no rg is on PATH', async () => {
+    await files({ 'a.txt': 'hit\n' });
+    const search = () => withEnvironment('PATH', outside, () => grepIn({ pattern: 'hit' }));
+    const envelope = await withEnvironment(RG_PATH_VARIABLE, '', search);
+    expect(envelope.data).toMatchObject({ engine: 'js', fallback_reason: 'rg_not_found', count: 1 });
+    expect(envelope.status).toBe('success');
+  });
+
+  it('falls back with rg_unsupported_pattern for lookaround and backreferences', async (context) => {
+    await requireRipgrep(context);
     await files({ 'a.txt': 'const value = 1;\naa\n' });
     const lookbehind = await grepIn({ pattern: '(?<=const )\\w+' });
     expect(lookbehind.data).toMatchObject({ engine: 'js', fallback_reason: 'rg_unsupported_pattern', count: 1 });
@@ -246,7 +261,8 @@ describe('Grep engine selection', () => {
     expect(envelope.data).toMatchObject({ engine: 'js', fallback_reason: 'rg_failed', count: 1 });
   });
 
-  it('throws instead of falling back when ripgrep is forced', async () => {
+  it('throws instead of falling back when ripgrep is forced', async (context) => {
+    await requireRipgrep(context);
     await files({ 'a.txt': 'hit\n' });
     await expect(grepIn({ pattern: '(?<=h)it' }, createGrepExecutor({ engine: 'rg' }))).rejects.toThrow(/rg_unsupported_pattern/);
   });

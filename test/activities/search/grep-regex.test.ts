@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSearchRegex, escapeRegExp, toRustRegex } from '../../../src/activities/search/grep-regex.js';
 import { locateRipgrep } from '../../../src/activities/search/grep-rg.js';
+import { requireRipgrep } from '../../support/optional-tools.js';
 
 const trickyLines = [
   'plain ascii line',
@@ -99,10 +100,10 @@ describe('toRustRegex', () => {
       .map((line) => Number(line.slice(0, line.indexOf(':'))));
   };
 
-  it.each(patterns.flatMap((pattern) => [[pattern, true] as const, [pattern, false] as const]))(
+  it.for(patterns.flatMap((pattern) => [[pattern, true] as const, [pattern, false] as const]))(
     'matches the same lines as JavaScript: %s (case-sensitive %s)',
-    async (pattern, caseSensitive) => {
-      expect(rgPath, 'ripgrep is required').toBeDefined();
+    async ([pattern, caseSensitive], context) => {
+      await requireRipgrep(context);
       const compiled = compileSearchRegex(pattern, { caseSensitive, fixedStrings: false });
       if (!compiled.ok) throw new Error(compiled.message);
       const translated = toRustRegex(compiled.source);
