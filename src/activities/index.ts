@@ -19,8 +19,8 @@ import { createTranscriptStore } from './transcript-store.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
-import { builtinTools, toolSearch } from '../tools/index.js';
-import { createToolRegistry } from '../tools/registry.js';
+import { builtinTools } from '../tools/index.js';
+import { createTaskRegistry } from '../tools/task-registry.js';
 import { toChatCompletionsTool } from '../tools/schema-export.js';
 
 /** What the activities need from the composition root. */
@@ -33,15 +33,14 @@ export interface ActivityDependencies {
   /** Function tools (C.12) this worker offers to every run it serves. */
   functions?: readonly FunctionToolDefinition[];
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
-  executors?: Readonly<Partial<Record<BuiltinToolName, ToolExecutor>>>;
+  executors?: Readonly<Record<string, ToolExecutor>>;
 }
-
-type BuiltinToolName = 'ReadFile' | 'WriteFile' | 'EditFile' | 'Glob' | 'Grep' | 'Bash';
 
 /** A tool activity: the activity type is the tool's name. */
 export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
 
-const builtinExecutors: Record<BuiltinToolName, ToolExecutor> = {
+/** The executor of each built-in contract, by the contract's name. */
+const builtinExecutors: Readonly<Record<string, ToolExecutor>> = {
   ReadFile: executeReadFile,
   WriteFile: executeWriteFile,
   EditFile: executeEditFile,
@@ -55,11 +54,16 @@ export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
   const toolActivity = (name: string, run: ToolExecutor): ToolActivity => storedToolActivity(name, run, transcripts, deps.hostToolQueue);
-  const executor = (name: BuiltinToolName): ToolExecutor => deps.executors?.[name] ?? builtinExecutors[name];
-  // Same registry shape as the workflow's, so every name the workflow sends resolves to the same schema here.
-  const registry = createToolRegistry([...builtinTools, toolSearch]);
-  for (const definition of functions) registry.registerFunction(definition);
   const specs: FunctionToolSpec[] = functions.map(({ fn: _fn, ...spec }) => spec);
+  // The workflow's own registry, so every name the workflow sends resolves to the same schema here.
+  const registry = createTaskRegistry(specs);
+  const builtinActivities: Record<string, ToolActivity> = Object.fromEntries(
+    builtinTools.map((contract) => {
+      const run = deps.executors?.[contract.name] ?? builtinExecutors[contract.name];
+      if (!run) throw new Error(`Built-in tool '${contract.name}' has no executor.`);
+      return [contract.name, toolActivity(contract.name, run)];
+    }),
+  );
   const functionActivities: Record<string, ToolActivity> = Object.fromEntries(
     functions.map((definition) => [definition.name, toolActivity(definition.name, functionExecutor(definition))]),
   );
@@ -79,12 +83,7 @@ export function createActivities(deps: ActivityDependencies) {
     storeContent: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
     budgetTurn: createBudgetTurn(transcripts),
     classifyBash,
-    ReadFile: toolActivity('ReadFile', executor('ReadFile')),
-    WriteFile: toolActivity('WriteFile', executor('WriteFile')),
-    EditFile: toolActivity('EditFile', executor('EditFile')),
-    Glob: toolActivity('Glob', executor('Glob')),
-    Grep: toolActivity('Grep', executor('Grep')),
-    Bash: toolActivity('Bash', executor('Bash')),
+    ...builtinActivities,
   };
 }
 

@@ -24,6 +24,7 @@ export const bash = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'command',
+  confirmation: 'command',
   isConcurrencySafe: () => false,
   pathParams: ['cwd'],
   aliases: ['bash', 'shell', 'run_shell_command', 'run_command'],

@@ -1,9 +1,17 @@
 // Sandbox-safe: tool CONTRACTS only (data the workflow can import). Executors with I/O live in activities/.
 // A contract's zod schema is the single source of the JSON Schema the model sees and the validation the worker runs.
 import type { z } from 'zod';
+import type { ToolRegistry } from './registry.js';
 
 /** What a tool does to the world (TOOL-SPEC C.2). */
 export type ToolCategory = 'read' | 'write' | 'command';
+
+/**
+ * How a call's confirmation level is found (C.5.1 step 4): `none` — it only reads; `path` — the file write rules on its
+ * `path`; `command` — the shell classifier, run where the workspace is before the decision; `declared` — the risk its
+ * registration declared (function and MCP tools; none declared fails closed).
+ */
+export type ConfirmationRule = 'none' | 'path' | 'command' | 'declared';
 
 /** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */
 export type RiskLevel = 'read_only' | 'write' | 'unclassified' | 'network_write' | 'destructive' | 'forbidden';
@@ -36,6 +44,10 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   description: string;
   inputSchema: z.ZodType<I>;
   category: ToolCategory;
+  /** How the permission decision classifies a call (the tool's own rule, never its name). */
+  confirmation: ConfirmationRule;
+  /** The executor checks and updates the task's read state (C.8): the workflow sends the entry for the call's path. */
+  usesReadState?: boolean;
   isConcurrencySafe(input: I): boolean;
   /** Parameters holding workspace paths, checked at the boundary (C.5.1 step 3). */
   pathParams: readonly string[];
@@ -48,10 +60,25 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   origin?: ToolOrigin;
   /** The confirmation level declared at registration (function and MCP tools); absent on them means fail-closed DENY. */
   risk?: RiskLevel;
-  /** Handled by the workflow itself (ToolSearch): no activity and no executor. */
-  workflowLocal?: boolean;
+  /** Runs inside the workflow itself (ToolSearch): no activity and no executor; deterministic by construction. */
+  runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
+  /** Offered to the model only while some deferred tool is left to find (ToolSearch, C.16). */
+  listedOnlyWithDeferredTools?: boolean;
   /** One-line, human-readable label for the Web UI (`ReadFile src/a.ts:1-200`). */
   summarize(input: I): string;
+}
+
+/** What a tool that runs in the workflow can see. */
+export interface WorkflowToolContext {
+  registry: ToolRegistry;
+  mode: 'default' | 'read_only';
+}
+
+/** A workflow tool's result: the envelope's `data` and `text`, and the deferred tools it made callable. */
+export interface WorkflowToolOutcome {
+  data: Record<string, unknown>;
+  text: string;
+  discovered: string[];
 }
 
 /** Identity helper that keeps each contract's input type (like vercel's `tool()`). */

@@ -31,6 +31,8 @@ export const editFile = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'write',
+  confirmation: 'path',
+  usesReadState: true,
   isConcurrencySafe: () => false,
   pathParams: ['path'],
   aliases: ['Edit', 'edit', 'replace', 'str_replace', 'edit_file', 'MultiEdit'],

@@ -58,6 +58,7 @@ export function createFunctionTool(spec: FunctionToolSpec): ToolContract<Functio
     // C.12: a function is a command unless it declares itself read-only, in which case it counts as a read tool
     // everywhere (read_only mode, permission step 2).
     category: spec.risk === 'read_only' ? 'read' : 'command',
+    confirmation: 'declared',
     isConcurrencySafe: () => concurrencySafe,
     pathParams: [],
     origin: 'function',

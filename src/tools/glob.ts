@@ -21,6 +21,7 @@ export const glob = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'read',
+  confirmation: 'none',
   isConcurrencySafe: () => true,
   pathParams: ['path'],
   aliases: ['glob', 'find_files'],

@@ -43,6 +43,7 @@ export const grep = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'read',
+  confirmation: 'none',
   isConcurrencySafe: () => true,
   pathParams: ['path'],
   aliases: ['grep', 'grep_search', 'search_code', 'search'],

@@ -20,6 +20,8 @@ export const readFile = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'read',
+  confirmation: 'none',
+  usesReadState: true,
   isConcurrencySafe: () => true,
   pathParams: ['path'],
   aliases: ['Read', 'read', 'read_file', 'readfile', 'cat_file'],

@@ -8,7 +8,6 @@ import type { ToolContract } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
 import type { FunctionToolSpec } from './function-tool.js';
 import { toChatCompletionsTool, toInputJsonSchema, toStrictInputJsonSchema } from './schema-export.js';
-import { TOOL_SEARCH_NAME } from './tool-search.js';
 
 /** Tool names as the model APIs accept them (C.2). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -145,7 +144,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     const anyDeferred = allowed.some((contract) => contract.shouldDefer === true);
     return allowed.filter((contract) => {
       if (contract.shouldDefer === true) return context.discovered?.has(contract.name) ?? false;
-      if (contract.name === TOOL_SEARCH_NAME) return anyDeferred;
+      if (contract.listedOnlyWithDeferredTools === true) return anyDeferred;
       return true;
     });
   };

@@ -44,9 +44,11 @@ export const toolSearch = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'read',
+  confirmation: 'none',
   isConcurrencySafe: () => true,
   pathParams: [],
-  workflowLocal: true,
+  runInWorkflow: (args, context) => runToolSearch(context.registry, args, { mode: context.mode }),
+  listedOnlyWithDeferredTools: true,
   parameterAliases: [
     { from: 'q', to: 'query' },
     { from: 'search', to: 'query' },
@@ -54,7 +56,7 @@ export const toolSearch = defineTool({
     { from: 'limit', to: 'max_results' },
     { from: 'max', to: 'max_results' },
   ],
-  // Never scheduled as an activity (workflowLocal); the policy only satisfies the contract shape.
+  // Never scheduled as an activity (runInWorkflow); the policy only satisfies the contract shape.
   activity: () => ({ startToCloseTimeoutMs: 10_000, maximumAttempts: 1 }),
   summarize: (args) => `ToolSearch ${shorten(JSON.stringify(args.query), 80)}`,
 });

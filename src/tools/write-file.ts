@@ -19,6 +19,8 @@ export const writeFile = defineTool({
   ].join(' '),
   inputSchema: input,
   category: 'write',
+  confirmation: 'path',
+  usesReadState: true,
   isConcurrencySafe: () => false,
   pathParams: ['path'],
   aliases: ['Write', 'write', 'write_file', 'create_file'],

@@ -1,7 +1,8 @@
 // Sandboxed: human approvals (C.4 askPolicy "wait" / "prompt"). A pending call waits for an Update (the CLI, which
 // gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out to reject.
 import { condition, setHandler } from '@temporalio/workflow';
-import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './messages.js';
+import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
+import { timedOutDecision } from '../core/approvals.js';
 import { approveToolCall, toolDecision } from './messages.js';
 
 /** The approvals of one workflow run: what is pending, and what was decided. */
@@ -36,9 +37,7 @@ export class ApprovalBook {
     this.pending.set(approval.callId, approval);
     try {
       const decided = await condition(() => this.decisions.has(approval.callId), timeoutMs);
-      return decided
-        ? this.decisions.get(approval.callId)!
-        : { tool_call_id: approval.callId, decision: 'reject', reason: `no decision within ${Math.round(timeoutMs / 1000)} s` };
+      return decided ? this.decisions.get(approval.callId)! : timedOutDecision(approval.callId, timeoutMs);
     } finally {
       this.pending.delete(approval.callId);
     }

@@ -1,37 +1,10 @@
 // Sandbox-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TranscriptRef } from '../core/transcript-ref.js';
+import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../core/state.js';
 
-/** A tool call waiting for a human decision (C.4 askPolicy "wait" / "prompt"). */
-export interface PendingApproval {
-  callId: string;
-  tool: string;
-  level: string;
-  reason: string;
-  command?: string;
-  path?: string;
-  /** The network_write approval key ("npm install", "curl example.com"); `--remember` approves it for the task. */
-  key?: string;
-  /** Workflow time (ms) when the approval was requested. */
-  requestedAt: number;
-}
-
-/** A decision on one pending call, from the CLI (Update) or the Web UI / `temporal workflow signal` (Signal). */
-export interface ApprovalDecision {
-  tool_call_id: string;
-  decision: 'approve' | 'reject';
-  /** Approve the call's approval key for the rest of the task (network_write only). */
-  remember?: boolean;
-  reason?: string;
-}
-
-/** What the Update returns once the decision is recorded. */
-export interface ApprovalOutcome {
-  tool_call_id: string;
-  decision: 'approve' | 'reject';
-  rememberedKey?: string;
-}
+export type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
 
 /** Breaker state of one tool, as shown to operators. */
 export interface BreakerView {

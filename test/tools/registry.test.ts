@@ -14,6 +14,7 @@ function fakeTool(name: string, extra: Partial<ToolContract> = {}): ToolContract
     description: `${name} does things.`,
     inputSchema: z.object({ value: z.string().describe('A value.') }).strict(),
     category: 'read',
+    confirmation: 'none',
     isConcurrencySafe: () => true,
     pathParams: [],
     activity: () => ({ startToCloseTimeoutMs: 1000, maximumAttempts: 1 }),

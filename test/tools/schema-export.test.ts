@@ -24,6 +24,7 @@ function contractWith(schema: z.ZodType, name = 'Custom'): ToolContract {
     description: 'A test tool.',
     inputSchema: schema as ToolContract['inputSchema'],
     category: 'read',
+    confirmation: 'none',
     isConcurrencySafe: () => true,
     pathParams: [],
     activity: () => ({ startToCloseTimeoutMs: 1000, maximumAttempts: 1 }),

@@ -13,6 +13,7 @@ function deferredTool(name: string, description: string, category: ToolCategory 
     description,
     inputSchema: z.object({ target: z.string().describe('What to act on.'), verbose: z.boolean().default(false) }).strict(),
     category,
+    confirmation: category === 'read' ? 'none' : 'declared',
     isConcurrencySafe: () => false,
     pathParams: [],
     shouldDefer,
@@ -40,7 +41,7 @@ describe('ToolSearch contract', () => {
     expect(toolSearch.category).toBe('read');
     expect(toolSearch.isConcurrencySafe({ query: 'x', max_results: 5 })).toBe(true);
     expect(toolSearch.pathParams).toEqual([]);
-    expect(toolSearch.workflowLocal).toBe(true);
+    expect(toolSearch.runInWorkflow).toBeTypeOf('function');
     expect(toolSearch.shouldDefer).toBeUndefined();
   });
 

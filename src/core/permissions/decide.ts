@@ -1,5 +1,5 @@
 // Sandbox-safe: the permission decision of C.5.1 for one ready call, computed in workflow state.
-// Bash commands arrive already classified (C.5.2, by a local activity); task approvals are applied here.
+// Shell commands arrive already classified (C.5.2, by an activity where the workspace is); task approvals are applied here.
 import type { RiskLevel, ToolContract } from '../../tools/define-tool.js';
 import { aggregateSegments } from './aggregate.js';
 import { escapesWorkspace, fileWriteRule, normalizeRelativePath } from './file-rules.js';
@@ -7,7 +7,7 @@ import { isRiskLevel, levelAction } from './levels.js';
 import type { BashClassification, FileWritePolicy, PermissionDecision, PermissionMode } from './types.js';
 
 /** What the decision needs to know about the tool: none of it depends on the input type. */
-export type PermissionTool = Pick<ToolContract, 'name' | 'category' | 'origin' | 'risk'>;
+export type PermissionTool = Pick<ToolContract, 'name' | 'category' | 'confirmation' | 'risk'>;
 
 /** One ready call. */
 export interface PermissionCall {
@@ -21,7 +21,7 @@ export interface PermissionCall {
 export interface PermissionContext {
   mode: PermissionMode;
   enabled: boolean;
-  /** The classification of a Bash call's command (required for Bash; absent means it asks). */
+  /** The classification of a shell command (tools whose confirmation rule is `command`; absent means it asks). */
   bash?: BashClassification;
   /** `network_write` approval keys granted earlier in this task. */
   approvals: ReadonlySet<string>;
@@ -29,8 +29,6 @@ export interface PermissionContext {
   /** Absolute workspace root, to relativise an absolute `path` parameter inside it. */
   workspace?: string;
 }
-
-const BASH_TOOL = 'Bash';
 
 /**
  * C.5.1 steps 1–5: disabled → DENY `tool_disabled`; read-only mode and not a read tool → DENY `read_only_mode`; a path
@@ -60,25 +58,30 @@ export function decidePermission(call: PermissionCall, context: PermissionContex
     };
   }
 
-  if (tool.origin === 'function' || tool.origin === 'mcp') return declaredRisk(tool);
-  if (tool.name === BASH_TOOL) return bashDecision(context);
-  if (tool.category === 'read') {
-    return { action: 'allow', level: 'read_only', rule: 'read_tool', reason: 'reads only', approvalKeys: [] };
+  switch (tool.confirmation) {
+    case 'declared':
+      return declaredRisk(tool);
+    case 'command':
+      return bashDecision(context);
+    case 'none':
+      return { action: 'allow', level: 'read_only', rule: 'read_tool', reason: 'reads only', approvalKeys: [] };
+    case 'path':
+      return pathDecision(relPath, context);
   }
-  if (tool.category === 'write') {
-    if (relPath === undefined) {
-      return { action: 'ask', level: 'write', rule: 'no_path', reason: 'writes without a path to check', approvalKeys: [] };
-    }
-    const verdict = fileWriteRule(relPath, context.policy);
-    const reason =
-      verdict.rule === 'protected_path'
-        ? `protected path ${relPath}`
-        : verdict.rule === 'auto_allow_pattern'
-          ? `writes ${relPath}`
-          : `${relPath} is not in writeAutoAllow`;
-    return { action: verdict.action, level: 'write', rule: verdict.rule, reason, approvalKeys: [] };
+}
+
+function pathDecision(relPath: string | undefined, context: PermissionContext): PermissionDecision {
+  if (relPath === undefined) {
+    return { action: 'ask', level: 'write', rule: 'no_path', reason: 'writes without a path to check', approvalKeys: [] };
   }
-  return declaredRisk(tool);
+  const verdict = fileWriteRule(relPath, context.policy);
+  const reason =
+    verdict.rule === 'protected_path'
+      ? `protected path ${relPath}`
+      : verdict.rule === 'auto_allow_pattern'
+        ? `writes ${relPath}`
+        : `${relPath} is not in writeAutoAllow`;
+  return { action: verdict.action, level: 'write', rule: verdict.rule, reason, approvalKeys: [] };
 }
 
 function deny(level: RiskLevel, rule: string, reason: string): PermissionDecision {
@@ -141,15 +144,20 @@ function denyCodeFor(action: string): { denyCode?: 'PERMISSION_DENIED' } {
 /** The level a call would have, reported with decisions that stop before classification. */
 function nominalLevel(call: PermissionCall, context: PermissionContext): RiskLevel {
   const { tool } = call;
-  if (tool.origin === 'function' || tool.origin === 'mcp') return isRiskLevel(tool.risk) ? tool.risk : 'unclassified';
-  if (tool.name === BASH_TOOL) return context.bash?.level ?? 'unclassified';
-  if (tool.category === 'read') return 'read_only';
-  if (tool.category === 'write') return 'write';
-  return isRiskLevel(tool.risk) ? tool.risk : 'unclassified';
+  switch (tool.confirmation) {
+    case 'declared':
+      return isRiskLevel(tool.risk) ? tool.risk : 'unclassified';
+    case 'command':
+      return context.bash?.level ?? 'unclassified';
+    case 'none':
+      return 'read_only';
+    case 'path':
+      return 'write';
+  }
 }
 
 function pathParameter(call: PermissionCall, workspace: string | undefined): string | undefined {
-  if (call.tool.category !== 'write' && call.tool.category !== 'read') return undefined;
+  if (call.tool.confirmation !== 'path' && call.tool.confirmation !== 'none') return undefined;
   const value = call.input.path;
   return typeof value === 'string' && value.length > 0 ? normalizeRelativePath(value, workspace) : undefined;
 }

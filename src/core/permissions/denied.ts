@@ -1,5 +1,6 @@
 // Sandbox-safe: the texts and `details.permission` of denied calls (C.4), for the envelope the workflow builds
 // when a decision is DENY or an ASK is not approved.
+import type { ToolContract } from '../../tools/define-tool.js';
 import type { ErrorCode } from '../envelope.js';
 import type { PermissionAction, PermissionDecision } from './types.js';
 
@@ -23,14 +24,14 @@ export interface DeniedError {
 
 const MAX_SUBJECT_CHARS = 200;
 
-/** What the texts call the call: the command for Bash, otherwise the tool name. */
-export function permissionSubject(toolName: string, input: Record<string, unknown>): string {
+/** What the texts call the call: the command of a shell tool, otherwise the tool name. */
+export function permissionSubject(tool: Pick<ToolContract, 'name' | 'confirmation'>, input: Record<string, unknown>): string {
   const command = input.command;
-  if (toolName === 'Bash' && typeof command === 'string') {
+  if (tool.confirmation === 'command' && typeof command === 'string') {
     const single = command.replace(/\s+/g, ' ').trim();
     return single.length > MAX_SUBJECT_CHARS ? `${single.slice(0, MAX_SUBJECT_CHARS - 1)}…` : single;
   }
-  return toolName;
+  return tool.name;
 }
 
 /** `details.permission = {level, action, effective_action, reason, rule, approval_key?}` (C.4). */

@@ -72,6 +72,7 @@ const probe = defineTool({
     })
     .strict(),
   category: 'read',
+  confirmation: 'none',
   isConcurrencySafe: () => true,
   pathParams: [],
   activity: () => ({ startToCloseTimeoutMs: 1000, maximumAttempts: 1 }),

@@ -135,7 +135,7 @@ describe('decidePermission (C.5.1)', () => {
       rule: 'unclassified_tool_fails_closed',
       denyCode: 'PERMISSION_DENIED',
     });
-    const mcp = { name: 'mcp_tool', category: 'command' as const, origin: 'mcp' as const };
+    const mcp = { name: 'mcp_tool', category: 'command' as const, confirmation: 'declared' as const };
     expect(decidePermission({ tool: mcp, input: {} }, context()).rule).toBe('unclassified_tool_fails_closed');
     const expectations = [
       ['read_only', 'allow'],
@@ -232,7 +232,7 @@ describe('denied envelopes (C.4)', () => {
       { tool: asTool(bash), input: { command: 'npm install lodash' } },
       context({ bash: classification([npmInstall]) }),
     );
-    const subject = permissionSubject('Bash', { command: 'npm  install\nlodash' });
+    const subject = permissionSubject({ name: 'Bash', confirmation: 'command' }, { command: 'npm  install\nlodash' });
     expect(subject).toBe('npm install lodash');
     const error = permissionDeniedError(decision, subject, { rejectionReason: 'not today' });
     expect(error).toEqual({
@@ -283,6 +283,6 @@ describe('denied envelopes (C.4)', () => {
   it('lists every key still needing approval', () => {
     const details = permissionDetails({ action: 'ask', level: 'network_write', rule: 'r', reason: 'x', approvalKeys: ['npm install', 'curl a.com'] });
     expect(details).toMatchObject({ approval_key: 'npm install', approval_keys: ['npm install', 'curl a.com'] });
-    expect(permissionSubject('WriteFile', { path: 'a' })).toBe('WriteFile');
+    expect(permissionSubject({ name: 'WriteFile', confirmation: 'path' }, { path: 'a' })).toBe('WriteFile');
   });
 });

@@ -1,0 +1,40 @@
+// Sandbox-safe: the shapes of a human approval (C.4 askPolicy "wait" / "prompt"), shared by the turn rules, the
+// workflow's handlers and the CLI.
+
+/** A call (or a budget extension) waiting for a human decision. */
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  level: string;
+  reason: string;
+  command?: string;
+  path?: string;
+  /** The network_write approval key ("npm install", "curl example.com"); `--remember` approves it for the task. */
+  key?: string;
+  /** Workflow time (ms) when the approval was requested. */
+  requestedAt: number;
+}
+
+/** A decision on one pending call, from the CLI (Update) or the Web UI / `temporal workflow signal` (Signal). */
+export interface ApprovalDecision {
+  tool_call_id: string;
+  decision: 'approve' | 'reject';
+  /** Approve the call's approval key for the rest of the task (network_write only). */
+  remember?: boolean;
+  reason?: string;
+}
+
+/** What the Update returns once the decision is recorded. */
+export interface ApprovalOutcome {
+  tool_call_id: string;
+  decision: 'approve' | 'reject';
+  rememberedKey?: string;
+}
+
+/** How long a call waits for a decision when the run does not say; then it counts as rejected (C.4). */
+export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
+
+/** The decision a wait ends with when nobody decided in time. */
+export function timedOutDecision(callId: string, timeoutMs: number): ApprovalDecision {
+  return { tool_call_id: callId, decision: 'reject', reason: `no decision within ${Math.round(timeoutMs / 1000)} s` };
+}

@@ -1,0 +1,35 @@
+// Sandbox-safe: what a run publishes for operators — the Web UI's current-details text and the values of the agent
+// search attributes — computed from its state, so the workflow only writes what changed.
+import type { PendingApproval } from '../approvals.js';
+import { formatUsd } from '../pricing.js';
+import type { AgentInput, AgentState, RunStatus } from '../state.js';
+
+/** The values behind the AgentStatus, AgentStep, AgentPendingApprovals, AgentCostUsd and AgentModel attributes. */
+export interface PublishedValues {
+  status: RunStatus;
+  step: number;
+  pendingApprovals: number;
+  costUsd: number;
+  model?: string;
+}
+
+/** The current details line of the Web UI (Markdown). */
+export function currentDetails(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): string {
+  return [
+    `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
+    `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
+    `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} (${item.tool}: ${item.reason})`).join(', ') : 'none'}`,
+    `**cost** ${formatUsd(state.usage.costUsd)} · **tokens** ${state.usage.totalTokens}`,
+  ].join('\n\n');
+}
+
+export function publishedValues(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): PublishedValues {
+  const model = state.model ?? input.selection.model;
+  return {
+    status: state.status,
+    step: state.step,
+    pendingApprovals: pending.length,
+    costUsd: state.usage.costUsd,
+    ...(model ? { model } : {}),
+  };
+}

@@ -1,0 +1,119 @@
+// Sandbox-safe: the run's rules between steps — when to continue as new, when to compact, which model to call after
+// which failure, what a model turn and a compaction record, how a run ends. The workflow only does the awaits.
+import { ActivityFailure } from '@temporalio/common';
+import { DEFAULT_PRICE_TABLE } from '../price-table.js';
+import type { PriceTable } from '../price-table.js';
+import type { ModelRequest, ModelSelection, ModelTurn } from '../messages.js';
+import type { AgentInput, AgentState } from '../state.js';
+import { addEvent, addProgress, addUsage } from '../state.js';
+import type { PendingWrites } from '../transcript-ref.js';
+import { appendMessages, workflowMessage } from '../transcript-ref.js';
+
+/** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */
+export const DEFAULT_COMPACT_AT_TOKENS = 96_000;
+
+/**
+ * Continue-as-new is decided on steps taken in this run (`firstStep`), never on the step it resumed at: when Temporal
+ * suggests it, or every N steps when the run says so.
+ */
+export function shouldContinueAsNew(state: AgentState, input: AgentInput, firstStep: number, suggested: boolean): boolean {
+  if (state.step === firstStep) return false;
+  if (suggested) return true;
+  const every = input.continueAsNewEverySteps;
+  return every !== undefined && every > 0 && state.step % every === 0;
+}
+
+/** The transcript is near the context budget: summarise its older turns before the next model call. */
+export function needsCompaction(state: AgentState, input: AgentInput): boolean {
+  return state.transcript.tokens >= (input.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS);
+}
+
+/** The run's model chain: its selection, then each fallback over it. */
+export function modelChain(input: AgentInput): ModelSelection[] {
+  return [input.selection, ...(input.fallbackSelections ?? []).map((fallback) => ({ ...input.selection, ...fallback }))];
+}
+
+/** The request of a step's model call: the transcript by key, what the workflow made since, the tools' names. */
+export function modelRequest(state: AgentState, input: AgentInput, selection: ModelSelection, toolNames: string[], writes: PendingWrites): ModelRequest {
+  // The bench's inline-transcript comparison sends the whole transcript with every call, as a design without the store.
+  const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
+  return { transcript: state.transcript, writes, toolNames, selection, step: state.step, ...inline };
+}
+
+/** The summarising call of a compaction, and its label in the Web UI. */
+export function compactionRequest(state: AgentState, input: AgentInput, writes: PendingWrites): { request: ModelRequest; summary: string } {
+  return {
+    request: { transcript: state.transcript, writes, toolNames: [], selection: input.selection, step: state.step, purpose: 'compaction' },
+    summary: `callModel compaction: summarise the older part of ${state.transcript.messages} messages (~${state.transcript.tokens} tokens)`,
+  };
+}
+
+/** A failure as one line: an activity's own cause rather than Temporal's wrapper. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A model failed for good; the same request goes to `next`, and the run says so. */
+export function recordModelFallback(state: AgentState, from: ModelSelection, next: ModelSelection, reason: string, now: number): void {
+  addEvent(state, 'model_fallback', now, { from: from.model ?? null, to: next.model ?? null, reason });
+  addProgress(state, { kind: 'error', step: state.step, text: `${from.model ?? 'model'} failed (${reason}); falling back to ${next.model ?? 'the next endpoint'}` });
+}
+
+/** The prices the run's costs are computed with: the defaults, overridden by the run's own. */
+export function priceTable(input: AgentInput): PriceTable {
+  return input.prices ? { ...DEFAULT_PRICE_TABLE, ...input.prices } : DEFAULT_PRICE_TABLE;
+}
+
+/** A model turn's usage and its progress line ("gpt-4.1: 2 tool calls"). */
+export function recordModelTurn(state: AgentState, input: AgentInput, turn: ModelTurn, ms: number): void {
+  if (turn.transcriptTail) state.inlineMessages = [...(state.inlineMessages ?? []), ...turn.transcriptTail];
+  addUsage(state, turn.usage, turn.model, turn.attempt ?? 1, priceTable(input));
+  const calls = turn.toolCalls.length;
+  addProgress(state, {
+    kind: 'step',
+    step: state.step,
+    text: `${turn.model}: ${calls ? `${calls} tool call${calls === 1 ? '' : 's'}` : 'answer'}`,
+    ms,
+  });
+}
+
+/**
+ * A compaction call's result: nothing old enough (no model was called), nothing usable (the full transcript is kept
+ * rather than lost), or the shorter transcript, which the run takes from here on.
+ */
+export function applyCompaction(state: AgentState, input: AgentInput, summary: ModelTurn, ms: number, now: number): void {
+  if (summary.skipped) return;
+  addUsage(state, summary.usage, summary.model, summary.attempt ?? 1, priceTable(input));
+  const compacted = summary.compacted;
+  if (!compacted) return;
+  state.transcript = compacted.transcript;
+  state.inlineMessages = undefined; // the inline comparison holds the compacted transcript from the next call on
+  addEvent(state, 'transcript_compacted', now, {
+    summarised_messages: compacted.summarisedMessages,
+    tokens_before: compacted.tokensBefore,
+    tokens_after: compacted.tokensAfter,
+  });
+  addProgress(state, {
+    kind: 'step',
+    step: state.step,
+    text: `compacted ${compacted.summarisedMessages} older messages (~${compacted.tokensBefore} → ~${compacted.tokensAfter} tokens)`,
+    ms,
+  });
+}
+
+/** The model answered without tool calls: the answer joins the transcript and the run is complete. */
+export function completeWithAnswer(state: AgentState, content: string | null): void {
+  const answer = workflowMessage({ role: 'assistant', content: content ?? '' }, state.pendingWrites);
+  state.transcript = appendMessages(state.transcript, [{ ...answer, role: 'assistant' }], state.pendingWrites);
+  state.answer = content ?? '';
+  state.status = 'completed';
+  addProgress(state, { kind: 'answer', step: state.step, text: state.answer });
+}
+
+/** The run fails with `message` (the workflow turns it into a non-retryable failure carrying the result). */
+export function markFailed(state: AgentState, message: string): void {
+  state.status = 'failed';
+  state.error = message;
+  addProgress(state, { kind: 'error', step: state.step, text: message });
+}

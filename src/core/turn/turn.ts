@@ -1,0 +1,113 @@
+// Sandbox-safe: one assistant turn's tool calls (TOOL-SPEC C.3 steps 1-8) around the per-call machine of call.ts:
+// ids and the assistant message first, the plan and its batches, then — once every call is done — the turn budget
+// (C.9 layer 2) and the transcript.
+import type { BudgetTurnResult } from '../../activities/stored-results.js';
+import { MAX_TURN_RESULT_BYTES } from '../budget.js';
+import { openTools } from '../breaker.js';
+import type { ModelTurn } from '../messages.js';
+import { addEvent } from '../state.js';
+import type { Batch, PlannedCall } from '../tool-calls.js';
+import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../tool-calls.js';
+import type { MessageRef } from '../transcript-ref.js';
+import { appendMessages, workflowMessage } from '../transcript-ref.js';
+import type { ToolResult, TurnEnv } from './call.js';
+import { toolNameOf } from './call.js';
+
+/** How many safe calls of a batch run at once when the run does not say. */
+export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
+
+/** A planned turn: the assistant message (recorded with the final ids before anything runs) and the batches. */
+export interface PlannedTurn {
+  assistant: MessageRef;
+  plans: PlannedCall[];
+  batches: (Batch & { concurrency: number })[];
+}
+
+/** C.3 steps 1-4: ids, the assistant message, resolution, validation and repair, and the batches to run. */
+export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTurn {
+  const { state, input, registry } = env;
+  const ids = normalizeToolCallIds(turn.toolCalls, state.step);
+  const assistant = workflowMessage({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) }, state.pendingWrites);
+  const discovered = new Set(state.discovered);
+  const plans = planToolCalls(turn.toolCalls, ids, {
+    resolveName: (raw) => registry.resolveName(raw),
+    get: (name) => registry.get(name),
+    availableNames: () => visibleToolNames(env, now),
+    isUndiscovered: (name) => registry.get(name)?.shouldDefer === true && !discovered.has(name),
+  });
+  const batches = partition(plans);
+  addEvent(state, 'tool_orchestration_plan', now, {
+    batches: batches.map((batch) => ({
+      concurrency_safe: batch.safe,
+      tool_names: batch.calls.map(toolNameOf),
+      tool_call_ids: batch.calls.map((plan) => plan.callId),
+    })),
+  });
+  for (const plan of plans) {
+    const repairs = plan.state === 'ready' ? plan.repairs : plan.envelope.context.repairs;
+    if (repairs?.length) addEvent(state, 'argument_repair', now, { tool_call_id: plan.callId, repairs });
+  }
+  const limit = Math.max(1, input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY);
+  return { assistant, plans, batches: batches.map((batch) => ({ ...batch, concurrency: batch.safe ? limit : 1 })) };
+}
+
+/** Trace events around a batch (C.3 step 5). */
+export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['batches'][number], now: number): void {
+  addEvent(env.state, 'tool_batch_start', now, { batch: number, size: batch.calls.length, concurrency_safe: batch.safe });
+}
+
+export function batchEnded(env: TurnEnv, number: number, now: number): void {
+  addEvent(env.state, 'tool_batch_end', now, { batch: number });
+}
+
+/** The tool names the model sees this step (C.2 filtering, with the breakers' time check). */
+export function visibleToolNames(env: TurnEnv, now: number): string[] {
+  const { state, input, registry } = env;
+  const open = openTools(state.breakers, now, input.breaker ?? {});
+  // Names only: the schemas are built in the model activity (the workflow never needs them).
+  return registry.visible({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) }).map((tool) => tool.name);
+}
+
+/**
+ * C.9 layer 2: the workflow only sees sizes. When one turn's results add up to more than MAX_TURN_RESULT_BYTES, the
+ * `budgetTurn` activity compresses and spills the largest; this is its input, or undefined when they fit.
+ */
+export function turnBudgetRequest(env: TurnEnv, plans: PlannedCall[], results: ToolResult[]) {
+  const total = results.reduce((sum, result) => sum + result.outcome.bytes, 0);
+  if (total <= MAX_TURN_RESULT_BYTES) return undefined;
+  return {
+    summary: `budgetTurn step ${env.state.step} (${results.length} results, ${total} bytes)`,
+    request: {
+      workspace: env.input.workspace,
+      taskId: env.state.taskId,
+      turn: env.state.step,
+      results: results.map((result, index) => ({
+        key: result.message.key,
+        compressed: result.outcome.compressed,
+        toolName: toolNameOf(plans[index]!),
+        callId: plans[index]!.callId,
+      })),
+    },
+  };
+}
+
+/** The budgeted results in place of the originals, each change traced. */
+export function applyTurnBudget(env: TurnEnv, plans: PlannedCall[], results: ToolResult[], budgeted: BudgetTurnResult, now: number): ToolResult[] {
+  const next = [...results];
+  for (const item of budgeted.items) {
+    addEvent(env.state, 'tool_result_budget_item', now, { tool_call_id: plans[item.index]!.callId, ...item.event });
+    next[item.index] = { message: item.message, outcome: item.outcome };
+  }
+  return next;
+}
+
+/** C.3 step 8: the assistant message and one tool message per call, in request order, join the transcript. */
+export function endTurn(env: TurnEnv, turn: PlannedTurn, results: ToolResult[]): void {
+  const { state } = env;
+  state.transcript = appendMessages(
+    state.transcript,
+    [{ ...turn.assistant, role: 'assistant' }, ...results.map((result) => ({ ...result.message, role: 'tool' as const }))],
+    state.pendingWrites,
+  );
+  state.toolCalls += turn.plans.length;
+}
