@@ -1,6 +1,6 @@
 // Sandbox-safe contract of Grep (TOOL-SPEC C.11). The executor is activities/executors/grep.ts.
 import { z } from 'zod';
-import { shellQuote } from '../core/shell-quote.js';
+import { shellQuote } from './shell-quote.js';
 import { defineTool, shorten } from './define-tool.js';
 
 const input = z
