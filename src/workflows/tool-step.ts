@@ -15,7 +15,7 @@ export interface TurnShell {
   env: TurnEnv;
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
-  publish(): void;
+  publish: () => void;
 }
 
 /** Runs the tool calls of one assistant turn and appends one tool message per call, in request order. */
@@ -25,9 +25,9 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
   const results = new Array<ToolResult>(planned.plans.length);
   for (const [number, batch] of planned.batches.entries()) {
     batchStarted(env, number, batch, Date.now());
-    await forEachWithConcurrency(batch.calls, batch.concurrency, async (plan) => {
-      results[plan.index] = await executeCall(shell, plan);
-    });
+    // One call at a time needs no pool: every promise made in workflow code costs a stack capture on replay.
+    if (batch.concurrency === 1) for (const plan of batch.calls) results[plan.index] = await executeCall(shell, plan);
+    else await runPool(batch.calls, batch.concurrency, async (plan) => void (results[plan.index] = await executeCall(shell, plan)));
     batchEnded(env, number, Date.now());
   }
   const budget = turnBudgetRequest(env, planned.plans, results);
@@ -76,15 +76,8 @@ async function executeCall(shell: TurnShell, plan: PlannedCall): Promise<ToolRes
   }
 }
 
-/**
- * A bounded pool: at most `limit` calls in flight; results are placed by index, so completion order never matters.
- * One lane runs the calls in order without a pool (every promise in workflow code costs a stack capture on replay).
- */
-async function forEachWithConcurrency<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  if (limit === 1 || items.length === 1) {
-    for (const item of items) await run(item);
-    return;
-  }
+/** A bounded pool: at most `limit` calls in flight; results are placed by index, so completion order never matters. */
+async function runPool<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await run(items[next++]!);

@@ -20,6 +20,7 @@ export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
 export interface PlannedTurn {
   assistant: MessageRef;
   plans: PlannedCall[];
+  /** Each batch with how many of its calls run at once (1: one after the other). */
   batches: (Batch & { concurrency: number })[];
 }
 
@@ -48,7 +49,7 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
     if (repairs?.length) addEvent(state, 'argument_repair', now, { tool_call_id: plan.callId, repairs });
   }
   const limit = Math.max(1, input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY);
-  return { assistant, plans, batches: batches.map((batch) => ({ ...batch, concurrency: batch.safe ? limit : 1 })) };
+  return { assistant, plans, batches: batches.map((batch) => ({ ...batch, concurrency: batch.safe ? Math.min(limit, batch.calls.length) : 1 })) };
 }
 
 /** Trace events around a batch (C.3 step 5). */

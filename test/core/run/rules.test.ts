@@ -1,0 +1,178 @@
+// The run's rules between steps (core/run): continue-as-new, compaction, the model chain, the budget gate, the end of
+// a run, and what is published for operators.
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import type { ModelTurn } from '../../../src/core/messages.js';
+import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../../../src/core/run/budget-gate.js';
+import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
+import {
+  applyCompaction,
+  completeWithAnswer,
+  describeFailure,
+  markFailed,
+  modelChain,
+  modelRequest,
+  needsCompaction,
+  recordModelFallback,
+  recordModelTurn,
+  shouldContinueAsNew,
+} from '../../../src/core/run/steps.js';
+import type { AgentInput, AgentState } from '../../../src/core/state.js';
+import { initialState } from '../../../src/core/state.js';
+
+const input = (overrides: Partial<AgentInput> = {}): AgentInput => ({
+  task: 't',
+  workspace: '/w',
+  selection: { model: 'gpt-4.1-mini' },
+  maxSteps: 50,
+  mode: 'default',
+  askPolicy: 'wait',
+  ...overrides,
+});
+const state = (): AgentState => initialState('task', 'system', 'task');
+const usage = { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 };
+const turn = (overrides: Partial<ModelTurn> = {}): ModelTurn => ({ content: null, toolCalls: [], finishReason: 'stop', usage, model: 'gpt-4.1-mini', ...overrides });
+
+describe('continue-as-new', () => {
+  const cases = [
+    { name: 'never on the step the run started at, even when suggested', step: 7, first: 7, suggested: true, every: undefined, expected: false },
+    { name: 'when Temporal suggests it', step: 8, first: 7, suggested: true, every: undefined, expected: true },
+    { name: 'every N steps', step: 10, first: 7, suggested: false, every: 5, expected: true },
+    { name: 'not between', step: 9, first: 7, suggested: false, every: 5, expected: false },
+    { name: 'N = 0 means never', step: 10, first: 7, suggested: false, every: 0, expected: false },
+  ];
+  it.each(cases)('$name', ({ step, first, suggested, every, expected }) => {
+    const current = state();
+    current.step = step;
+    expect(shouldContinueAsNew(current, input(every === undefined ? {} : { continueAsNewEverySteps: every }), first, suggested)).toBe(expected);
+  });
+});
+
+describe('model calls', () => {
+  it('the chain is the selection, then each fallback over it', () => {
+    expect(modelChain(input({ selection: { model: 'a', baseUrl: 'http://x' }, fallbackSelections: [{ model: 'b' }] }))).toEqual([
+      { model: 'a', baseUrl: 'http://x' },
+      { model: 'b', baseUrl: 'http://x' },
+    ]);
+  });
+
+  it('a request carries the transcript by key; only the inline comparison carries messages', () => {
+    const current = state();
+    expect(modelRequest(current, input(), { model: 'a' }, ['ReadFile'], {})).not.toHaveProperty('messages');
+    expect(modelRequest(current, input({ inlineTranscript: true }), { model: 'a' }, [], {})).toMatchObject({ messages: [], echoTranscript: true });
+  });
+
+  it('a turn records usage, cost and a progress line; a fallback is traced', () => {
+    const current = state();
+    recordModelTurn(current, input(), turn({ toolCalls: [{ id: 'a', name: 'ReadFile', arguments: '{}', complete: true }] }), 300);
+    expect(current.usage).toMatchObject({ modelCalls: 1, totalTokens: 1_100 });
+    expect(current.usage.costUsd).toBeGreaterThan(0);
+    expect(current.progress.at(-1)).toMatchObject({ kind: 'step', text: 'gpt-4.1-mini: 1 tool call', ms: 300 });
+    recordModelFallback(current, { model: 'a' }, { model: 'b' }, 'unknown model', 1);
+    expect(current.events.at(-1)).toMatchObject({ type: 'model_fallback', data: { from: 'a', to: 'b', reason: 'unknown model' } });
+  });
+
+  it("a failure reads as its activity's cause", () => {
+    const cause = ApplicationFailure.create({ message: '429 rate limited' });
+    expect(describeFailure(new ActivityFailure('Activity task failed', 'callModel', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause))).toBe('429 rate limited');
+    expect(describeFailure('plain')).toBe('plain');
+  });
+});
+
+describe('compaction', () => {
+  it('is due at the run\'s threshold', () => {
+    const current = state();
+    current.transcript = { ...current.transcript, tokens: 500 };
+    expect(needsCompaction(current, input({ compactAtTokens: 500 }))).toBe(true);
+    expect(needsCompaction(current, input({ compactAtTokens: 501 }))).toBe(false);
+  });
+
+  it('skipped: nothing changes; unusable: only the cost; done: the shorter transcript', () => {
+    const current = state();
+    const before = current.transcript;
+    applyCompaction(current, input(), turn({ skipped: true }), 5, 1);
+    expect(current.usage.modelCalls).toBe(0);
+    applyCompaction(current, input(), turn(), 5, 1);
+    expect(current.transcript).toBe(before);
+    expect(current.usage.modelCalls).toBe(1);
+    const shorter = { head: `sha256:${'d'.repeat(64)}`, messages: 3, tokens: 40, tailTokens: 0 };
+    applyCompaction(current, input(), turn({ compacted: { transcript: shorter, summarisedMessages: 9, tokensBefore: 900, tokensAfter: 40 } }), 5, 1);
+    expect(current.transcript).toEqual(shorter);
+    expect(current.events.at(-1)).toMatchObject({ type: 'transcript_compacted', data: { summarised_messages: 9 } });
+  });
+});
+
+describe('the budget gate', () => {
+  const spent = (): AgentState => {
+    const current = state();
+    current.budget = { budgetUsd: 0.001 };
+    current.usage = { ...current.usage, costUsd: 0.001, modelCalls: 1, lastPromptTokens: 10_000, completionTokens: 100 };
+    return current;
+  };
+
+  it('a run without a budget has nothing to check', () => {
+    expect(hasBudget(state())).toBe(false);
+    expect(initialBudget(input({ budgetUsd: 2 }))).toEqual({ budgetUsd: 2 });
+    expect(budgetGate(state(), input(), 0)).toEqual({ action: 'continue' });
+  });
+
+  const policies = [
+    { name: '--on-budget stop stops', overrides: { onBudget: 'stop' as const }, action: 'stop' },
+    { name: '--ask deny stops', overrides: { askPolicy: 'deny' as const }, action: 'stop' },
+    { name: '--ask approve extends at once', overrides: { askPolicy: 'approve' as const, budgetUsd: 0.001 }, action: 'continue' },
+    { name: '--ask wait asks an operator', overrides: { askPolicy: 'wait' as const }, action: 'ask' },
+  ];
+  it.each(policies)('over budget: $name', ({ overrides, action }) => {
+    const current = spent();
+    const gate = budgetGate(current, input(overrides), 1);
+    expect(gate.action).toBe(action);
+    if (gate.action === 'stop') expect(gate.message).toMatch(/^Stopped before step 1: /);
+    if (gate.action === 'ask') {
+      expect(gate.request).toMatchObject({ callId: 'budget-step-1', tool: 'callModel', level: 'budget' });
+      expect(current.status).toBe('waiting_approval');
+    }
+    if (action === 'continue') expect(current.budget.budgetUsd).toBeCloseTo(0.002);
+  });
+
+  it("an operator's approval extends the budget by its original amount; a rejection stops", () => {
+    const approved = spent();
+    const gate = budgetGate(approved, input({ budgetUsd: 0.001 }), 1);
+    if (gate.action !== 'ask') throw new Error('expected a question');
+    expect(onBudgetDecision(approved, input({ budgetUsd: 0.001 }), true, gate)).toEqual({ action: 'continue' });
+    expect(approved.budget.budgetUsd).toBeCloseTo(0.002);
+    expect(approved.status).toBe('running');
+    expect(approved.progress.at(-1)?.text).toMatch(/^budget extended to \$0\.0020$/);
+    const rejected = spent();
+    const asked = budgetGate(rejected, input(), 1);
+    if (asked.action !== 'ask') throw new Error('expected a question');
+    expect(onBudgetDecision(rejected, input(), false, asked)).toMatchObject({ action: 'stop', message: expect.stringMatching(/\(not approved\)$/) });
+  });
+});
+
+describe('the end of a run', () => {
+  it('an answer completes the run and joins the transcript', () => {
+    const current = state();
+    completeWithAnswer(current, 'All done.');
+    expect(current).toMatchObject({ status: 'completed', answer: 'All done.' });
+    expect(current.progress.at(-1)).toMatchObject({ kind: 'answer', text: 'All done.' });
+    expect(current.transcript.messages).toBe(3);
+  });
+
+  it('a failure is recorded with its message', () => {
+    const current = state();
+    markFailed(current, 'Reached the step limit (5) before the model finished.');
+    expect(current).toMatchObject({ status: 'failed', error: 'Reached the step limit (5) before the model finished.' });
+  });
+});
+
+describe('what operators see', () => {
+  it('the current details and the search attribute values', () => {
+    const current = state();
+    current.step = 4;
+    current.lastTool = 'Bash';
+    const pending = [{ callId: 'wipe', tool: 'Bash', level: 'destructive', reason: 'deletes recursively', requestedAt: 1 }];
+    expect(currentDetails(current, input({ maxSteps: 9 }), pending)).toContain('**pending approvals** wipe (Bash: deletes recursively)');
+    expect(currentDetails(current, input({ maxSteps: 9 }), [])).toContain('**step** 4 of 9');
+    expect(publishedValues(current, input(), pending)).toEqual({ status: 'running', step: 4, pendingApprovals: 1, costUsd: 0, model: 'gpt-4.1-mini' });
+  });
+});
