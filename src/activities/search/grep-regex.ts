@@ -1,12 +1,21 @@
 // Grep's regular expressions (TOOL-SPEC C.11). The JavaScript RegExp is the reference; ripgrep gets a translation
-// with the same meaning, because the two dialects disagree on \d, \w, \s, \b, "." and "$" (ripgrep's are Unicode
-// and line-terminator aware, JavaScript's are ASCII or ECMAScript-specific).
+// that spells out \d, \w, \s, \b, "." and "$" (ripgrep's are Unicode and line-terminator aware, JavaScript's are
+// ASCII or ECMAScript-specific) and, as the engine runs it, reports every line JavaScript matches and maybe more
+// (Unicode table differences aside: grep-rg.ts).
 
 /** A pattern ready for searching, or the reason it is not a valid regular expression. */
 export type SearchRegex = { ok: true; regex: RegExp; source: string } | { ok: false; message: string };
 
 /** A ripgrep (Rust regex) pattern, or why the pattern has no ripgrep equivalent. */
 export type RustTranslation = { ok: true; source: string } | { ok: false; reason: string };
+
+/** How ripgrep will run a translation; each option widens it to a superset that the JavaScript re-test narrows. */
+export interface RustRegexOptions {
+  /** ripgrep runs with `--ignore-case` (the RegExp has the `i` flag). */
+  ignoreCase?: boolean;
+  /** ripgrep reads raw bytes (`--encoding none`): a UTF-8 BOM stays on line 1, invalid UTF-8 is not U+FFFD. */
+  rawBytes?: boolean;
+}
 
 const JS_SYNTAX_CHARACTERS = /[\\^$.*+?()[\]{}|]/g;
 
@@ -44,23 +53,46 @@ const SET_ITEMS: Record<string, string> = { d: DIGIT_ITEMS, w: WORD_ITEMS, s: SP
 const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
 // Lines reach ripgrep with their "\r" of a CRLF ending; JavaScript sees them without it, so "$" may skip one "\r".
 const JS_END = '(?:\\r?$)';
+// Read raw, line 1 of a file with a BOM starts with it; JavaScript strips it. Elsewhere the optional BOM only adds
+// lines the re-test drops.
+const RAW_START = '^(?-u:\\xEF\\xBB\\xBF)?';
+// Under `iu`, JavaScript's \b and \B count ſ (U+017F) and K (U+212A) as word characters, because they fold to s and k;
+// the ASCII boundary does not. On a line without them the two boundaries agree, so lines with them are all reported.
+const FOLDED_WORD_CHARACTERS = '(?-i:[\\x{17F}\\x{212A}])';
+// Matches exactly the lines holding invalid UTF-8 (the first bad byte: one never valid, a lead without its
+// continuation bytes, or a continuation byte without a lead). JavaScript sees U+FFFD there, which ".", negated
+// classes and the like match while ripgrep's Unicode classes never match the raw bytes; so all such lines are reported.
+const INVALID_UTF8 =
+  '(?-u:[\\xC0\\xC1\\xF5-\\xFF]' +
+  '|[\\xC2-\\xDF](?:[^\\x80-\\xBF]|$)' +
+  '|\\xE0(?:[^\\xA0-\\xBF]|$)|[\\xE1-\\xEC\\xEE\\xEF](?:[^\\x80-\\xBF]|$)|\\xED(?:[^\\x80-\\x9F]|$)' +
+  '|[\\xE0-\\xEF][\\x80-\\xBF](?:[^\\x80-\\xBF]|$)' +
+  '|\\xF0(?:[^\\x90-\\xBF]|$)|[\\xF1-\\xF3](?:[^\\x80-\\xBF]|$)|\\xF4(?:[^\\x80-\\x8F]|$)' +
+  '|[\\xF0-\\xF4][\\x80-\\xBF](?:[^\\x80-\\xBF]|$)|[\\xF0-\\xF4][\\x80-\\xBF]{2}(?:[^\\x80-\\xBF]|$)' +
+  '|(?:^|[\\x00-\\x7F])[\\x80-\\xBF]|[\\xC2-\\xDF][\\x80-\\xBF]{2}|[\\xE0-\\xEF][\\x80-\\xBF]{3}|[\\xF0-\\xF4][\\x80-\\xBF]{4})';
+const REPLACEMENT_CHARACTER = 0xfffd;
 
 type Token =
   | { kind: 'char'; codePoint: number }
   | { kind: 'set'; letter: 'd' | 'D' | 'w' | 'W' | 's' | 'S' }
-  | { kind: 'raw'; text: string };
+  | { kind: 'raw'; text: string; boundary?: true };
 
 type Step<T> = { ok: true; value: T; next: number } | { ok: false; reason: string };
 
 /**
- * Translates a `u`-mode JavaScript pattern (already known to compile) into a Rust regex that matches the same lines,
- * where the JavaScript engine sees each line without its terminator and ripgrep sees it with one. Backreferences and
- * lookaround have no Rust equivalent; a newline in the pattern can never match a line, and ripgrep refuses it.
+ * Translates a `u`-mode JavaScript pattern (already known to compile) into a Rust regex. Without options it matches
+ * the same valid UTF-8 lines case-sensitively, where the JavaScript engine sees each line without its terminator and
+ * ripgrep sees it with one. With options it matches a superset of the lines JavaScript matches, read as the options
+ * say; the caller re-tests each reported line. Backreferences and lookaround have no Rust equivalent; a newline in the
+ * pattern can never match a line, and ripgrep refuses it.
  */
-export function toRustRegex(source: string): RustTranslation {
+export function toRustRegex(source: string, options: RustRegexOptions = {}): RustTranslation {
   const chars = Array.from(source);
   let output = '';
   let index = 0;
+  // Whether the pattern has a word boundary, and whether some part of it can match U+FFFD.
+  let boundary = false;
+  let matchesReplacement = false;
   while (index < chars.length) {
     const char = chars[index]!;
     if (char === '\\') {
@@ -70,11 +102,14 @@ export function toRustRegex(source: string): RustTranslation {
       if (token.kind === 'char' && token.codePoint === 0x0a) return { ok: false, reason: 'a newline never matches a line' };
       if (token.kind === 'char') output += literal(token.codePoint, false);
       else output += token.kind === 'set' ? setOutside(token.letter) : token.text;
+      boundary ||= token.kind === 'raw' && token.boundary === true;
+      matchesReplacement ||= tokenMatchesReplacement(token);
       index = escape.next;
     } else if (char === '[') {
       const parsed = parseClass(chars, index + 1);
       if (!parsed.ok) return { ok: false, reason: parsed.reason };
-      output += parsed.value;
+      output += parsed.value.source;
+      matchesReplacement ||= parsed.value.matchesReplacement;
       index = parsed.next;
     } else if (char === '(') {
       if (chars[index + 1] !== '?') {
@@ -100,32 +135,56 @@ export function toRustRegex(source: string): RustTranslation {
       index = close + 1;
     } else if (char === '.') {
       output += JS_DOT;
+      matchesReplacement = true;
       index += 1;
     } else if (char === '$') {
       output += JS_END;
       index += 1;
-    } else if (char === '^' || char === ')' || char === '|' || char === '*' || char === '+' || char === '?') {
+    } else if (char === '^') {
+      output += options.rawBytes ? RAW_START : '^';
+      index += 1;
+    } else if (char === ')' || char === '|' || char === '*' || char === '+' || char === '?') {
       output += char;
       index += 1;
     } else {
       const codePoint = char.codePointAt(0)!;
       if (codePoint === 0x0a) return { ok: false, reason: 'a newline never matches a line' };
       output += literal(codePoint, false);
+      matchesReplacement ||= codePoint === REPLACEMENT_CHARACTER;
       index += 1;
     }
   }
-  return { ok: true, source: output };
+  const widened = [
+    ...(options.ignoreCase && boundary ? [FOLDED_WORD_CHARACTERS] : []),
+    ...(options.rawBytes && matchesReplacement ? [INVALID_UTF8] : []),
+  ];
+  return { ok: true, source: widened.length === 0 ? output : [`(?:${output})`, ...widened].join('|') };
 }
 
-function parseClass(chars: readonly string[], start: number): Step<string> {
+/** Whether an escape outside a class can match U+FFFD: a negated set, a property (its tables are not ours), U+FFFD. */
+function tokenMatchesReplacement(token: Token): boolean {
+  if (token.kind === 'set') return token.letter === token.letter.toUpperCase();
+  if (token.kind === 'raw') return token.boundary !== true;
+  return token.codePoint === REPLACEMENT_CHARACTER;
+}
+
+/** A translated class, and whether it can match U+FFFD (a negated class is taken to). */
+interface TranslatedClass {
+  source: string;
+  matchesReplacement: boolean;
+}
+
+function parseClass(chars: readonly string[], start: number): Step<TranslatedClass> {
   let index = start;
   const negated = chars[index] === '^';
   if (negated) index += 1;
   if (chars[index] === ']') {
     // "[^]" matches any character; "[]" matches none, which Rust cannot write.
-    return negated ? { ok: true, value: '[\\x{0}-\\x{10FFFF}]', next: index + 1 } : { ok: false, reason: 'empty class' };
+    if (!negated) return { ok: false, reason: 'empty class' };
+    return { ok: true, value: { source: '[\\x{0}-\\x{10FFFF}]', matchesReplacement: true }, next: index + 1 };
   }
   let items = '';
+  let matchesReplacement = negated;
   while (index < chars.length && chars[index] !== ']') {
     const first = parseClassAtom(chars, index);
     if (!first.ok) return first;
@@ -135,13 +194,16 @@ function parseClass(chars: readonly string[], start: number): Step<string> {
       if (!second.ok) return second;
       if (first.value.kind !== 'char' || second.value.kind !== 'char') return { ok: false, reason: 'class range of sets' };
       items += `${literal(first.value.codePoint, true)}-${literal(second.value.codePoint, true)}`;
+      matchesReplacement ||=
+        first.value.codePoint <= REPLACEMENT_CHARACTER && REPLACEMENT_CHARACTER <= second.value.codePoint;
       index = second.next;
       continue;
     }
     items += classItem(first.value);
+    matchesReplacement ||= tokenMatchesReplacement(first.value);
   }
   if (chars[index] !== ']') return { ok: false, reason: 'unterminated class' };
-  return { ok: true, value: `[${negated ? '^' : ''}${items}]`, next: index + 1 };
+  return { ok: true, value: { source: `[${negated ? '^' : ''}${items}]`, matchesReplacement }, next: index + 1 };
 }
 
 function parseClassAtom(chars: readonly string[], index: number): Step<Token> {
@@ -185,9 +247,9 @@ function parseEscape(chars: readonly string[], index: number, inClass: boolean):
     // ECMAScript's \b is the ASCII word boundary; ripgrep's plain \b is Unicode-aware. In a class it is backspace.
     return inClass
       ? { ok: true, value: { kind: 'char', codePoint: 0x08 }, next }
-      : { ok: true, value: { kind: 'raw', text: '(?-u:\\b)' }, next };
+      : { ok: true, value: { kind: 'raw', text: '(?-u:\\b)', boundary: true }, next };
   }
-  if (char === 'B' && !inClass) return { ok: true, value: { kind: 'raw', text: '(?-u:\\B)' }, next };
+  if (char === 'B' && !inClass) return { ok: true, value: { kind: 'raw', text: '(?-u:\\B)', boundary: true }, next };
   const control = CONTROL_ESCAPES[char];
   if (control !== undefined) return { ok: true, value: { kind: 'char', codePoint: control }, next };
   if (/^[1-9]$/.test(char) || char === 'k') return { ok: false, reason: 'backreferences are not supported by ripgrep' };

@@ -1,12 +1,17 @@
 // Grep's ripgrep engine (TOOL-SPEC C.11). ripgrep scans the candidate files, passed explicitly so hidden, ignore
-// and binary decisions stay ours; every line it reports as a match is re-tested with the JavaScript regex, so a
-// dialect difference the translation missed can only cost time (a re-read of that file), never change a result.
+// and binary decisions stay ours, and reads their raw bytes. Every line it reports as a match is re-tested with the
+// JavaScript regex on the text the JavaScript engine would see, so a line ripgrep wrongly reports is dropped (if it
+// stopped at --max-count after one, that file is searched again with JavaScript). A line ripgrep fails to report is
+// lost, so the translation (grep-regex.ts) errs on the side of reporting: it reports every line holding invalid
+// UTF-8 when the pattern could match the U+FFFD JavaScript sees there, and under --ignore-case every line holding ſ
+// or K (Kelvin) when the pattern has a word boundary. What remains is Unicode data: \p{…} properties and case folding
+// come from ripgrep's tables and V8's, so where their Unicode versions differ (characters the older one lacks, a
+// property value changed since) ripgrep can miss a line; ripgrep's own character classes are never used otherwise.
 import { execa } from 'execa';
 import { access, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { decodeUtf8Lenient } from '../files/text.js';
 import { searchFileWithJs } from './grep-js.js';
 import type { EngineRequest } from './grep-js.js';
 import { hasEnough, perFileCap } from './grep-results.js';
@@ -61,6 +66,10 @@ export async function searchWithRipgrep(
     '--color=never',
     // Binary files are already excluded; a NUL beyond the sniffed head must not stop or change the search.
     '--text',
+    // Raw bytes, as the JavaScript engine reads them: no transcoding of a file that starts with a UTF-16 BOM, and
+    // a UTF-8 BOM stays in line 1 (the translation and parseEvent allow for it).
+    '--encoding',
+    'none',
     request.caseSensitive ? '--case-sensitive' : '--ignore-case',
     ...(request.mode === 'content' && request.context > 0 ? ['--context', String(request.context)] : []),
     ...(Number.isFinite(cap) ? ['--max-count', String(cap)] : []),
@@ -189,14 +198,19 @@ function parseEvent(line: string): LineEvent | undefined {
   };
   const file = dataText(event.data.path);
   if (event.data.line_number === null) return undefined;
-  const text = stripTerminator(dataText(event.data.lines));
+  let text = stripTerminator(dataText(event.data.lines));
+  // The JavaScript engine drops a file's BOM, which is where line 1 starts; elsewhere U+FEFF is text.
+  if (event.data.line_number === 1 && text.startsWith('\uFEFF')) text = text.slice(1);
   return { file, line: event.data.line_number, text, match: event.type === 'match' };
 }
 
+// Invalid sequences become U+FFFD exactly as in the JavaScript engine's decoding of the whole file; a U+FEFF is kept.
+const lineDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
 function dataText(data: RipgrepData): string {
   if (data.text !== undefined) return data.text;
-  // ripgrep sends non-UTF-8 data as base64; decode it the way the JavaScript engine decodes files.
-  return decodeUtf8Lenient(Buffer.from(data.bytes ?? '', 'base64')).text;
+  // ripgrep sends non-UTF-8 data as base64.
+  return lineDecoder.decode(Buffer.from(data.bytes ?? '', 'base64'));
 }
 
 /** Drops "\n" and then one "\r", matching how the JavaScript engine splits lines. */

@@ -44,7 +44,7 @@ export async function runGrepEngine(request: EngineRequest, options: GrepEngineO
   };
   const rgPath = options.rgPath ?? (await locateRipgrep());
   if (rgPath === undefined) return fallback('rg_not_found', 'no rg executable on DURABLE_AGENT_RG_PATH or PATH');
-  const translation = toRustRegex(request.regex.source);
+  const translation = toRustRegex(request.regex.source, { ignoreCase: !request.caseSensitive, rawBytes: true });
   if (!translation.ok) return fallback('rg_unsupported_pattern', translation.reason);
   const outcome = await searchWithRipgrep(rgPath, request, translation.source);
   if (!outcome.ok) return fallback(outcome.reason, outcome.message);
