@@ -1,6 +1,7 @@
 // The histories of a continue-as-new chain, and why a run of it stopped.
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { ACTIVITY } from '../src/core/activity-names.js';
 
 /**
  * Every run's history, oldest first, found by following each run's continue-as-new link to the next: exact as soon
@@ -21,7 +22,7 @@ export function countCompactions(histories: readonly History[]): number {
   let count = 0;
   for (const event of histories.flatMap((history) => history.events ?? [])) {
     const scheduled = event.activityTaskScheduledEventAttributes;
-    const data = scheduled?.activityType?.name === 'callModel' ? scheduled.input?.payloads?.[0]?.data : undefined;
+    const data = scheduled?.activityType?.name === ACTIVITY.callModel ? scheduled.input?.payloads?.[0]?.data : undefined;
     if (data && (JSON.parse(Buffer.from(data).toString('utf8')) as { purpose?: string }).purpose === 'compaction') count += 1;
   }
   return count;

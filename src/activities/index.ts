@@ -1,4 +1,5 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
+import { ACTIVITY } from '../core/activity-names.js';
 import { createCallModel } from './call-model.js';
 import { classifyBash } from './classify-bash.js';
 import type { ToolSchema } from '../core/messages.js';
@@ -76,13 +77,13 @@ export function createActivities(deps: ActivityDependencies) {
   const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools });
   return {
     ...functionActivities,
-    callModel: createModelStep({ transcripts, callModel, resolveTools }),
+    [ACTIVITY.callModel]: createModelStep({ transcripts, callModel, resolveTools }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
-    listFunctionTools: async (): Promise<FunctionToolSpec[]> => specs,
+    [ACTIVITY.listFunctionTools]: async (): Promise<FunctionToolSpec[]> => specs,
     /** Stores content the workflow made (the last step of a finished run). */
-    storeContent: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
-    budgetTurn: createBudgetTurn(transcripts),
-    classifyBash,
+    [ACTIVITY.storeContent]: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
+    [ACTIVITY.budgetTurn]: createBudgetTurn(transcripts),
+    [ACTIVITY.classifyBash]: classifyBash,
     ...builtinActivities,
   };
 }

@@ -1,6 +1,7 @@
 // Sandboxed: activity proxies with their retry policies. Imported by workflow code only (type-only activity imports).
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ToolActivity } from '../activities/index.js';
+import { ACTIVITY } from '../core/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../core/messages.js';
 import type { ToolActivityPolicy } from '../tools/define-tool.js';
 
@@ -9,7 +10,7 @@ export function callModel(request: ModelRequest, label?: string): Promise<ModelT
   const model = request.selection.model ?? 'default model';
   const summary = label ?? `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
   // SDK retries are off in the provider; this policy is the only retry loop for model calls.
-  const { callModel: activity } = proxyActivities<Activities>({
+  const { [ACTIVITY.callModel]: activity } = proxyActivities<Activities>({
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '30 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
@@ -33,7 +34,7 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
  * and are recorded as markers without a round trip through the server: the worker's function tools (recorded once
  * per task), and the content a finished run made last (written to the content store every worker shares).
  */
-export const { listFunctionTools, storeContent } = proxyLocalActivities<Activities>({
+export const { [ACTIVITY.listFunctionTools]: listFunctionTools, [ACTIVITY.storeContent]: storeContent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
 });

@@ -1,6 +1,7 @@
 // Sandboxed and deterministic: the awaits of one turn's tool calls. Every rule — the plan, the gates, the ask policy,
 // fallbacks, envelopes, the turn budget — is in core/turn; this file only runs what a call needs next.
 import { isCancellation } from '@temporalio/workflow';
+import { ACTIVITY } from '../core/activity-names.js';
 import type { ModelTurn } from '../core/messages.js';
 import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../core/turn/call.js';
 import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/turn/call.js';
@@ -33,7 +34,7 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
   const budget = turnBudgetRequest(env, planned.plans, results);
   if (!budget) return endTurn(env, planned, results);
   const writes = takeWrites(env.state);
-  const { budgetTurn } = workspaceActivities(env.input.toolTaskQueue, budget.summary);
+  const { [ACTIVITY.budgetTurn]: budgetTurn } = workspaceActivities(env.input.toolTaskQueue, budget.summary);
   const budgeted = await budgetTurn({ ...budget.request, writes: writes.content });
   writes.stored();
   endTurn(env, planned, applyTurnBudget(env, planned.plans, results, budgeted, Date.now()));
@@ -52,7 +53,7 @@ async function executeCall(shell: TurnShell, plan: PlannedCall): Promise<ToolRes
       case 'classify': {
         // Classification reads the workspace and needs a real shell parser, so it runs where the workspace is; its
         // result is recorded in history, so a replay sees the same decision.
-        const { classifyBash } = workspaceActivities(need.taskQueue, need.summary);
+        const { [ACTIVITY.classifyBash]: classifyBash } = workspaceActivities(need.taskQueue, need.summary);
         need = onClassified(env, run, await classifyBash({ command: need.command, cwd: need.cwd, workspace: need.workspace }), Date.now());
         break;
       }

@@ -95,7 +95,7 @@ describe('compaction', () => {
     applyCompaction(current, input(), turn(), 5, 1);
     expect(current.transcript).toBe(before);
     expect(current.usage.modelCalls).toBe(1);
-    const shorter = { head: `sha256:${'d'.repeat(64)}`, messages: 3, tokens: 40, tailTokens: 0 };
+    const shorter = { head: `sha256:${'d'.repeat(64)}` as const, messages: 3, tokens: 40, tailTokens: 0 };
     applyCompaction(current, input(), turn({ compacted: { transcript: shorter, summarisedMessages: 9, tokensBefore: 900, tokensAfter: 40 } }), 5, 1);
     expect(current.transcript).toEqual(shorter);
     expect(current.events.at(-1)).toMatchObject({ type: 'transcript_compacted', data: { summarised_messages: 9 } });

@@ -251,7 +251,7 @@ describe('after the activity', () => {
     turnEnv.state.readStateAliases = { 'link/a.ts': 'real/a.ts' };
     const { run, need } = start(turnEnv, 'EditFile', { path: `${WORKSPACE}/link/a.ts`, old_string: 'a', new_string: 'b' });
     expect(need).toMatchObject({ type: 'activity', request: { readState: { 'real/a.ts': entry } } });
-    onActivityResult(turnEnv, run, { ...ok(), readStateUpdate: { key: 'real/a.ts' } }, NOW);
+    onActivityResult(turnEnv, run, { ...ok(), readStateUpdate: { key: 'real/a.ts', entry: null } }, NOW);
     expect(turnEnv.state.readState).toEqual({ 'other.ts': entry });
     const glob = start(turnEnv, 'Glob', { pattern: '*' }).need;
     expect(glob.type === 'activity' && 'readState' in glob.request).toBe(false);

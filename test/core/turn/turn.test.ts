@@ -1,6 +1,7 @@
 // Turn planning, the turn budget and the transcript step of core/turn/turn.ts.
 import { describe, expect, it } from 'vitest';
 import type { BudgetTurnResult } from '../../../src/activities/stored-results.js';
+import type { ContentKey } from '../../../src/core/content-key.js';
 import { MAX_TURN_RESULT_BYTES } from '../../../src/core/budget.js';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
@@ -18,7 +19,7 @@ function env(overrides: Partial<AgentInput> = {}): TurnEnv {
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: JSON.stringify(args), complete: true });
 const turnOf = (...toolCalls: ReturnType<typeof call>[]) => ({ content: null, toolCalls, finishReason: 'tool_calls' as const, usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, model: 'm' });
 
-const result = (bytes: number, key = `sha256:${'b'.repeat(64)}`): ToolResult => ({
+const result = (bytes: number, key: ContentKey = `sha256:${'b'.repeat(64)}`): ToolResult => ({
   message: { key, tokens: 1 },
   outcome: { status: 'success', text: 'ok', bytes, compressed: false },
 });
