@@ -4,15 +4,10 @@ import { createCallModel } from './call-model.js';
 import { classifyBash } from './classify-bash.js';
 import type { ToolSchema } from '../core/messages.js';
 import type { PendingWrites } from '../core/transcript-ref.js';
+import { builtinExecutors } from './executors/index.js';
 import type { ToolExecutor } from './executors/types.js';
-import { executeBash } from './executors/bash.js';
-import { executeEditFile } from './executors/edit-file.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
-import { executeGlob } from './executors/glob.js';
-import { executeGrep } from './executors/grep.js';
-import { executeReadFile } from './executors/read-file.js';
-import { executeWriteFile } from './executors/write-file.js';
 import { createModelStep } from './model-step.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
@@ -39,16 +34,6 @@ export interface ActivityDependencies {
 
 /** A tool activity: the activity type is the tool's name. */
 export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
-
-/** The executor of each built-in contract, by the contract's name. */
-const builtinExecutors: Readonly<Record<string, ToolExecutor>> = {
-  ReadFile: executeReadFile,
-  WriteFile: executeWriteFile,
-  EditFile: executeEditFile,
-  Glob: executeGlob,
-  Grep: executeGrep,
-  Bash: executeBash,
-};
 
 /** The activities registered on the worker. */
 export function createActivities(deps: ActivityDependencies) {
