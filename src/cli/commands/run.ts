@@ -8,7 +8,7 @@ import type { ModelSelection } from '../../core/messages.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
-import { loadPriceTable, PRICES_ENV_VARIABLE } from '../../activities/load-prices.js';
+import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PRICES_ENV_VARIABLE, PriceFileError, loadPriceTable, parsePriceFile } from '../../src/activities/load-prices.js';
+import { PRICES_ENV_VARIABLE, PriceFileError, loadPriceTable, parsePriceFile } from '../../src/cli/load-prices.js';
 import { DEFAULT_PRICE_TABLE } from '../../src/core/price-table.js';
 import { costOf } from '../../src/core/pricing.js';
 
