@@ -110,11 +110,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Activities that are neither a model turn nor a tool call: the function-tool listing recorded once per task, the Bash
- * classification that gates a call (its outcome travels in the tool activity's own input), and the spill file written
- * for an oversized result (its input names the call it belongs to, so it must never stand in for that call).
+ * Activities that are neither a model turn nor a tool call: the function-tool listing recorded once per task, and the
+ * Bash classification that gates a call (its outcome travels in the tool activity's own input).
  */
-const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set(['listFunctionTools', 'classifyBash', 'spillOutput']);
+const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set(['listFunctionTools', 'classifyBash']);
 
 function isToolInput(value: unknown): value is ToolActivityInput {
   return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number' && isObject(value.input);

@@ -56,7 +56,7 @@ function modelCall(json: JsonHistory, step: number): JsonEvent {
 function toolCalls(json: JsonHistory, turn: number): JsonEvent[] {
   return json.events.filter((event) => {
     const input = event.activityTaskScheduledEventAttributes ? scheduledInput(event) : undefined;
-    return typeof input?.callId === 'string' && input.turn === turn && event.activityTaskScheduledEventAttributes.activityType.name !== 'spillOutput';
+    return typeof input?.callId === 'string' && input.turn === turn;
   });
 }
 
@@ -291,38 +291,6 @@ describe('readRunHistory on edited histories', () => {
     expect(run.status).toBe('running');
     expect(run.steps.map((step) => step.step)).toEqual([1, 2, 3]);
     expect(run.steps[2]!.tools).toEqual([{ callId: 'call_test_before', tool: 'Bash', summary: '', status: 'not_run', durationMs: null, attempts: 0 }]);
-  });
-
-  it('a spill file written for a call does not stand in for the call', () => {
-    const json = fixture('fan-out');
-    const call = toolCalls(json, 1)[0]!;
-    const input = scheduledInput(call);
-    const last = closing(json, call);
-    const time = last.eventTime;
-    const id = Number(json.events.at(-1)!.eventId);
-    const spill: JsonEvent[] = [
-      {
-        eventId: String(id + 1),
-        eventTime: time,
-        eventType: 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED',
-        activityTaskScheduledEventAttributes: {
-          activityId: 'spill',
-          activityType: { name: 'spillOutput' },
-          input: { payloads: [base64Json({ workspace: '/w', taskId: 't', turn: input.turn, index: input.index, toolName: 'ReadFile', callId: input.callId, rendered: 'x' })] },
-        },
-      },
-      { eventId: String(id + 2), eventTime: time, eventType: 'EVENT_TYPE_ACTIVITY_TASK_STARTED', activityTaskStartedEventAttributes: { scheduledEventId: String(id + 1), attempt: 1 } },
-      {
-        eventId: String(id + 3),
-        eventTime: time,
-        eventType: 'EVENT_TYPE_ACTIVITY_TASK_COMPLETED',
-        activityTaskCompletedEventAttributes: { scheduledEventId: String(id + 1), result: { payloads: [base64Json({ path: '.spill/x' })] } },
-      },
-    ];
-    json.events.splice(json.events.indexOf(last) + 1, 0, ...spill);
-    const tools = read(json).steps[0]!.tools;
-    expect(tools).toHaveLength(4);
-    expect(tools[0]).toMatchObject({ callId: input.callId, tool: 'ReadFile', summary: 'ReadFile a.txt:1-2000', status: 'success' });
   });
 
   it('a terminated run is cancelled, and so is the activity it cut off', () => {
