@@ -1,13 +1,14 @@
+// Node: the CLI's one connection to Temporal: TEMPORAL_ADDRESS, or the embedded dev server (started or reused, with
+// its background worker and the Web UI's codec endpoint), opened once per command.
 import { createHash } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
-import { storeFromEnv } from '../store/store-from-env.js';
-import { agentSearchAttributes, ensureDevCodec, ensureDevServer, ensureDevWorker } from './dev-server.js';
-import type { DevServerInfo } from './dev-server.js';
+import { cliStore } from './cli-store.js';
+import { ensureDevCodec, ensureDevWorker, hasAgentSearchAttributes, openDevServer } from './dev-server/index.js';
+import type { DevServerInfo } from './dev-server/index.js';
 import { color, log } from './output.js';
-import { stateDir } from './state-dir.js';
 import { uiOrigins } from './ui-origins.js';
 
 /** A client plus what the CLI prints about where it is connected. */
@@ -18,8 +19,8 @@ export interface Connected {
   /** Base URL of the Web UI, when known. */
   uiUrl?: string;
   embedded: boolean;
-  /** Whether the namespace has the Agent* search attributes (runs upsert them only then). */
-  searchAttributes: boolean;
+  /** Whether the namespace has the Agent* search attributes (runs upsert them only then); asked once, when needed. */
+  hasSearchAttributes(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -70,32 +71,51 @@ export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl'
  * the Web UI's codec endpoint, so detached runs and runs waiting for approval go on after the CLI exits.
  */
 export async function connect(config: Config, options: { needWorker: boolean }): Promise<Connected> {
-  let address = config.temporalAddress;
-  let uiUrl = process.env.TEMPORAL_UI_URL;
-  const embedded = !address;
   // Payloads over the External Storage threshold are in the store the workers write to; the client reads them there.
-  const dataConverter = dataConverterFromEnv(storeFromEnv(process.env, { stateDir: stateDir() }), process.env);
-  if (!address) {
-    const server = await ensureDevServer();
-    address = server.address;
-    uiUrl = server.uiUrl;
+  const dataConverter = dataConverterFromEnv(cliStore(), process.env);
+  const connected = (connection: Connection, where: Pick<Connected, 'uiUrl' | 'embedded' | 'hasSearchAttributes'>) => ({
+    client: new Client({ connection, namespace: config.namespace, dataConverter }),
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    ...where,
+    close: () => connection.close(),
+  });
+
+  const askOnce = (connection: Connection) => {
+    let answer: Promise<boolean> | undefined;
+    return () => (answer ??= hasAgentSearchAttributes(connection, config.namespace));
+  };
+
+  if (config.temporalAddress) {
+    const connection = await Connection.connect({ address: config.temporalAddress });
+    const uiUrl = process.env.TEMPORAL_UI_URL;
+    return connected(connection, {
+      ...(uiUrl ? { uiUrl } : {}),
+      embedded: false,
+      hasSearchAttributes: askOnce(connection),
+    });
+  }
+
+  // The connection that found the server ready is the command's connection.
+  const { server, connection } = await openDevServer();
+  try {
     await Promise.all([
       ensureEmbeddedCodec(server),
       options.needWorker
         ? ensureDevWorker({ command: workerCommand(), env: process.env, configuration: workerConfiguration(process.env) })
         : undefined,
     ]);
+  } catch (error) {
+    await connection.close();
+    throw error;
   }
-  const connection = await Connection.connect({ address });
-  return {
-    client: new Client({ connection, namespace: config.namespace, dataConverter }),
-    searchAttributes: await hasAgentSearchAttributes(connection, config.namespace),
-    namespace: config.namespace,
-    taskQueue: config.taskQueue,
-    ...(uiUrl ? { uiUrl } : {}),
-    embedded,
-    close: () => connection.close(),
-  };
+  // Finding the server ready included registering the agent search attributes in its namespace.
+  const ask = askOnce(connection);
+  return connected(connection, {
+    ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}),
+    embedded: true,
+    hasSearchAttributes: async () => server.namespace === config.namespace || (await ask()),
+  });
 }
 
 const WORKER_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'DURABLE_AGENT_MODEL', 'DURABLE_AGENT_PROVIDER', 'TEMPORAL_NAMESPACE', 'DURABLE_AGENT_TASK_QUEUE',
@@ -106,17 +126,6 @@ const WORKER_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'DURABLE_AGENT_MOD
 export function workerConfiguration(env: NodeJS.ProcessEnv): string {
   const settings = WORKER_SETTINGS.map((name) => `${name}=${env[name] ?? ''}`).join('\n');
   return createHash('sha256').update(settings).digest('hex');
-}
-
-/** True when every Agent* search attribute is registered; a cluster without them still runs agents, unfiltered. */
-async function hasAgentSearchAttributes(connection: Connection, namespace: string): Promise<boolean> {
-  try {
-    const listed = await connection.operatorService.listSearchAttributes({ namespace });
-    const existing = { ...listed.systemAttributes, ...listed.customAttributes };
-    return Object.keys(agentSearchAttributes).every((name) => name in existing);
-  } catch {
-    return false; // no permission to list: do not risk a workflow task failing on an unknown attribute
-  }
 }
 
 /** The Web UI page of one run. */

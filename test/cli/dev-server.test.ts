@@ -18,13 +18,13 @@ import {
   ensureDevWorker,
   stopDevServer,
   temporalServerArgs,
-} from '../../src/cli/dev-server.js';
-import type { DevServerInfo } from '../../src/cli/dev-server.js';
+} from '../../src/cli/dev-server/index.js';
+import type { DevServerInfo } from '../../src/cli/dev-server/index.js';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
 import { findFreePorts } from '../support/temporal-server.js';
 
 const run = promisify(execFile);
-const devServerModule = fileURLToPath(new URL('../../src/cli/dev-server.ts', import.meta.url));
+const devServerModule = fileURLToPath(new URL('../../src/cli/dev-server/index.ts', import.meta.url));
 const workerModule = createRequire(import.meta.url).resolve('@temporalio/worker');
 const quiet = () => {};
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server.js';
-import type { DevServerStatus } from '../dev-server.js';
+import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server/index.js';
+import type { DevServerStatus } from '../dev-server/index.js';
 import { ensureEmbeddedCodec, workerCommand, workerConfiguration } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';

@@ -71,7 +71,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     maxSteps,
     mode,
     askPolicy,
-    searchAttributes: connected.searchAttributes,
+    searchAttributes: await connected.hasSearchAttributes(),
     ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map((model) => ({ model })) } : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
     ...budget,

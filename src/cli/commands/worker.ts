@@ -4,7 +4,7 @@ import { hostToolQueue } from '../../config.js';
 import { payloadThresholdFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { runWorker } from '../../worker.js';
-import { ensureDevServer } from '../dev-server.js';
+import { ensureDevServer } from '../dev-server/index.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';
 import { stateDir } from '../state-dir.js';

@@ -1,0 +1,40 @@
+// The embedded server's ports: defaults, the environment variables that move them, and whether one is free.
+import net from 'node:net';
+import type { DirectoryEnvironment } from '../state-dir.js';
+import { DevServerError } from './errors.js';
+
+/** The loopback address every embedded process listens on. */
+export const HOST = '127.0.0.1';
+
+/** Default gRPC port of the embedded server (`DURABLE_AGENT_DEV_PORT` overrides). */
+export const DEFAULT_DEV_PORT = 7233;
+
+/** Default Web UI port of the embedded server (`DURABLE_AGENT_DEV_UI_PORT` overrides). */
+export const DEFAULT_DEV_UI_PORT = 8233;
+
+/** Default port of the Web UI's codec endpoint (`DURABLE_AGENT_DEV_CODEC_PORT` overrides). */
+export const DEFAULT_DEV_CODEC_PORT = 8234;
+
+/** The port a variable sets, undefined when unset or empty; anything but 1-65535 is an error naming the variable. */
+export function portFromEnv(env: DirectoryEnvironment, variable: string): number | undefined {
+  const raw = env[variable];
+  if (raw === undefined || raw === '') return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new DevServerError(`${variable}=${raw} is not a port number (1-65535).`);
+  return port;
+}
+
+/** The codec endpoint's port: `DURABLE_AGENT_DEV_CODEC_PORT`, else the default. */
+export function codecPortFromEnv(env: DirectoryEnvironment): number {
+  return portFromEnv(env, 'DURABLE_AGENT_DEV_CODEC_PORT') ?? DEFAULT_DEV_CODEC_PORT;
+}
+
+/** Whether nothing listens on `port` of HOST (checked by binding it exclusively for a moment). */
+export async function isPortFree(port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: HOST, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
