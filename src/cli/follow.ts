@@ -1,6 +1,6 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentResult } from '../core/state.js';
 import { emptyUsage } from '../core/state.js';
@@ -8,8 +8,8 @@ import type { agentWorkflow } from '../workflows/agent.js';
 import type { PendingApproval } from '../workflows/messages.js';
 import { approveToolCall, stateQuery } from '../workflows/messages.js';
 import { createInterface } from 'node:readline/promises';
-import { EXIT } from './exit-codes.js';
 import { color, formatProgress, log } from './output.js';
+import { exitCodeOf, runStatusOf } from './run-status.js';
 import { storedText } from './stored-text.js';
 
 /** How a followed run ended. */
@@ -42,10 +42,10 @@ export async function followRun(
   };
   let done = false;
   const outcome = handle.result().then(
-    async (result): Promise<FollowOutcome> => ({
-      result: { ...result, answer: await storedText(result.answer) },
-      exitCode: result.status === 'completed' ? EXIT.finished : EXIT.failed,
-    }),
+    async (result): Promise<FollowOutcome> => {
+      const status = runStatusOf('COMPLETED', result.status);
+      return { result: { ...result, status, answer: await storedText(result.answer) }, exitCode: exitCodeOf(status) };
+    },
     (error: unknown): FollowOutcome => toOutcome(error),
   );
   void outcome.finally(() => {
@@ -95,20 +95,25 @@ export class DetachedError extends Error {
 }
 
 function toOutcome(error: unknown): FollowOutcome {
-  const empty: AgentResult = {
-    status: 'failed',
-    answer: null,
-    steps: 0,
-    toolCalls: 0,
-    usage: emptyUsage(),
-  };
   if (!(error instanceof WorkflowFailedError)) throw error;
   const cause = error.cause;
-  if (cause instanceof CancelledFailure) return { result: { ...empty, status: 'cancelled', error: 'cancelled' }, exitCode: EXIT.cancelled };
-  if (cause instanceof TerminatedFailure) return { result: { ...empty, status: 'cancelled', error: 'terminated' }, exitCode: EXIT.cancelled };
+  const execution = endedAs(cause);
+  const status = runStatusOf(execution);
+  const empty: AgentResult = { status, answer: null, steps: 0, toolCalls: 0, usage: emptyUsage() };
+  const outcome = (result: AgentResult): FollowOutcome => ({ result, exitCode: exitCodeOf(result.status) });
+  if (execution === 'CANCELLED') return outcome({ ...empty, error: 'cancelled' });
+  if (execution === 'TERMINATED') return outcome({ ...empty, error: 'terminated' });
   if (cause instanceof ApplicationFailure && cause.type === 'AgentRunFailed') {
     const details = cause.details?.[0] as AgentResult | undefined;
-    return { result: details ?? { ...empty, error: cause.message }, exitCode: EXIT.failed };
+    return outcome(details ? { ...details, status } : { ...empty, error: cause.message });
   }
-  return { result: { ...empty, error: cause?.message ?? error.message }, exitCode: EXIT.failed };
+  return outcome({ ...empty, error: cause?.message ?? error.message });
+}
+
+/** The execution status a workflow's failure stands for. */
+function endedAs(cause: Error | undefined): WorkflowExecutionStatusName {
+  if (cause instanceof CancelledFailure) return 'CANCELLED';
+  if (cause instanceof TerminatedFailure) return 'TERMINATED';
+  if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
+  return 'FAILED';
 }

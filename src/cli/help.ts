@@ -1,6 +1,6 @@
-// Help texts, kept apart from the commands so `--help` loads no Temporal client.
+// Help texts of the commands in command-table.ts, kept apart from the commands so `--help` loads no Temporal client.
 
-/** Help text of `run` (and `start`). */
+/** Help text of `run`. */
 export const runHelp = `Usage: durable-agent run [options] "<task>"
 
 Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the run goes on).
@@ -26,6 +26,12 @@ Options:
   -h, --help          show this help
 
 Exit codes: 0 finished, 1 failed, 2 usage error, 3 cancelled or terminated, 4 left running (detached).`;
+
+/** Help text of `start`. */
+export const startHelp = `Usage: durable-agent start [options] "<task>"
+
+Starts an agent task and returns at once: the same as "durable-agent run --detach" (see "durable-agent run --help" for
+the options). --json prints {workflowId, runId, status: "running"}. Follow the run with "durable-agent watch ID".`;
 
 /** Help text of `status`. */
 export const statusHelp = `Usage: durable-agent status ID [--json]

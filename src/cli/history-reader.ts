@@ -8,6 +8,7 @@ import { normalizeToolCallIds } from '../core/tool-calls.js';
 import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
 import type { RiskLevel } from '../tools/define-tool.js';
 import { shorten } from '../tools/define-tool.js';
+import { runStatusOf } from './run-status.js';
 
 /** One event of a history. */
 export type HistoryEvent = NonNullable<History['events']>[number];
@@ -340,14 +341,16 @@ function runStatus(events: HistoryEvent[]): HistoryRunStatus {
     const completed = event.workflowExecutionCompletedEventAttributes;
     if (completed) {
       const result = decode(completed.result?.payloads) as Partial<AgentResult> | undefined;
-      return result?.status ?? 'completed';
+      return runStatusOf('COMPLETED', result?.status);
     }
-    if (event.workflowExecutionFailedEventAttributes || event.workflowExecutionTimedOutEventAttributes) return 'failed';
-    // Terminated runs count as cancelled, as in `status` and the AgentStatus search attribute.
-    if (event.workflowExecutionCanceledEventAttributes || event.workflowExecutionTerminatedEventAttributes) return 'cancelled';
+    if (event.workflowExecutionFailedEventAttributes) return runStatusOf('FAILED');
+    if (event.workflowExecutionTimedOutEventAttributes) return runStatusOf('TIMED_OUT');
+    if (event.workflowExecutionCanceledEventAttributes) return runStatusOf('CANCELLED');
+    if (event.workflowExecutionTerminatedEventAttributes) return runStatusOf('TERMINATED');
+    // This run handed the task on; the chain's status is its last run's (mergeRunHistories).
     if (event.workflowExecutionContinuedAsNewEventAttributes) return 'continued_as_new';
   }
-  return 'running';
+  return runStatusOf('RUNNING');
 }
 
 /** The workflow id and run id a history records in its first event. */

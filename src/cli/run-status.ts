@@ -1,5 +1,8 @@
+// A run's status, decided here for every command: from the server's execution status and what the workflow reports
+// (the AgentStatus search attribute, the state query, its result), and back into a visibility query for `list`.
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunStatus } from '../core/state.js';
+import { EXIT } from './exit-codes.js';
 
 /** Every run status of the CLI contract (DESIGN.md). */
 export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_approval', 'completed', 'failed', 'cancelled'];
@@ -11,7 +14,8 @@ export function isRunStatus(text: unknown): text is RunStatus {
 
 /**
  * A run's status from the server's execution status and, while it runs, what the workflow reports (the AgentStatus
- * search attribute or the state query). Terminated runs count as cancelled: the workflow had no chance to say more.
+ * search attribute, the state query or its result). Terminated runs count as cancelled: the workflow had no chance to
+ * say more.
  */
 export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: unknown): RunStatus {
   const known = isRunStatus(reported) ? reported : undefined;
@@ -27,4 +31,35 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
     default:
       return 'failed';
   }
+}
+
+/** The exit code of a command that followed a run to this status (DESIGN.md: 0 finished, 1 failed, 3 cancelled). */
+export function exitCodeOf(status: RunStatus): number {
+  switch (status) {
+    case 'completed':
+      return EXIT.finished;
+    case 'cancelled':
+      return EXIT.cancelled;
+    case 'running':
+    case 'waiting_approval':
+      return EXIT.detached;
+    case 'failed':
+      return EXIT.failed;
+  }
+}
+
+// The inverse of runStatusOf for `list --status`. A closed run's AgentStatus may be stale (a terminated workflow never
+// reports again), so closed statuses also match on the server's own execution status, and open ones require a run
+// that is still open.
+const visibilityClauses: Readonly<Record<RunStatus, string>> = {
+  running: `ExecutionStatus = 'Running' AND AgentStatus = 'running'`,
+  waiting_approval: `ExecutionStatus = 'Running' AND AgentStatus = 'waiting_approval'`,
+  completed: `ExecutionStatus = 'Completed' AND AgentStatus = 'completed'`,
+  failed: `(AgentStatus = 'failed' OR ExecutionStatus IN ('Failed', 'TimedOut'))`,
+  cancelled: `(AgentStatus = 'cancelled' OR ExecutionStatus IN ('Canceled', 'Terminated'))`,
+};
+
+/** The visibility query clause selecting runs with this status. */
+export function visibilityClause(status: RunStatus): string {
+  return visibilityClauses[status];
 }

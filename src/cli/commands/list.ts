@@ -7,7 +7,7 @@ import { AGENT_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { color, log } from '../output.js';
-import { RUN_STATUSES, isRunStatus, runStatusOf } from '../run-status.js';
+import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../run-status.js';
 import { stdoutColor } from '../stdout-color.js';
 
 /** Filters of `list`. */
@@ -30,20 +30,10 @@ export interface RunRow {
   task: string | null;
 }
 
-// A closed run's AgentStatus may be stale (a terminated workflow never reports again), so closed statuses also match
-// on the server's own execution status, and open ones require a run that is still open.
-const statusClauses: Record<RunStatus, string> = {
-  running: `ExecutionStatus = 'Running' AND AgentStatus = 'running'`,
-  waiting_approval: `ExecutionStatus = 'Running' AND AgentStatus = 'waiting_approval'`,
-  completed: `ExecutionStatus = 'Completed' AND AgentStatus = 'completed'`,
-  failed: `(AgentStatus = 'failed' OR ExecutionStatus IN ('Failed', 'TimedOut'))`,
-  cancelled: `(AgentStatus = 'cancelled' OR ExecutionStatus IN ('Canceled', 'Terminated'))`,
-};
-
 /** The visibility query selecting agent runs that match the filters. */
 export function listQuery(filters: ListFilters): string {
   const clauses = [`WorkflowType = 'agentWorkflow'`];
-  if (filters.status) clauses.push(statusClauses[filters.status]);
+  if (filters.status) clauses.push(visibilityClause(filters.status));
   if (filters.pendingApprovals) clauses.push('AgentPendingApprovals > 0');
   if (filters.minCostUsd !== undefined) clauses.push(`AgentCostUsd >= ${filters.minCostUsd}`);
   return clauses.join(' AND ');

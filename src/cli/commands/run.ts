@@ -8,10 +8,10 @@ import type { ModelSelection } from '../../core/messages.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
-import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
+import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
 import { color, log } from '../output.js';
 
 const options = {
@@ -33,7 +33,12 @@ const options = {
  
 } as const;
 
-/** `run` and `start` (= run --detach). */
+/** `start`: `run --detach`. */
+export async function startCommand(argv: string[], config: Config): Promise<number> {
+  return await runCommand(argv, config, true);
+}
+
+/** `run` (and `start`, with `forceDetach`). */
 export async function runCommand(argv: string[], config: Config, forceDetach = false): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
   const task = positionals.join(' ').trim();

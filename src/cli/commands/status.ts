@@ -1,32 +1,15 @@
 import { parseArgs } from 'node:util';
-import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import type { RunStatus } from '../../core/state.js';
 import { emptyUsage } from '../../core/state.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import type { AgentStateView } from '../../workflows/messages.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { DetachedError, followRun } from '../follow.js';
 import { color, log } from '../output.js';
+import { runStatusOf } from '../run-status.js';
 import { storedText } from '../stored-text.js';
-
-function statusFromExecution(name: WorkflowExecutionStatusName, live: RunStatus | undefined): RunStatus {
-  switch (name) {
-    case 'RUNNING':
-      return live ?? 'running';
-    case 'COMPLETED':
-      return live === 'failed' ? 'failed' : 'completed';
-    case 'CANCELLED':
-    case 'TERMINATED':
-      return 'cancelled';
-    case 'CONTINUED_AS_NEW':
-      return 'running';
-    default:
-      return 'failed';
-  }
-}
 
 /** `status ID [--json]`. */
 export async function statusCommand(argv: string[], config: Config): Promise<number> {
@@ -40,14 +23,20 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
   const connected = await connect(config, { needWorker: true });
   try {
     const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
-    const description = await handle.describe();
-    let view: AgentStateView | undefined;
-    try {
-      view = await handle.query(stateQuery, Number.MAX_SAFE_INTEGER);
-    } catch {
-      view = undefined; // no worker to answer the query; fall back to what the server knows
+    // Both at once: the server answers the description itself, the query through a worker.
+    const [description, view] = await Promise.all([
+      handle.describe().catch((error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return undefined;
+        throw error;
+      }),
+      // No worker to answer the query: fall back to what the server knows.
+      handle.query(stateQuery, Number.MAX_SAFE_INTEGER).catch((): AgentStateView | undefined => undefined),
+    ]);
+    if (!description) {
+      log(color.red(`error: no run ${workflowId}`));
+      return EXIT.failed;
     }
-    const status = statusFromExecution(description.status.name, view?.status);
+    const status = runStatusOf(description.status.name, view?.status);
     const object = {
       workflowId,
       runId: description.runId,
@@ -91,43 +80,6 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
     }
     return EXIT.finished;
   } finally {
-    await connected.close();
-  }
-}
-
-/** `watch ID`: follow a run that is already going. */
-export async function watchCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
-  const workflowId = positionals[0];
-  if (!workflowId) throw new UsageError('watch needs a run id: durable-agent watch ID');
-  const connected = await connect(config, { needWorker: true });
-  const abort = new AbortController();
-  const onInterrupt = (): void => abort.abort();
-  process.once('SIGINT', onInterrupt);
-  try {
-    const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
-    const { runId } = await handle.describe();
-    const link = runUrl(connected, workflowId, runId);
-    log(`${color.bold('watch')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
-    const { result, exitCode } = await followRun(handle, { signal: abort.signal });
-    if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, ...result })}\n`);
-    else {
-      if (result.answer) process.stdout.write(`${result.answer}\n`);
-      if (result.error) log(color.red(`${result.status}: ${result.error}`));
-    }
-    return exitCode;
-  } catch (error) {
-    if (error instanceof DetachedError) {
-      log('\nstopped watching; the run goes on.');
-      return EXIT.detached;
-    }
-    throw error;
-  } finally {
-    process.off('SIGINT', onInterrupt);
     await connected.close();
   }
 }

@@ -1,0 +1,173 @@
+// The CLI's commands, in the order `--help` lists them: name, arguments, one line of help, the full help text and the
+// handler. Handlers are imported when their command runs, so `--help` (and every command) loads only what it uses.
+import type { Config } from '../config.js';
+import {
+  approveHelp,
+  cancelHelp,
+  codecServerHelp,
+  demoHelp,
+  denyHelp,
+  devServerHelp,
+  gcHelp,
+  historyHelp,
+  listHelp,
+  outputHelp,
+  replayHelp,
+  runHelp,
+  startHelp,
+  statusHelp,
+  watchHelp,
+  workerHelp,
+} from './help.js';
+
+/** Runs a command with its arguments (after the command name) and returns the process exit code. */
+export type CommandHandler = (argv: string[], config: Config) => Promise<number>;
+
+/** One command of the CLI. */
+export interface Command {
+  name: string;
+  /** What follows the name in the command list: `ID CALL`, `"<task>"`. */
+  arguments: string;
+  /** One line for the command list. */
+  summary: string;
+  /** The text of `durable-agent <name> --help`. */
+  help: string;
+  /** Imports the command's module and returns its handler. */
+  load(): Promise<CommandHandler>;
+}
+
+/** Every command, in the order `durable-agent --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'run',
+    arguments: '"<task>"',
+    summary: 'run a task and follow it (Ctrl-C detaches)',
+    help: runHelp,
+    load: async () => (await import('./commands/run.js')).runCommand,
+  },
+  {
+    name: 'start',
+    arguments: '"<task>"',
+    summary: 'start a task and return at once (= run --detach)',
+    help: startHelp,
+    load: async () => (await import('./commands/run.js')).startCommand,
+  },
+  {
+    name: 'watch',
+    arguments: 'ID',
+    summary: 'follow a run',
+    help: watchHelp,
+    load: async () => (await import('./commands/watch.js')).watchCommand,
+  },
+  {
+    name: 'status',
+    arguments: 'ID',
+    summary: "show a run's status (--json for scripts)",
+    help: statusHelp,
+    load: async () => (await import('./commands/status.js')).statusCommand,
+  },
+  {
+    name: 'approve',
+    arguments: 'ID CALL',
+    summary: 'approve a tool call waiting for a decision',
+    help: approveHelp,
+    load: async () => (await import('./commands/approve.js')).approveCommand,
+  },
+  {
+    name: 'deny',
+    arguments: 'ID CALL',
+    summary: 'reject a tool call waiting for a decision',
+    help: denyHelp,
+    load: async () => (await import('./commands/approve.js')).denyCommand,
+  },
+  {
+    name: 'cancel',
+    arguments: 'ID',
+    summary: 'cancel a run and wait for it to close',
+    help: cancelHelp,
+    load: async () => (await import('./commands/cancel.js')).cancelCommand,
+  },
+  {
+    name: 'list',
+    arguments: '',
+    summary: 'list runs (--status, --pending-approvals, --min-cost)',
+    help: listHelp,
+    load: async () => (await import('./commands/list.js')).listCommand,
+  },
+  {
+    name: 'history',
+    arguments: 'ID',
+    summary: 'show a run step by step from its event history',
+    help: historyHelp,
+    load: async () => (await import('./commands/history.js')).historyCommand,
+  },
+  {
+    name: 'replay',
+    arguments: 'ID|FILE',
+    summary: 'check that the current workflow code replays a recorded run',
+    help: replayHelp,
+    load: async () => (await import('./commands/replay.js')).replayCommand,
+  },
+  {
+    name: 'output',
+    arguments: 'KEY',
+    summary: 'print stored content (a transcript node, a tool result, an answer) by its key',
+    help: outputHelp,
+    load: async () => (await import('./commands/output.js')).outputCommand,
+  },
+  {
+    name: 'gc',
+    arguments: '',
+    summary: 'delete stored content no open run refers to (--older-than 30d, --dry-run)',
+    help: gcHelp,
+    load: async () => (await import('./commands/gc.js')).gcCommand,
+  },
+  {
+    name: 'worker',
+    arguments: '',
+    summary: 'run a worker',
+    help: workerHelp,
+    load: async () => (await import('./commands/worker.js')).workerCommand,
+  },
+  {
+    name: 'dev-server',
+    arguments: '',
+    summary: 'start, inspect (--status) or stop (--stop) the embedded Temporal server and worker',
+    help: devServerHelp,
+    load: async () => (await import('./commands/dev-server.js')).devServerCommand,
+  },
+  {
+    name: 'codec-server',
+    arguments: '',
+    summary: "serve the Web UI's codec endpoint: stored content shown in place of its keys",
+    help: codecServerHelp,
+    load: async () => (await import('./commands/codec-server.js')).codecServerCommand,
+  },
+  {
+    name: 'demo',
+    arguments: '',
+    summary: 'fix the bug in examples/demo on a copy, end to end',
+    help: demoHelp,
+    load: async () => (await import('./commands/demo.js')).demoCommand,
+  },
+];
+
+/** The command called `name`, if there is one. */
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}
+
+/** `durable-agent --help`: the command list, generated from COMMANDS. */
+export function usage(): string {
+  const invocations = COMMANDS.map((command) => `${command.name} ${command.arguments}`.trim());
+  const width = Math.max(...invocations.map((invocation) => invocation.length));
+  const lines = COMMANDS.map((command, index) => `  ${invocations[index]!.padEnd(width)}  ${command.summary}`);
+  return [
+    'Usage: durable-agent <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run "durable-agent <command> --help" for a command\'s options.',
+  ].join('\n');
+}

@@ -1,0 +1,44 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../../config.js';
+import type { agentWorkflow } from '../../workflows/agent.js';
+import { connect, runUrl } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { DetachedError, followRun } from '../follow.js';
+import { color, log } from '../output.js';
+
+/** `watch ID`: follow a run that is already going. */
+export async function watchCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  });
+  const workflowId = positionals[0];
+  if (!workflowId) throw new UsageError('watch needs a run id: durable-agent watch ID');
+  const connected = await connect(config, { needWorker: true });
+  const abort = new AbortController();
+  const onInterrupt = (): void => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
+    const { runId } = await handle.describe();
+    const link = runUrl(connected, workflowId, runId);
+    log(`${color.bold('watch')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
+    const { result, exitCode } = await followRun(handle, { signal: abort.signal });
+    if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, ...result })}\n`);
+    else {
+      if (result.answer) process.stdout.write(`${result.answer}\n`);
+      if (result.error) log(color.red(`${result.status}: ${result.error}`));
+    }
+    return exitCode;
+  } catch (error) {
+    if (error instanceof DetachedError) {
+      log('\nstopped watching; the run goes on.');
+      return EXIT.detached;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    await connected.close();
+  }
+}
