@@ -10,7 +10,7 @@ import type { ContentStore } from './store/content-store.js';
 import { agentDataConverter } from './store/data-converter.js';
 
 /** Entry module of the workflow bundle. */
-export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+export const workflowsPath = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './workflows/index.ts' : './workflows/index.js', import.meta.url));
 
 /** Where and how a worker runs. */
 export interface AgentWorkerOptions {

@@ -1,4 +1,5 @@
-// The real CLI, spawned as a user would run it, pointed at the shared test server and a harness's task queue.
+// The real CLI, spawned as a user would run it (the compiled dist/, brought up to date by the global setup), pointed at
+// the shared test server and a harness's task queue.
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Harness } from './harness.js';

@@ -1,6 +1,7 @@
 // Vitest globalSetup: one real Temporal dev server for the whole run, shared by every workflow and CLI test file.
 // Test files read its address with `inject('temporalAddress')` or process.env.TEMPORAL_TEST_ADDRESS.
 import type { TestProject } from 'vitest/node';
+import { buildCliIfStale } from './cli-build.js';
 import { startTestTemporalServer } from './temporal-server.js';
 
 declare module 'vitest' {
@@ -14,6 +15,7 @@ declare module 'vitest' {
 
 /** Starts the shared server and returns its teardown. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await buildCliIfStale((line) => process.stderr.write(`[build] ${line}\n`));
   const started = Date.now();
   const server = await startTestTemporalServer();
   process.stderr.write(

@@ -1,0 +1,116 @@
+// What a command loads: `--help` nothing beyond the command table, `status` and `list` the Temporal client and the
+// compiled CLI (never the sources through tsx) but not the worker, the webpack bundler, a model client or the S3 SDK.
+// Checked in the spawned CLI with a module resolve hook that records every module it loads.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { durableAgentBin } from '../support/cli.js';
+import { temporalAddress } from '../support/harness.js';
+
+const repository = fileURLToPath(new URL('../..', import.meta.url));
+
+// Packages only a worker, a model call, a bundle or the S3 store needs.
+const HEAVY = [
+  '@temporalio/worker',
+  '@temporalio/core-bridge',
+  'webpack',
+  'openai',
+  'execa',
+  '@aws-sdk/client-s3',
+  'tsx',
+];
+
+let directory: string;
+let register: string;
+
+beforeAll(async () => {
+  directory = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-startup-'));
+  const hooks = path.join(directory, 'hooks.mjs');
+  register = path.join(directory, 'register.mjs');
+  await writeFile(
+    hooks,
+    `let port;
+export async function initialize(data) { port = data.port; }
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  port.postMessage(resolved.url);
+  return resolved;
+}
+`,
+  );
+  await writeFile(
+    register,
+    `import { createRequire, register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+const loaded = new Set();
+port1.on('message', (url) => loaded.add(url));
+port1.unref();
+register(${JSON.stringify(`file://${hooks}`)}, { data: { port: port2 }, transferList: [port2] });
+const require = createRequire(import.meta.url);
+process.on('exit', () => {
+  for (const file of Object.keys(require.cache)) loaded.add('file://' + file);
+  process.stderr.write('\\nLOADED ' + JSON.stringify([...loaded]) + '\\n');
+});
+`,
+  );
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** Runs the CLI with the hook; returns its result and the packages and own modules it loaded. */
+async function loadedBy(args: string[]) {
+  const result = await execa(process.execPath, ['--import', register, durableAgentBin, ...args], {
+    env: { TEMPORAL_ADDRESS: temporalAddress() },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+  const line = result.stderr.split('\n').find((text) => text.startsWith('LOADED '));
+  if (!line) throw new Error(`no module list from durable-agent ${args.join(' ')}:\n${result.stderr}`);
+  const urls = JSON.parse(line.slice('LOADED '.length)) as string[];
+  const packages = new Set(urls.map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1]).filter(Boolean));
+  const own = urls
+    .filter((url) => url.startsWith('file://') && !url.includes('/node_modules/'))
+    .map((url) => path.relative(repository, fileURLToPath(url)))
+    .filter((file) => /^(dist|src)\//.test(file));
+  return { result, packages, own };
+}
+
+describe('module loading', () => {
+  it('--help loads the command table and no package', async () => {
+    const { result, packages, own } = await loadedBy(['--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('status ID');
+    expect([...packages]).toEqual([]);
+    expect(own.sort()).toEqual([
+      'dist/cli/command-table.js',
+      'dist/cli/exit-codes.js',
+      'dist/cli/help.js',
+      'dist/cli/main.js',
+      'dist/cli/output.js',
+    ]);
+  });
+
+  for (const args of [['status', 'no-such-run'], ['list']]) {
+    it(`${args[0]} loads the Temporal client from the compiled CLI, and nothing a worker needs`, async () => {
+      const { result, packages, own } = await loadedBy(args);
+      expect(result.stderr).not.toMatch(/changed after the last build|holds no build/);
+      expect(own.length).toBeGreaterThan(0);
+      expect(own.filter((file) => !file.startsWith('dist/'))).toEqual([]);
+      expect(packages).toContain('@temporalio/client');
+      expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
+      if (args[0] === 'status') {
+        expect(result.exitCode).toBe(1);
+        expect(result.stderr).toContain('error: no run no-such-run');
+      } else {
+        expect(result.exitCode, result.stderr).toBe(0);
+      }
+    });
+  }
+});
