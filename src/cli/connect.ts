@@ -6,7 +6,6 @@ import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
-import { ensureDevCodec, ensureDevWorker, hasAgentSearchAttributes, openDevServer } from './dev-server/index.js';
 import type { DevServerInfo } from './dev-server/index.js';
 import { color, log } from './output.js';
 import { uiOrigins } from './ui-origins.js';
@@ -54,6 +53,7 @@ export function codecConfiguration(env: NodeJS.ProcessEnv): string {
 export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>): Promise<void> {
   if (!server.codecUrl) return;
   try {
+    const { ensureDevCodec } = await import('./dev-server/index.js');
     await ensureDevCodec({
       command: codecCommand(server),
       url: server.codecUrl,
@@ -83,7 +83,10 @@ export async function connect(config: Config, options: { needWorker: boolean }):
 
   const askOnce = (connection: Connection) => {
     let answer: Promise<boolean> | undefined;
-    return () => (answer ??= hasAgentSearchAttributes(connection, config.namespace));
+    return () =>
+      (answer ??= import('./dev-server/index.js').then(({ hasAgentSearchAttributes }) =>
+        hasAgentSearchAttributes(connection, config.namespace),
+      ));
   };
 
   if (config.temporalAddress) {
@@ -96,7 +99,8 @@ export async function connect(config: Config, options: { needWorker: boolean }):
     });
   }
 
-  // The connection that found the server ready is the command's connection.
+  // The embedded server's code loads only here; the connection that found the server ready is the command's.
+  const { ensureDevWorker, openDevServer } = await import('./dev-server/index.js');
   const { server, connection } = await openDevServer();
   try {
     await Promise.all([

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
-import { HOST, isPortFree } from './ports.js';
+import { HOST, isListening, isPortFree } from './ports.js';
 import { isOurProcess, isProcessAlive, logTail, logToStderr, spawnDetached, terminate } from './processes.js';
 import { runningServer } from './server.js';
 import { prepareStateDir, readRecord, updateRecord } from './state-record.js';
@@ -106,7 +106,8 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
 export async function ensureDevCodec(options: EnsureDevCodecOptions): Promise<DevCodecInfo> {
   if (options.command.length === 0) throw new DevServerError('ensureDevCodec needs a command.');
   const directory = await prepareStateDir(options);
-  const port = Number(new URL(options.url).port);
+  const url = new URL(options.url);
+  const port = Number(url.port);
   const timeoutMs = options.readyTimeoutMs ?? CODEC_READY_TIMEOUT_MS;
   const started = await ensureBackgroundProcess(directory, options, {
     slot: 'codec',
@@ -123,9 +124,8 @@ export async function ensureDevCodec(options: EnsureDevCodecOptions): Promise<De
     },
   });
   const { record } = started;
-  // One that has run for longer than it may take to start answered whoever started it; asking again costs an HTTP
-  // client load and a round trip on every command.
-  if (!started.reused || Date.now() - Date.parse(record.startedAt) < timeoutMs) {
+  // A reused endpoint that accepts connections is ready: asking /health would cost every command an HTTP client load.
+  if (!started.reused || !(await isListening(url.hostname, port))) {
     await waitForCodec({
       url: options.url,
       pid: record.pid,

@@ -38,3 +38,17 @@ export async function isPortFree(port: number): Promise<boolean> {
     server.listen({ port, host: HOST, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
+
+/** Whether something accepts connections on `host`:`port`. */
+export async function isListening(host: string, port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    const answer = (listening: boolean) => {
+      socket.destroy();
+      resolve(listening);
+    };
+    socket.setTimeout(1_000, () => answer(false));
+    socket.once('connect', () => answer(true));
+    socket.once('error', () => answer(false));
+  });
+}
