@@ -1,14 +1,62 @@
-import { defineConfig } from 'vitest/config';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { globSync } from 'tinyglobby';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Two projects, told apart by file name: `unit` needs nothing but Node (and rg for the Grep tests), `e2e` gets the
+// shared Temporal dev server of the global setup, the built CLI and s3proxy. A test file is e2e when it is named
+// *.e2e.test.ts, or listed here because it cannot be renamed yet.
+const E2E_PATTERN = 'test/**/*.e2e.test.ts';
+const E2E_LISTED = ['test/cli/dev-server.test.ts'];
+
+// What only the e2e project provides: the shared server, the harness on it, the spawned CLI, s3proxy.
+const NEEDS_E2E =
+  /\binject\(\s*['"]temporal(?:Address|Namespace)['"]|TEMPORAL_TEST_ADDRESS|\b(?:startHarness|startScriptedRun|temporalAddress|cliRunner|runCli|durableAgentBin|runStoreScenarios|startS3Server|startTestTemporalServer)\b/;
+
+// The naming rule, checked on every run: a unit-named file that uses any of those would fail without the server.
+const root = path.dirname(fileURLToPath(import.meta.url));
+const misplaced = globSync('test/**/*.test.ts', { cwd: root, ignore: [E2E_PATTERN, ...E2E_LISTED] }).filter((file) =>
+  NEEDS_E2E.test(readFileSync(path.join(root, file), 'utf8')),
+);
+if (misplaced.length > 0) {
+  throw new Error(
+    `These tests need the Temporal test server, the CLI or s3proxy, which only the e2e project provides; ` +
+      `name them *.e2e.test.ts: ${misplaced.sort().join(', ')}`,
+  );
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One real Temporal dev server for the whole run (never the SDK's download path).
-    globalSetup: ['./test/support/global-setup.ts'],
     // Temporal's native worker does not run inside worker threads; forks keep each file in its own process.
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          // Pure tests share their worker processes (no new process and module graph per file) and use every core,
+          // where vitest's default leaves one free.
+          isolate: false,
+          maxWorkers: '100%',
+          sequence: { groupOrder: 0 },
+          exclude: [...configDefaults.exclude, E2E_PATTERN, ...E2E_LISTED],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          sequence: { groupOrder: 1 },
+          include: [E2E_PATTERN, ...E2E_LISTED],
+          // One real Temporal dev server for the whole run (never the SDK's download path), and the CLI built.
+          globalSetup: ['./test/support/global-setup.ts'],
+        },
+      },
+    ],
   },
 });
