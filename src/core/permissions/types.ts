@@ -1,5 +1,5 @@
 // Sandbox-safe: the data of the permission layer (TOOL-SPEC C.4, C.5). Plain JSON, so a Bash classification can be
-// recorded in history by the local activity that computes it and read back by the workflow.
+// recorded in history by the activity that computes it (where the workspace is) and read back by the workflow.
 import type { RiskLevel } from '../../tools/define-tool.js';
 
 /** What the policy does with a call before the ask policy applies (C.4). */
