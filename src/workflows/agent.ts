@@ -17,6 +17,7 @@ import type { ModelTurn } from '../core/messages.js';
 import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../core/run/budget-gate.js';
 import { currentDetails, publishedValues } from '../core/run/published.js';
 import {
+  afterModelFailure,
   applyCompaction,
   compactionRequest,
   completeWithAnswer,
@@ -106,15 +107,18 @@ async function flushWrites(state: AgentState): Promise<void> {
 }
 
 /**
- * The model's fallback chain: when a model call fails for good (its retries exhausted, or a non-retryable error such as
- * an unknown model), the same request goes to the next selection of the run's chain, and the run goes on.
+ * The model call of a step. One that fails for good goes to the next selection of the run's chain; one rejected as too
+ * long for the model compacts the transcript and is made again (core/run/steps `afterModelFailure`).
  */
-async function callModelWithFallbacks({ env }: TurnShell): Promise<ModelTurn> {
-  const { state, input } = env;
-  const toolNames = visibleToolNames(env, Date.now());
+async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
+  const { state, input } = shell.env;
+  const toolNames = visibleToolNames(shell.env, Date.now());
   const started = Date.now();
   const chain = modelChain(input);
-  for (const [index, selection] of chain.entries()) {
+  let index = 0;
+  let compactedThisStep = false;
+  for (;;) {
+    const selection = chain[index]!;
     const writes = takeWrites(state);
     try {
       const turn = await callModel(modelRequest(state, input, selection, toolNames, writes.content));
@@ -122,12 +126,17 @@ async function callModelWithFallbacks({ env }: TurnShell): Promise<ModelTurn> {
       recordModelTurn(state, input, turn, Date.now() - started);
       return turn;
     } catch (error) {
-      const next = chain[index + 1];
-      if (isCancellation(error) || !next) throw error;
-      recordModelFallback(state, selection, next, describeFailure(error), Date.now());
+      if (isCancellation(error)) throw error;
+      const next = afterModelFailure(error, { compactedThisStep, hasNextModel: index + 1 < chain.length });
+      if (next === 'fail') throw error;
+      if (next === 'compact') {
+        compactedThisStep = true;
+        await compact(shell);
+        continue;
+      }
+      recordModelFallback(state, selection, chain[++index]!, describeFailure(error), Date.now());
     }
   }
-  throw new Error('unreachable: the model chain is never empty');
 }
 
 /**

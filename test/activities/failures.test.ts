@@ -1,3 +1,4 @@
+import { CONTEXT_LENGTH_EXCEEDED } from '../../src/core/run/steps.js';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -59,7 +60,7 @@ describe('toModelFailure', () => {
 
   it('gives context-length errors their own non-retryable type', () => {
     const failure = classify(httpError(400, {}, { error: { message: 'too long', code: 'context_length_exceeded' } }));
-    expect(failure.type).toBe('ModelInvocationError.ContextLengthExceeded');
+    expect(failure.type).toBe(CONTEXT_LENGTH_EXCEEDED); // what the workflow compacts on
     expect(failure.nonRetryable).toBe(true);
   });
 

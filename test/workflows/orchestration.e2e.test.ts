@@ -300,6 +300,42 @@ describe('context compaction', () => {
   });
 });
 
+describe('a request too long for the model', () => {
+  it('compacts the transcript and makes the call again', async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'big.txt'), 'lorem ipsum dolor sit amet '.repeat(200));
+    const read = (id: string): ScriptTurn => ({ tool_calls: [{ id, name: 'ReadFile', arguments: { path: 'big.txt' } }] });
+    const tooLong = { status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } } };
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      script: [
+        read('r1'),
+        read('r2'),
+        read('r3'),
+        read('r4'),
+        read('r5'),
+        { error: tooLong },
+        { content: 'SUMMARY: read big.txt five times.' },
+        { content: 'finished after the rejection' },
+      ],
+    });
+    try {
+      const result = await handle.result();
+      expect(result.answer).toBe('finished after the rejection');
+      const requests = model.requests as Requests;
+      expect(requests[6]!.tools ?? []).toEqual([]);
+      expect(requests[6]!.messages[1]!.content).toContain('The history to summarise');
+      const after = requests[7]!.messages;
+      expect(after[2]!.content).toContain('SUMMARY: read big.txt five times.');
+      expect(after.some((message) => message.role === 'tool' && message.tool_call_id === 'r1')).toBe(false);
+      const state = await handle.query(stateQuery);
+      expect(state.progress.some((entry) => entry.text.startsWith('compacted '))).toBe(true);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('cancellation', () => {
   it('ends a running command within seconds when the run is cancelled', async () => {
     const workspace = await workspaceFrom();

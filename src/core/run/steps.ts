@@ -1,6 +1,6 @@
 // Sandbox-safe: the run's rules between steps — when to continue as new, when to compact, which model to call after
 // which failure, what a model turn and a compaction record, how a run ends. The workflow only does the awaits.
-import { ActivityFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_PRICE_TABLE } from '../price-table.js';
 import type { PriceTable } from '../price-table.js';
 import type { ModelRequest, ModelSelection, ModelTurn } from '../messages.js';
@@ -52,6 +52,19 @@ export function compactionRequest(state: AgentState, input: AgentInput, writes: 
 export function describeFailure(error: unknown): string {
   if (error instanceof ActivityFailure && error.cause) return error.cause.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The failure type a model call ends with when the provider rejected the request as too long for the model. */
+export const CONTEXT_LENGTH_EXCEEDED = 'ModelInvocationError.ContextLengthExceeded';
+
+/**
+ * What a model call that failed for good leads to: a request too long for the model compacts the transcript and is
+ * made again (once a step); otherwise the next model of the chain, and when there is none the run fails.
+ */
+export function afterModelFailure(error: unknown, context: { compactedThisStep: boolean; hasNextModel: boolean }): 'compact' | 'next_model' | 'fail' {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure && cause.type === CONTEXT_LENGTH_EXCEEDED && !context.compactedThisStep) return 'compact';
+  return context.hasNextModel ? 'next_model' : 'fail';
 }
 
 /** A model failed for good; the same request goes to `next`, and the run says so. */

@@ -6,7 +6,9 @@ import type { ModelTurn } from '../../../src/core/messages.js';
 import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../../../src/core/run/budget-gate.js';
 import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
 import {
+  afterModelFailure,
   applyCompaction,
+  CONTEXT_LENGTH_EXCEEDED,
   completeWithAnswer,
   describeFailure,
   markFailed,
@@ -70,6 +72,16 @@ describe('model calls', () => {
     expect(current.progress.at(-1)).toMatchObject({ kind: 'step', text: 'gpt-4.1-mini: 1 tool call', ms: 300 });
     recordModelFallback(current, { model: 'a' }, { model: 'b' }, 'unknown model', 1);
     expect(current.events.at(-1)).toMatchObject({ type: 'model_fallback', data: { from: 'a', to: 'b', reason: 'unknown model' } });
+  });
+
+  it('a request too long for the model compacts once a step; then the chain goes on, then the run fails', () => {
+    const tooLong = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', ApplicationFailure.create({ type: CONTEXT_LENGTH_EXCEEDED, message: 'too long' }));
+    const other = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', ApplicationFailure.create({ type: 'ModelInvocationError.NotFound', message: 'no model' }));
+    expect(afterModelFailure(tooLong, { compactedThisStep: false, hasNextModel: false })).toBe('compact');
+    expect(afterModelFailure(tooLong, { compactedThisStep: true, hasNextModel: true })).toBe('next_model');
+    expect(afterModelFailure(tooLong, { compactedThisStep: true, hasNextModel: false })).toBe('fail');
+    expect(afterModelFailure(other, { compactedThisStep: false, hasNextModel: true })).toBe('next_model');
+    expect(afterModelFailure(other, { compactedThisStep: false, hasNextModel: false })).toBe('fail');
   });
 
   it("a failure reads as its activity's cause", () => {
