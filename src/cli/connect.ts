@@ -106,7 +106,11 @@ export async function connect(config: Config, options: { needWorker: boolean }):
     await Promise.all([
       ensureEmbeddedCodec(server),
       options.needWorker
-        ? ensureDevWorker({ command: workerCommand(), env: process.env, configuration: workerConfiguration(process.env) })
+        ? ensureDevWorker({
+            command: workerCommand(),
+            env: process.env,
+            configuration: workerConfiguration(process.env),
+          })
         : undefined,
     ]);
   } catch (error) {
@@ -122,9 +126,22 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   });
 }
 
-const WORKER_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'DURABLE_AGENT_MODEL', 'DURABLE_AGENT_PROVIDER', 'TEMPORAL_NAMESPACE', 'DURABLE_AGENT_TASK_QUEUE',
+const WORKER_SETTINGS = [
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'DURABLE_AGENT_MODEL',
+  'DURABLE_AGENT_PROVIDER',
+  'TEMPORAL_NAMESPACE',
+  'DURABLE_AGENT_TASK_QUEUE',
   // The content store: the worker must write where this CLI reads (output, gc).
-  'DURABLE_AGENT_STORE', 'DURABLE_AGENT_STORE_DIR', 'DURABLE_AGENT_S3_ENDPOINT', 'DURABLE_AGENT_S3_FORCE_PATH_STYLE', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
+  'DURABLE_AGENT_STORE',
+  'DURABLE_AGENT_STORE_DIR',
+  'DURABLE_AGENT_S3_ENDPOINT',
+  'DURABLE_AGENT_S3_FORCE_PATH_STYLE',
+  'AWS_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+];
 
 /** A digest (never the values: the key must not land in a state file) of what the background worker reads from its environment. */
 export function workerConfiguration(env: NodeJS.ProcessEnv): string {
@@ -133,7 +150,11 @@ export function workerConfiguration(env: NodeJS.ProcessEnv): string {
 }
 
 /** The Web UI page of one run. */
-export function runUrl(connected: Pick<Connected, 'uiUrl' | 'namespace'>, workflowId: string, runId?: string): string | undefined {
+export function runUrl(
+  connected: Pick<Connected, 'uiUrl' | 'namespace'>,
+  workflowId: string,
+  runId?: string,
+): string | undefined {
   if (!connected.uiUrl) return undefined;
   const base = connected.uiUrl.replace(/\/$/, '');
   const id = encodeURIComponent(workflowId);

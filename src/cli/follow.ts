@@ -65,23 +65,40 @@ function formatApproval(workflowId: string, approval: PendingApproval): string {
   const subject = approval.command ?? approval.path ?? '';
   return [
     `${color.yellow('approval needed')} ${approval.callId}  ${approval.tool} ${subject}  (${approval.level}: ${approval.reason})`,
-    color.dim(`  durable-agent approve ${workflowId} ${approval.callId}${approval.key ? ' [--remember]' : ''}   |   durable-agent deny ${workflowId} ${approval.callId}`),
+    color.dim(
+      `  durable-agent approve ${workflowId} ${approval.callId}${approval.key ? ' [--remember]' : ''}   |   durable-agent deny ${workflowId} ${approval.callId}`,
+    ),
   ].join('\n');
 }
 
 /** `--ask prompt`: the person at the terminal decides, through the same Update the approve/deny commands use. */
-async function askAtTerminal(handle: WorkflowHandle<typeof agentWorkflow>, approval: PendingApproval, signal?: AbortSignal): Promise<void> {
+async function askAtTerminal(
+  handle: WorkflowHandle<typeof agentWorkflow>,
+  approval: PendingApproval,
+  signal?: AbortSignal,
+): Promise<void> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const choices = approval.key ? `[y]es / [n]o / [a]lways for "${approval.key}"` : '[y]es / [n]o';
-    const answer = (await terminal.question(`approve ${approval.callId}? ${choices} `, signal ? { signal } : {})).trim().toLowerCase();
+    const answer = (await terminal.question(`approve ${approval.callId}? ${choices} `, signal ? { signal } : {}))
+      .trim()
+      .toLowerCase();
     const approve = answer === 'y' || answer === 'yes' || answer === 'a' || answer === 'always';
     const remember = approval.key !== undefined && (answer === 'a' || answer === 'always');
     await handle
       .executeUpdate(approveToolCall, {
-        args: [{ tool_call_id: approval.callId, decision: approve ? 'approve' : 'reject', ...(remember ? { remember } : {}), ...(approve ? {} : { reason: 'rejected at the terminal' }) }],
+        args: [
+          {
+            tool_call_id: approval.callId,
+            decision: approve ? 'approve' : 'reject',
+            ...(remember ? { remember } : {}),
+            ...(approve ? {} : { reason: 'rejected at the terminal' }),
+          },
+        ],
       })
-      .catch((error: unknown) => log(color.red(`could not record the decision: ${error instanceof Error ? error.message : String(error)}`)));
+      .catch((error: unknown) =>
+        log(color.red(`could not record the decision: ${error instanceof Error ? error.message : String(error)}`)),
+      );
   } catch {
     // Ctrl-C at the prompt: stop asking; the approval stays pending for the CLI or the Web UI.
   } finally {

@@ -121,7 +121,9 @@ function isToolInput(value: unknown): value is ToolActivityInput {
 }
 
 function isToolActivity(record: ActivityRecord): record is ActivityRecord & { input: ToolActivityInput } {
-  return record.activityType !== 'callModel' && !BOOKKEEPING_ACTIVITIES.has(record.activityType) && isToolInput(record.input);
+  return (
+    record.activityType !== 'callModel' && !BOOKKEEPING_ACTIVITIES.has(record.activityType) && isToolInput(record.input)
+  );
 }
 
 function isModelTurn(value: unknown): value is ModelTurn {
@@ -138,7 +140,8 @@ function localToolCall(event: HistoryEvent, time: number): ActivityRecord | unde
   if (marker?.markerName !== 'core_local_activity') return undefined;
   const data = decode(marker.details?.data?.payloads);
   const result = decode(marker.details?.result?.payloads);
-  if (!isObject(data) || typeof data.activity_type !== 'string' || !isObject(result) || !isObject(result.call)) return undefined;
+  if (!isObject(data) || typeof data.activity_type !== 'string' || !isObject(result) || !isObject(result.call))
+    return undefined;
   const scheduled = isObject(data.original_schedule_time) ? protoTime(data.original_schedule_time) : time;
   return {
     activityType: data.activity_type,
@@ -242,11 +245,11 @@ function timeOf(event: HistoryEvent): number {
 function closesRun(event: HistoryEvent): boolean {
   return Boolean(
     event.workflowExecutionCompletedEventAttributes ??
-      event.workflowExecutionFailedEventAttributes ??
-      event.workflowExecutionTimedOutEventAttributes ??
-      event.workflowExecutionCanceledEventAttributes ??
-      event.workflowExecutionTerminatedEventAttributes ??
-      event.workflowExecutionContinuedAsNewEventAttributes,
+    event.workflowExecutionFailedEventAttributes ??
+    event.workflowExecutionTimedOutEventAttributes ??
+    event.workflowExecutionCanceledEventAttributes ??
+    event.workflowExecutionTerminatedEventAttributes ??
+    event.workflowExecutionContinuedAsNewEventAttributes,
   );
 }
 
@@ -360,12 +363,17 @@ export function historyIdentity(history: History): { workflowId: string; runId: 
 }
 
 /** Reads a run step by step from its event history; `identity` overrides the ids the history records. */
-export function readRunHistory(history: History, identity: Partial<{ workflowId: string; runId: string }> = {}): RunHistory {
+export function readRunHistory(
+  history: History,
+  identity: Partial<{ workflowId: string; runId: string }> = {},
+): RunHistory {
   const events = history.events ?? [];
   const activities = [...collectActivities(events).values()];
   // A compaction's summarising call is not a step of its own (its tokens are in the run's usage).
   const modelCalls = activities.filter(
-    (record) => record.activityType === 'callModel' && (record.input as Partial<ModelRequest> | undefined)?.purpose !== 'compaction',
+    (record) =>
+      record.activityType === 'callModel' &&
+      (record.input as Partial<ModelRequest> | undefined)?.purpose !== 'compaction',
   );
   const steps = new Map<number, StepRecord>();
   const turns = new Map<number, ModelTurn>();
@@ -456,7 +464,8 @@ export function mergeRunHistories(runs: RunHistory[]): RunHistory {
 /** The event's type as the Web UI names it ("ActivityTaskScheduled"), from the attributes it carries. */
 export function eventTypeName(event: HistoryEvent): string {
   for (const [key, value] of Object.entries(event)) {
-    if (key.endsWith('EventAttributes') && value) return key[0]!.toUpperCase() + key.slice(1, -'EventAttributes'.length);
+    if (key.endsWith('EventAttributes') && value)
+      return key[0]!.toUpperCase() + key.slice(1, -'EventAttributes'.length);
   }
   return `event type ${String(event.eventType)}`;
 }
@@ -479,7 +488,8 @@ export function describeEvent(event: HistoryEvent): string {
     if (summary) return `${type} ${name}: ${summary}`;
     const input = decode(scheduled.input?.payloads);
     // classifyBash carries no summary of its own; the command it judges is what tells two of them apart.
-    if (name === 'classifyBash' && isObject(input) && typeof input.command === 'string') return `${type} ${name}: ${shorten(input.command, 100)}`;
+    if (name === 'classifyBash' && isObject(input) && typeof input.command === 'string')
+      return `${type} ${name}: ${shorten(input.command, 100)}`;
     const step = isObject(input) ? input.step : undefined;
     return `${type} ${name}${typeof step === 'number' ? `, step ${step}` : ''}`;
   }

@@ -56,7 +56,8 @@ export function parsePriceFile(text: string, source: string): Record<string, Mod
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const [model, ...field] = issue.path.map(String);
-    if (model === undefined) return `${issue.message} (expected an object of model name → { input, cachedInput?, output })`;
+    if (model === undefined)
+      return `${issue.message} (expected an object of model name → { input, cachedInput?, output })`;
     const where = field.length > 0 ? `entry '${model}', field '${field.join('.')}'` : `entry '${model}'`;
     return `${where}: ${issue.message}`;
   });

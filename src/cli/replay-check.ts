@@ -28,7 +28,10 @@ export type ReplayCheck =
 export function coreMessage(error: Error): string {
   const quoted = /message: "((?:[^"\\]|\\.)*)"/.exec(error.message)?.[1];
   const inner = quoted ? quoted.replace(/\\(.)/g, '$1') : (error.message.split('Details: ').pop() ?? error.message);
-  return inner.replace(/^\[TMPRL\d+\]\s*/, '').replace(/^Nondeterminism error:\s*/i, '').trim();
+  return inner
+    .replace(/^\[TMPRL\d+\]\s*/, '')
+    .replace(/^Nondeterminism error:\s*/i, '')
+    .trim();
 }
 
 /** What a replay runs with: the workflow bundle, and the data converter when payloads may be in External Storage. */
@@ -70,7 +73,12 @@ function commandEventsOf(events: HistoryEvent[], completedEventId: number): Hist
  * task started replays every earlier task's commands against the recorded events and leaves that last task unchecked,
  * so the first failing cut (binary search; replays are cheap) points at the task before it.
  */
-async function locate(setup: ReplaySetup, history: History, workflowId: string, message: string): Promise<Omit<Divergence, 'message'>> {
+async function locate(
+  setup: ReplaySetup,
+  history: History,
+  workflowId: string,
+  message: string,
+): Promise<Omit<Divergence, 'message'>> {
   const events = history.events ?? [];
   const named = /HistoryEvent\(id: (\d+)/.exec(message)?.[1];
   const namedEvent = named ? events.find((event) => eventNumber(event) === Number(named)) : undefined;
@@ -92,7 +100,8 @@ async function locate(setup: ReplaySetup, history: History, workflowId: string, 
   const produced = commandEventsOf(events, eventNumber(completed));
   // The message quotes the recorded side ('callModel'); prefer the produced event it names.
   const quoted = [...message.matchAll(/'([^']+)'/g)].map((match) => match[1]!);
-  const chosen = produced.find((event) => quoted.some((name) => describeEvent(event).includes(name))) ?? produced[0] ?? completed;
+  const chosen =
+    produced.find((event) => quoted.some((name) => describeEvent(event).includes(name))) ?? produced[0] ?? completed;
   return { eventId: eventNumber(chosen), event: describeEvent(chosen) };
 }
 
@@ -120,13 +129,24 @@ function hasInlineTranscript(history: History): boolean {
 }
 
 /** Replays `history` with the workflows in `workflowBundle` (a bundle, or the bundle and a data converter). */
-export async function checkReplay(bundle: WorkflowBundle | ReplaySetup, history: History, workflowId: string): Promise<ReplayCheck> {
+export async function checkReplay(
+  bundle: WorkflowBundle | ReplaySetup,
+  history: History,
+  workflowId: string,
+): Promise<ReplayCheck> {
   const setup: ReplaySetup = 'workflowBundle' in bundle ? bundle : { workflowBundle: bundle };
   const events = history.events?.length ?? 0;
   const error = await replays(setup, history, workflowId);
   if (!error) return { deterministic: true, events };
-  if (hasInlineTranscript(history)) return { deterministic: false, events, kind: 'failure', divergence: { message: INLINE_TRANSCRIPT_MESSAGE } };
+  if (hasInlineTranscript(history))
+    return { deterministic: false, events, kind: 'failure', divergence: { message: INLINE_TRANSCRIPT_MESSAGE } };
   const message = coreMessage(error);
-  if (!(error instanceof DeterminismViolationError)) return { deterministic: false, events, kind: 'failure', divergence: { message } };
-  return { deterministic: false, events, kind: 'nondeterminism', divergence: { ...(await locate(setup, history, workflowId, message)), message } };
+  if (!(error instanceof DeterminismViolationError))
+    return { deterministic: false, events, kind: 'failure', divergence: { message } };
+  return {
+    deterministic: false,
+    events,
+    kind: 'nondeterminism',
+    divergence: { ...(await locate(setup, history, workflowId, message)), message },
+  };
 }

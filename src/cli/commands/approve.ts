@@ -1,5 +1,9 @@
 import { parseArgs } from 'node:util';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import type { ApprovalDecision, ApprovalOutcome } from '../../workflows/messages.js';
@@ -24,13 +28,19 @@ export async function approveCommand(argv: string[], config: Config): Promise<nu
     allowPositionals: true,
   });
   const [workflowId, callId] = positionals;
-  if (!workflowId || !callId || positionals.length > 2) throw new UsageError('approve needs a run id and a call id: durable-agent approve ID CALL_ID');
-  return decide(config, workflowId, {
-    tool_call_id: callId,
-    decision: 'approve',
-    ...(values.remember ? { remember: true } : {}),
-    ...(values.reason ? { reason: values.reason } : {}),
-  }, values.json);
+  if (!workflowId || !callId || positionals.length > 2)
+    throw new UsageError('approve needs a run id and a call id: durable-agent approve ID CALL_ID');
+  return decide(
+    config,
+    workflowId,
+    {
+      tool_call_id: callId,
+      decision: 'approve',
+      ...(values.remember ? { remember: true } : {}),
+      ...(values.reason ? { reason: values.reason } : {}),
+    },
+    values.json,
+  );
 }
 
 /** `deny ID CALL_ID [--reason R] [--json]`. */
@@ -41,8 +51,14 @@ export async function denyCommand(argv: string[], config: Config): Promise<numbe
     allowPositionals: true,
   });
   const [workflowId, callId] = positionals;
-  if (!workflowId || !callId || positionals.length > 2) throw new UsageError('deny needs a run id and a call id: durable-agent deny ID CALL_ID');
-  return decide(config, workflowId, { tool_call_id: callId, decision: 'reject', ...(values.reason ? { reason: values.reason } : {}) }, values.json);
+  if (!workflowId || !callId || positionals.length > 2)
+    throw new UsageError('deny needs a run id and a call id: durable-agent deny ID CALL_ID');
+  return decide(
+    config,
+    workflowId,
+    { tool_call_id: callId, decision: 'reject', ...(values.reason ? { reason: values.reason } : {}) },
+    values.json,
+  );
 }
 
 async function decide(config: Config, workflowId: string, decision: ApprovalDecision, json: boolean): Promise<number> {
@@ -63,7 +79,9 @@ async function decide(config: Config, workflowId: string, decision: ApprovalDeci
     if (json) process.stdout.write(`${JSON.stringify({ workflowId, ...outcome })}\n`);
     else {
       const done = outcome.decision === 'approve' ? stdoutColor.green('approved') : stdoutColor.yellow('denied');
-      const remembered = outcome.rememberedKey ? ` (remembered "${outcome.rememberedKey}" for the rest of the task)` : '';
+      const remembered = outcome.rememberedKey
+        ? ` (remembered "${outcome.rememberedKey}" for the rest of the task)`
+        : '';
       process.stdout.write(`${done} ${outcome.tool_call_id} on ${workflowId}${remembered}\n`);
     }
     return EXIT.finished;

@@ -19,7 +19,8 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('cancel needs a run id: durable-agent cancel ID');
   const waitSeconds = Number(values.wait);
-  if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new UsageError(`--wait must be a number of seconds, got "${values.wait}"`);
+  if (!Number.isFinite(waitSeconds) || waitSeconds < 0)
+    throw new UsageError(`--wait must be a number of seconds, got "${values.wait}"`);
 
   // The workflow has to run to turn the request into a cancelled run, so a worker must be polling.
   const connected = await connect(config, { needWorker: true });
@@ -59,7 +60,10 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
     }
     if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
     else {
-      const note = status === 'cancelled' ? stdoutColor.yellow('cancelled') : `${status} (it ended before the cancellation took effect)`;
+      const note =
+        status === 'cancelled'
+          ? stdoutColor.yellow('cancelled')
+          : `${status} (it ended before the cancellation took effect)`;
       process.stdout.write(`${workflowId}  ${note}\n`);
     }
     return EXIT.finished;

@@ -24,8 +24,14 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   await cp(join(demoRoot, 'project'), workspace, { recursive: true });
   const real = Boolean(process.env.OPENAI_API_KEY);
   log(`${color.bold('demo')} workspace: ${workspace} (a copy of examples/demo/project)`);
-  log(real ? 'model: the real model from OPENAI_API_KEY' : 'model: scripted (examples/demo/script.json); set OPENAI_API_KEY to use a real model');
-  const modelFlags = real ? ['--provider', 'openai'] : ['--provider', 'scripted', '--script', join(demoRoot, 'script.json')];
+  log(
+    real
+      ? 'model: the real model from OPENAI_API_KEY'
+      : 'model: scripted (examples/demo/script.json); set OPENAI_API_KEY to use a real model',
+  );
+  const modelFlags = real
+    ? ['--provider', 'openai']
+    : ['--provider', 'scripted', '--script', join(demoRoot, 'script.json')];
   const exitCode = await runCommand(
     ['--cwd', workspace, '--ask', 'deny', '--max-steps', '20', ...(values.json ? ['--json'] : []), ...modelFlags, task],
     config,

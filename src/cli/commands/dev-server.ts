@@ -18,7 +18,6 @@ export async function devServerCommand(argv: string[]): Promise<number> {
       status: { type: 'boolean', default: false },
       stop: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
-     
     },
   });
   if (values.stop) {
@@ -28,7 +27,11 @@ export async function devServerCommand(argv: string[]): Promise<number> {
   }
   if (!values.status) {
     const server = await ensureDevServer();
-    await ensureDevWorker({ command: workerCommand(), env: process.env, configuration: workerConfiguration(process.env) });
+    await ensureDevWorker({
+      command: workerCommand(),
+      env: process.env,
+      configuration: workerConfiguration(process.env),
+    });
     await ensureEmbeddedCodec(server);
   }
   const status = await devServerStatus();

@@ -37,7 +37,9 @@ const QUERY_CONCURRENCY = 8;
 const OPEN_AGENT_RUNS = `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'`;
 
 /** The keys every open agent run refers to, and the runs that did not answer. */
-export async function openRunRoots(client: Client): Promise<{ runs: number; roots: ContentKey[]; unreadable: UnreadableRun[] }> {
+export async function openRunRoots(
+  client: Client,
+): Promise<{ runs: number; roots: ContentKey[]; unreadable: UnreadableRun[] }> {
   const executions: WorkflowExecutionInfo[] = [];
   for await (const execution of client.workflow.list({ query: OPEN_AGENT_RUNS })) executions.push(execution);
   const roots = new Set<ContentKey>();
@@ -50,10 +52,17 @@ export async function openRunRoots(client: Client): Promise<{ runs: number; root
       // By workflow id alone: a run that continued as new since the listing answers from its newest run.
       const handle = client.workflow.getHandle(execution.workflowId);
       try {
-        const answer = await client.connection.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(storeRootsQuery));
+        const answer = await client.connection.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () =>
+          handle.query(storeRootsQuery),
+        );
         referencedKeys(JSON.stringify(answer)).forEach((key) => roots.add(key));
       } catch (error) {
-        unreadable.push({ workflowId: execution.workflowId, runId: execution.runId, taskQueue: execution.taskQueue, reason: queryFailure(error) });
+        unreadable.push({
+          workflowId: execution.workflowId,
+          runId: execution.runId,
+          taskQueue: execution.taskQueue,
+          reason: queryFailure(error),
+        });
       }
     }
   };
@@ -63,7 +72,8 @@ export async function openRunRoots(client: Client): Promise<{ runs: number; root
 
 function queryFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (/deadline/i.test(message)) return `no answer to the storeRoots query within ${QUERY_TIMEOUT_MS / 1000}s (no worker polling?)`;
+  if (/deadline/i.test(message))
+    return `no answer to the storeRoots query within ${QUERY_TIMEOUT_MS / 1000}s (no worker polling?)`;
   return message.split('\n')[0]!;
 }
 
@@ -81,7 +91,8 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
   if (positionals.length) throw new UsageError(`gc takes no arguments, got "${positionals.join(' ')}"`);
   const olderThan = values['older-than'];
   const olderThanMs = parseDuration(olderThan);
-  if (olderThanMs === undefined) throw new UsageError(`--older-than must be a duration like 30d, 12h, 90m or 45s, got "${olderThan}"`);
+  if (olderThanMs === undefined)
+    throw new UsageError(`--older-than must be a duration like 30d, 12h, 90m or 45s, got "${olderThan}"`);
   const dryRun = values['dry-run'];
   const store = storeFromEnv(process.env, { stateDir: stateDir() });
 
@@ -94,9 +105,20 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
     await connected.close();
   }
   if (found.unreadable.length > 0) {
-    const summary = { status: 'refused', store: store.description, dryRun, olderThan, openRuns: found.runs, unreadableRuns: found.unreadable };
+    const summary = {
+      status: 'refused',
+      store: store.description,
+      dryRun,
+      olderThan,
+      openRuns: found.runs,
+      unreadableRuns: found.unreadable,
+    };
     if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-    log(color.red(`error: gc did not sweep: ${found.unreadable.length} of ${found.runs} open runs did not say which content they need:`));
+    log(
+      color.red(
+        `error: gc did not sweep: ${found.unreadable.length} of ${found.runs} open runs did not say which content they need:`,
+      ),
+    );
     for (const run of found.unreadable) log(`  ${run.workflowId} (task queue ${run.taskQueue}): ${run.reason}`);
     log('Content such a run may still read would be deleted. Start a worker for it (or end the run) and run gc again.');
     return EXIT.failed;
@@ -111,7 +133,10 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
     log(color.red(`error: ${error.message}`));
     return EXIT.failed;
   }
-  const kept = { objects: report.stored.objects - report.deleted.objects, bytes: report.stored.bytes - report.deleted.bytes };
+  const kept = {
+    objects: report.stored.objects - report.deleted.objects,
+    bytes: report.stored.bytes - report.deleted.bytes,
+  };
   if (values.json) {
     const summary = {
       status: dryRun ? 'dry-run' : 'swept',
@@ -133,7 +158,9 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
           (report.reused.objects ? `, ${formatTally(report.reused)} re-used during the sweep` : ''),
         `${dryRun ? 'would delete' : 'deleted'} ${formatTally(report.deleted)} unreachable and older than ${olderThan}` +
           (dryRun ? ' (dry run: nothing deleted)' : ''),
-        ...(report.missing.length ? [`${report.missing.length} referenced keys are not in the store (collected earlier or never written)`] : []),
+        ...(report.missing.length
+          ? [`${report.missing.length} referenced keys are not in the store (collected earlier or never written)`]
+          : []),
         '',
       ].join('\n'),
     );

@@ -87,7 +87,9 @@ export function formatHistory(run: RunHistory): string {
   const lines = [`${stdoutColor.bold(run.workflowId)}  ${run.status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
   if (run.steps.length === 0) lines.push(stdoutColor.dim('  no model call yet'));
   const label = (tool: ToolCallRecord): string => {
-    const text = tool.summary.startsWith(`${tool.tool} `) ? tool.summary.slice(tool.tool.length + 1) : tool.summary || `call ${tool.callId}`;
+    const text = tool.summary.startsWith(`${tool.tool} `)
+      ? tool.summary.slice(tool.tool.length + 1)
+      : tool.summary || `call ${tool.callId}`;
     const single = text.replace(/\s+/g, ' ');
     return single.length > 60 ? `${single.slice(0, 59)}…` : single;
   };
@@ -96,7 +98,9 @@ export function formatHistory(run: RunHistory): string {
   const labelWidth = Math.max(0, ...tools.map((tool) => label(tool).length));
   for (const { step, model, tools: calls } of run.steps) {
     const tokens = `${model.promptTokens} → ${model.completionTokens} tokens`;
-    lines.push(`${stdoutColor.bold(`step ${step}`)}  ${model.model}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`);
+    lines.push(
+      `${stdoutColor.bold(`step ${step}`)}  ${model.model}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`,
+    );
     for (const failure of model.failures) lines.push(stdoutColor.red(`    ! ${failure}`));
     for (const tool of calls) {
       lines.push(

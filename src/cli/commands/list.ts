@@ -77,7 +77,8 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
   if (minCost !== undefined && !(Number.isFinite(minCost) && minCost >= 0))
     throw new UsageError(`--min-cost must be a number of US dollars, got "${values['min-cost']}"`);
   const limit = Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${values.limit}"`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit must be a positive integer, got "${values.limit}"`);
 
   const query = listQuery({
     ...(status ? { status } : {}),
@@ -97,7 +98,9 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
       const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
       log(color.red(`error: the server refused the query ${query}${cause}`));
       if (/search attribute|AgentStatus|AgentCostUsd|AgentPendingApprovals/i.test(cause))
-        log('The agent search attributes are registered by `durable-agent dev-server`; on a cluster, create them with `temporal operator search-attribute create`.');
+        log(
+          'The agent search attributes are registered by `durable-agent dev-server`; on a cluster, create them with `temporal operator search-attribute create`.',
+        );
       return EXIT.failed;
     }
     // Visibility stores without ORDER BY return open runs first, then by close time; newest start first reads better.

@@ -39,9 +39,13 @@ export async function outputCommand(argv: string[]): Promise<number> {
     const text = decodeText(bytes);
     const content = text ?? Buffer.from(bytes).toString('base64');
     const encoding = text === undefined ? 'base64' : 'utf8';
-    process.stdout.write(`${JSON.stringify({ key, store: store.description, bytes: bytes.byteLength, encoding, content })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ key, store: store.description, bytes: bytes.byteLength, encoding, content })}\n`,
+    );
   } else {
-    await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),
+    );
   }
   return EXIT.finished;
 }

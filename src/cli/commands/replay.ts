@@ -29,7 +29,8 @@ export async function replayCommand(argv: string[], config: Config): Promise<num
     allowPositionals: true,
   });
   const source = positionals[0];
-  if (!source || positionals.length > 1) throw new UsageError('replay needs a run id or a history file: durable-agent replay ID|FILE');
+  if (!source || positionals.length > 1)
+    throw new UsageError('replay needs a run id or a history file: durable-agent replay ID|FILE');
   const entry = values.workflows ? resolve(values.workflows) : workflowsPath;
   if (values.workflows && !(await isFile(entry))) throw new UsageError(`--workflows ${values.workflows}: no such file`);
 
@@ -44,21 +45,30 @@ export async function replayCommand(argv: string[], config: Config): Promise<num
   const dataConverter = dataConverterFromEnv(storeFromEnv(process.env, { stateDir: stateDir() }), process.env);
   const check = await checkReplay({ workflowBundle: bundle, dataConverter }, history, workflowId);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ workflowId, runId, events: check.events, deterministic: check.deterministic, ...(check.deterministic ? {} : { divergence: check.divergence }) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ workflowId, runId, events: check.events, deterministic: check.deterministic, ...(check.deterministic ? {} : { divergence: check.divergence }) })}\n`,
+    );
   }
   if (check.deterministic) {
-    if (!values.json) process.stdout.write(`deterministic: the current code replays ${check.events} events of ${workflowId}\n`);
+    if (!values.json)
+      process.stdout.write(`deterministic: the current code replays ${check.events} events of ${workflowId}\n`);
     return EXIT.finished;
   }
   const { divergence } = check;
   if (check.kind === 'failure') {
-    log(color.red(`replay failed: a workflow task of ${workflowId} failed while replaying (not a determinism problem): ${divergence.message}`));
+    log(
+      color.red(
+        `replay failed: a workflow task of ${workflowId} failed while replaying (not a determinism problem): ${divergence.message}`,
+      ),
+    );
     return EXIT.failed;
   }
   const where = divergence.eventId ? ` at event ${divergence.eventId} (${divergence.event})` : '';
   log(color.red(`not deterministic: the current code diverges from the history of ${workflowId}${where}`));
   log(`  ${divergence.message}`);
-  log('Runs recorded with the old code cannot go on with this code: guard the change with patched(), or let those runs finish first.');
+  log(
+    'Runs recorded with the old code cannot go on with this code: guard the change with patched(), or let those runs finish first.',
+  );
   return EXIT.failed;
 }
 
@@ -103,7 +113,10 @@ async function loadHistory(
 // The replay worker's native logs would repeat the determinism failure as a warning; the command reports it itself.
 function quietRuntime(): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+    });
   } catch {
     // Already installed (the CLI used as a library): keep that runtime.
   }
@@ -115,7 +128,14 @@ async function bundleWorkflows(entry: string): Promise<WorkflowBundle | undefine
   try {
     return await bundleWorkflowCode({
       workflowsPath: entry,
-      logger: { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: (message: string) => errors.push(message) },
+      logger: {
+        log: ignore,
+        trace: ignore,
+        debug: ignore,
+        info: ignore,
+        warn: ignore,
+        error: (message: string) => errors.push(message),
+      },
     });
   } catch (error) {
     log(color.red(`error: could not bundle the workflows in ${entry}: ${(error as Error).message}`));

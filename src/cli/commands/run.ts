@@ -30,7 +30,6 @@ const options = {
   ask: { type: 'string' },
   json: { type: 'boolean', default: false },
   detach: { type: 'boolean', default: false },
- 
 } as const;
 
 /** `start`: `run --detach`. */
@@ -68,7 +67,9 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const connected = await connect(config, { needWorker: true });
   // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
   const toolTaskQueue =
-    values['tool-queue'] ?? config.toolTaskQueue ?? (connected.embedded ? hostToolQueue(connected.taskQueue) : undefined);
+    values['tool-queue'] ??
+    config.toolTaskQueue ??
+    (connected.embedded ? hostToolQueue(connected.taskQueue) : undefined);
   const input: AgentInput = {
     task,
     workspace,
@@ -77,7 +78,9 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     mode,
     askPolicy,
     searchAttributes: await connected.hasSearchAttributes(),
-    ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map((model) => ({ model })) } : {}),
+    ...(values['fallback-model']?.length
+      ? { fallbackSelections: values['fallback-model'].map((model) => ({ model })) }
+      : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
     ...budget,
     ...(prices ? { prices } : {}),
@@ -105,14 +108,23 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     }
     process.once('SIGINT', onInterrupt);
     try {
-      const { result, exitCode } = await followRun(handle, { signal: abort.signal, prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY) });
+      const { result, exitCode } = await followRun(handle, {
+        signal: abort.signal,
+        prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
+      });
       if (values.json) {
         const { status, answer, steps, toolCalls, usage } = result;
-        process.stdout.write(`${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+        );
       } else {
         if (result.answer) process.stdout.write(`${result.answer}\n`);
         if (result.error) log(color.red(`${result.status}: ${result.error}`));
-        log(color.dim(`${result.status} · ${result.steps} steps · ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'} · ${result.usage.totalTokens} tokens`));
+        log(
+          color.dim(
+            `${result.status} · ${result.steps} steps · ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'} · ${result.usage.totalTokens} tokens`,
+          ),
+        );
         if (link) log(color.dim(link));
       }
       return exitCode;
@@ -151,11 +163,17 @@ function parsePositiveInt(text: string, flag: string): number {
   return value;
 }
 
-function parseBudget(usd: string | undefined, tokens: string | undefined, onBudget: string | undefined): Pick<AgentInput, 'budgetUsd' | 'maxTokens' | 'onBudget'> {
+function parseBudget(
+  usd: string | undefined,
+  tokens: string | undefined,
+  onBudget: string | undefined,
+): Pick<AgentInput, 'budgetUsd' | 'maxTokens' | 'onBudget'> {
   const budgetUsd = usd === undefined ? undefined : Number(usd);
-  if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd > 0)) throw new UsageError(`--budget-usd must be a positive number, got "${usd}"`);
+  if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd > 0))
+    throw new UsageError(`--budget-usd must be a positive number, got "${usd}"`);
   const maxTokens = tokens === undefined ? undefined : parsePositiveInt(tokens, '--max-tokens');
-  if (onBudget !== undefined && onBudget !== 'ask' && onBudget !== 'stop') throw new UsageError(`--on-budget must be ask or stop, got "${onBudget}"`);
+  if (onBudget !== undefined && onBudget !== 'ask' && onBudget !== 'stop')
+    throw new UsageError(`--on-budget must be ask or stop, got "${onBudget}"`);
   return {
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),

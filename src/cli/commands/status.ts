@@ -53,7 +53,9 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
         ...(path !== undefined ? { path } : {}),
         ...(key !== undefined ? { key } : {}),
       })),
-      breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
+      breakers: Object.fromEntries(
+        Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state]),
+      ),
       usage: view?.usage ?? emptyUsage(),
     };
     if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
@@ -67,7 +69,8 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
           `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
           ...(view?.lastTool ? [`  last tool   ${view.lastTool}`] : []),
           ...object.pendingApprovals.map(
-            (approval) => `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
+            (approval) =>
+              `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
           ),
           ...Object.entries(object.breakers)
             .filter(([, state]) => state !== 'CLOSED')

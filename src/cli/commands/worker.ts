@@ -18,7 +18,6 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
       namespace: { type: 'string' },
       'task-queue': { type: 'string' },
       'tool-queue': { type: 'string' },
-     
     },
   });
   const address = values.address ?? config.temporalAddress ?? (await ensureDevServer()).address;
@@ -26,7 +25,9 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
   const taskQueue = values['task-queue'] ?? config.taskQueue;
   const toolTaskQueue = values['tool-queue'] ?? config.toolTaskQueue ?? hostToolQueue(taskQueue);
   const store = storeFromEnv(process.env, { stateDir: stateDir() });
-  log(`worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} pid=${process.pid}`);
+  log(
+    `worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} pid=${process.pid}`,
+  );
   const payloadSizeThreshold = payloadThresholdFromEnv(process.env);
   await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env, store, payloadSizeThreshold });
   return EXIT.finished;
