@@ -9,6 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchArguments } from './arguments.js';
+import { benchCliLatency } from './cli-latency.js';
 import { durableSections } from './durable-runs.js';
 import { describeMachine, loadAverage } from './machine.js';
 import type { BenchRow } from './measure.js';
@@ -48,6 +49,11 @@ async function main(): Promise<number> {
   // The short in-process sections run first, on a heap the search sections have not yet filled; the durable runs,
   // which start a Temporal server and a worker in this process, come last.
   const all: Section[] = [
+    {
+      id: 'cli-latency',
+      name: 'CLI latency',
+      run: () => benchCliLatency({ quick, log: (line) => process.stderr.write(`[cli] ${line}\n`) }),
+    },
     { id: 'glob', name: 'Glob', run: () => benchGlob(root, GLOB_REPETITIONS) },
     { id: 'arguments', name: 'Argument repair', run: benchArguments },
     { id: 'grep-tool', name: 'Grep tool', run: () => benchGrepTool(root, 'src/ copy', GREP_REPETITIONS) },
