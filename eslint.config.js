@@ -2,14 +2,40 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const nodeOnly = ['fs', 'child_process', 'path', 'os', 'crypto', 'net', 'http', 'https', 'stream', 'worker_threads', 'url', 'util', 'events', 'process', 'readline', 'dns', 'tls', 'zlib', 'buffer', 'timers'];
+const nodeOnly = [
+  'fs',
+  'child_process',
+  'path',
+  'os',
+  'crypto',
+  'net',
+  'http',
+  'https',
+  'stream',
+  'worker_threads',
+  'url',
+  'util',
+  'events',
+  'process',
+  'readline',
+  'dns',
+  'tls',
+  'zlib',
+  'buffer',
+  'timers',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'examples/**', 'test/fixtures/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
@@ -26,26 +52,54 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...nodeOnly.flatMap((name) => [{ name, message: 'Node builtins are not allowed in sandboxed code.' }, { name: `node:${name}`, message: 'Node builtins are not allowed in sandboxed code.' }]),
+            ...nodeOnly.flatMap((name) => [
+              { name, message: 'Node builtins are not allowed in sandboxed code.' },
+              { name: `node:${name}`, message: 'Node builtins are not allowed in sandboxed code.' },
+            ]),
             { name: 'openai', message: 'Model clients live in providers/ and activities/.' },
             { name: 'execa', message: 'Processes are spawned in activities/.' },
-            { name: '@temporalio/activity', message: 'Activity code is not allowed in the workflow sandbox.', allowTypeImports: true },
-            { name: '@temporalio/client', message: 'Client code is not allowed in the workflow sandbox.', allowTypeImports: true },
-            { name: '@temporalio/worker', message: 'Worker code is not allowed in the workflow sandbox.', allowTypeImports: true },
+            {
+              name: '@temporalio/activity',
+              message: 'Activity code is not allowed in the workflow sandbox.',
+              allowTypeImports: true,
+            },
+            {
+              name: '@temporalio/client',
+              message: 'Client code is not allowed in the workflow sandbox.',
+              allowTypeImports: true,
+            },
+            {
+              name: '@temporalio/worker',
+              message: 'Worker code is not allowed in the workflow sandbox.',
+              allowTypeImports: true,
+            },
           ],
           patterns: [
-            { group: ['**/activities/**', '**/providers/**', '**/cli/**', '**/worker*'], message: 'Only type imports from Node-side modules.', allowTypeImports: true },
+            {
+              group: ['**/activities/**', '**/providers/**', '**/cli/**', '**/worker*'],
+              message: 'Only type imports from Node-side modules.',
+              allowTypeImports: true,
+            },
           ],
         },
       ],
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use workflow sleep.' }, { name: 'process', message: 'No environment in sandboxed code.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use workflow sleep.' },
+        { name: 'process', message: 'No environment in sandboxed code.' },
+      ],
     },
   },
   {
     // Pure functions take time as data; only workflow code reads Temporal's deterministic clock.
     files: ['src/core/**/*.ts', 'src/tools/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error', { name: 'Date', message: 'Take time as data.' }, { name: 'setTimeout', message: 'Pure code does not wait.' }, { name: 'process', message: 'No environment in sandboxed code.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Date', message: 'Take time as data.' },
+        { name: 'setTimeout', message: 'Pure code does not wait.' },
+        { name: 'process', message: 'No environment in sandboxed code.' },
+      ],
     },
   },
   {

@@ -9,7 +9,7 @@ import { ACTIVITY } from '../src/core/activity-names.js';
  */
 export async function chainRunHistories(client: Client, workflowId: string, firstRunId: string): Promise<History[]> {
   const histories: History[] = [];
-  for (let runId: string | undefined = firstRunId; runId; ) {
+  for (let runId: string | undefined = firstRunId; runId;) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     histories.push(history);
     runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
@@ -22,8 +22,10 @@ export function countCompactions(histories: readonly History[]): number {
   let count = 0;
   for (const event of histories.flatMap((history) => history.events ?? [])) {
     const scheduled = event.activityTaskScheduledEventAttributes;
-    const data = scheduled?.activityType?.name === ACTIVITY.callModel ? scheduled.input?.payloads?.[0]?.data : undefined;
-    if (data && (JSON.parse(Buffer.from(data).toString('utf8')) as { purpose?: string }).purpose === 'compaction') count += 1;
+    const data =
+      scheduled?.activityType?.name === ACTIVITY.callModel ? scheduled.input?.payloads?.[0]?.data : undefined;
+    if (data && (JSON.parse(Buffer.from(data).toString('utf8')) as { purpose?: string }).purpose === 'compaction')
+      count += 1;
   }
   return count;
 }
@@ -36,8 +38,10 @@ export function lastFailure(histories: readonly History[]): string | undefined {
       event.workflowTaskFailedEventAttributes?.failure ??
       event.activityTaskFailedEventAttributes?.failure ??
       event.workflowExecutionFailedEventAttributes?.failure;
-    if (failure?.message) return failure.cause?.message ? `${failure.message}: ${failure.cause.message}` : failure.message;
-    if (event.workflowExecutionTerminatedEventAttributes) return `terminated (${event.workflowExecutionTerminatedEventAttributes.reason ?? 'no reason'})`;
+    if (failure?.message)
+      return failure.cause?.message ? `${failure.message}: ${failure.cause.message}` : failure.message;
+    if (event.workflowExecutionTerminatedEventAttributes)
+      return `terminated (${event.workflowExecutionTerminatedEventAttributes.reason ?? 'no reason'})`;
   }
   return undefined;
 }

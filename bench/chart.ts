@@ -64,14 +64,19 @@ interface Box {
 }
 
 function historyPanel(data: ChartData, box: Box): string {
-  const values = [...data.store.values(), ...data.inline.values(), ...data.storeWritten.map((point) => point.bytes)].filter((value) => value > 0);
+  const values = [
+    ...data.store.values(),
+    ...data.inline.values(),
+    ...data.storeWritten.map((point) => point.bytes),
+  ].filter((value) => value > 0);
   const steps = [...data.store.keys(), ...data.inline.keys()];
   // Powers of 4 from 1 KiB keep the byte ticks round (1, 4, 16, 64, 256 KiB, 1 MiB, …).
   const low = 4 ** Math.floor(Math.log(Math.max(1, Math.min(...values))) / Math.log(4));
   const high = 4 ** Math.ceil(Math.log(Math.max(...values)) / Math.log(4));
   const lastStep = 10 ** Math.ceil(Math.log10(Math.max(10, ...steps)));
   const x = (step: number) => box.left + (Math.log10(step) / Math.log10(lastStep)) * box.width;
-  const y = (bytes: number) => box.top + box.height - ((Math.log(bytes) - Math.log(low)) / (Math.log(high) - Math.log(low))) * box.height;
+  const y = (bytes: number) =>
+    box.top + box.height - ((Math.log(bytes) - Math.log(low)) / (Math.log(high) - Math.log(low))) * box.height;
   const parts: string[] = [
     `<text x='${box.left + box.width / 2}' y='${box.top - 24}' text-anchor='middle' font-size='18' ${FONT}>History bytes added per step</text>`,
     `<rect x='${box.left}' y='${box.top}' width='${box.width}' height='${box.height}' fill='none' stroke='#888'/>`,
@@ -88,7 +93,9 @@ function historyPanel(data: ChartData, box: Box): string {
       `<text x='${x(tick)}' y='${box.top + box.height + 22}' text-anchor='middle' font-size='14' ${FONT}>${tick.toLocaleString('en-US')}</text>`,
     );
   }
-  parts.push(`<text x='${box.left + box.width / 2}' y='${box.top + box.height + 48}' text-anchor='middle' font-size='15' ${FONT}>step (log scale)</text>`);
+  parts.push(
+    `<text x='${box.left + box.width / 2}' y='${box.top + box.height + 48}' text-anchor='middle' font-size='15' ${FONT}>step (log scale)</text>`,
+  );
   const line = (series: ReadonlyMap<number, number>, colour: string) => {
     const points = [...series.entries()]
       .filter(([, bytes]) => bytes > 0)
@@ -123,7 +130,9 @@ const BAR_LOW = 0.001;
 const BAR_HIGH = 100;
 
 function barsPanel(bars: readonly ChartBar[], box: Box): string {
-  const x = (value: number) => box.left + ((Math.log10(clamp(value)) - Math.log10(BAR_LOW)) / (Math.log10(BAR_HIGH) - Math.log10(BAR_LOW))) * box.width;
+  const x = (value: number) =>
+    box.left +
+    ((Math.log10(clamp(value)) - Math.log10(BAR_LOW)) / (Math.log10(BAR_HIGH) - Math.log10(BAR_LOW))) * box.width;
   const rowHeight = box.height / Math.max(1, bars.length);
   const parts: string[] = [
     `<text x='${box.left + box.width / 2 - 150}' y='${box.top - 24}' text-anchor='middle' font-size='18' ${FONT}>Ratios (log scale; red: target ceiling)</text>`,
@@ -149,7 +158,9 @@ function barsPanel(bars: readonly ChartBar[], box: Box): string {
     );
     if (bar.target !== undefined) {
       const at = x(bar.target);
-      parts.push(`<line x1='${at}' x2='${at}' y1='${middle - barHeight / 2 - 5}' y2='${middle + barHeight / 2 + 5}' stroke='${INLINE_COLOUR}' stroke-width='3'/>`);
+      parts.push(
+        `<line x1='${at}' x2='${at}' y1='${middle - barHeight / 2 - 5}' y2='${middle + barHeight / 2 + 5}' stroke='${INLINE_COLOUR}' stroke-width='3'/>`,
+      );
     }
   });
   return parts.join('\n');

@@ -29,7 +29,9 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
   const batch = async (): Promise<number> => {
     const [benchBefore, serverBefore] = [processCpuMs(), childrenCpuMs()];
     const started = performance.now();
-    const runs = await Promise.all(Array.from({ length: sizes.runs }, (_, index) => env.runToEnd(worker, { ...options, label: `batch-${index}` })));
+    const runs = await Promise.all(
+      Array.from({ length: sizes.runs }, (_, index) => env.runToEnd(worker, { ...options, label: `batch-${index}` })),
+    );
     const ms = performance.now() - started;
     const serverAfter = childrenCpuMs();
     cpu.bench += processCpuMs() - benchBefore;

@@ -65,7 +65,10 @@ export interface DurableEnv {
   startModel(options: Pick<RunOptions, 'script' | 'latencyMs' | 'onTurn'>): Promise<ScriptedModelServer>;
   startRun(worker: BenchWorker, options: RunOptions): Promise<StartedRun>;
   /** Starts a run, waits for it and checks it completed every step; returns its wall time from start to result. */
-  runToEnd(worker: BenchWorker, options: RunOptions): Promise<{ ms: number; result: AgentResult; workflowId: string; firstRunId: string }>;
+  runToEnd(
+    worker: BenchWorker,
+    options: RunOptions,
+  ): Promise<{ ms: number; result: AgentResult; workflowId: string; firstRunId: string }>;
   close(): Promise<void>;
 }
 
@@ -84,7 +87,10 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
     const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
     // A page of an inline-transcript run's history holds events of hundreds of kilobytes each: more than gRPC's
     // default 4 MB a message.
-    const connection = await Connection.connect({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 128 * 1024 * 1024 } });
+    const connection = await Connection.connect({
+      address: server.address,
+      channelArgs: { 'grpc.max_receive_message_length': 128 * 1024 * 1024 },
+    });
     closers.push(() => connection.close());
     const client = new Client({ connection, namespace: server.namespace });
 
@@ -118,7 +124,13 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         await running;
         await workerConnection.close();
       });
-      return { taskQueue, toolTaskQueue, storeDirectory, dataConverter, client: new Client({ connection, namespace: server.namespace, dataConverter }) };
+      return {
+        taskQueue,
+        toolTaskQueue,
+        storeDirectory,
+        dataConverter,
+        client: new Client({ connection, namespace: server.namespace, dataConverter }),
+      };
     };
 
     const startModel: DurableEnv['startModel'] = (options) =>
@@ -160,7 +172,9 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         const result = await handle.result();
         const ms = performance.now() - started;
         if (result.status !== 'completed' || result.steps !== options.maxSteps) {
-          throw new Error(`${options.label} run ended ${result.status} after ${result.steps} steps: ${result.error ?? ''}`);
+          throw new Error(
+            `${options.label} run ended ${result.status} after ${result.steps} steps: ${result.error ?? ''}`,
+          );
         }
         return { ms, result, workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId };
       } finally {
@@ -194,4 +208,11 @@ function installQuietRuntime(warnings: string[]): void {
 }
 
 const ignore = (): undefined => undefined;
-const quietLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: (message: string) => console.error(message) };
+const quietLogger = {
+  log: ignore,
+  trace: ignore,
+  debug: ignore,
+  info: ignore,
+  warn: ignore,
+  error: (message: string) => console.error(message),
+};

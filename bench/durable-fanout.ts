@@ -30,10 +30,14 @@ export async function benchFanOut(env: DurableEnv, sizes: FanOutSizes): Promise<
     const floor = createFloor(createDirectoryStore(await env.tempDirectory('fanout-floor-store')));
 
     // The mean gap between consecutive turns: every step but the answer is a tool step.
-    const meanStep = async (script: ScriptTurn[], run: (onTurn: (turn: number, at: number) => void) => Promise<void>) => {
+    const meanStep = async (
+      script: ScriptTurn[],
+      run: (onTurn: (turn: number, at: number) => void) => Promise<void>,
+    ) => {
       const served: number[] = [];
       await run((turn, at) => (served[turn - 1] = at));
-      if (served.length !== script.length) throw new Error(`expected ${script.length} model calls, saw ${served.length}`);
+      if (served.length !== script.length)
+        throw new Error(`expected ${script.length} model calls, saw ${served.length}`);
       return (served.at(-1)! - served[0]!) / (served.length - 1);
     };
     const durable: Side = (script, steps) =>
@@ -45,7 +49,13 @@ export async function benchFanOut(env: DurableEnv, sizes: FanOutSizes): Promise<
         const model = await env.startModel({ script, latencyMs: 0, onTurn });
         try {
           const selection = { provider: 'openai', model: 'scripted-model', baseUrl: model.url };
-          await floor({ taskId: `floor-${randomBytes(4).toString('hex')}`, task: BENCH_TASK, workspace, selection, maxSteps: steps });
+          await floor({
+            taskId: `floor-${randomBytes(4).toString('hex')}`,
+            task: BENCH_TASK,
+            workspace,
+            selection,
+            maxSteps: steps,
+          });
         } finally {
           await model.close();
         }

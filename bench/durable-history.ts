@@ -46,7 +46,10 @@ interface MeasuredRun {
 }
 
 /** History bytes per step (store vs inline, flatness) and store bytes written per step (flatness). */
-export async function benchHistory(env: DurableEnv, sizes: HistorySizes): Promise<ChartedRows & { series: HistorySeries }> {
+export async function benchHistory(
+  env: DurableEnv,
+  sizes: HistorySizes,
+): Promise<ChartedRows & { series: HistorySeries }> {
   const workspace = await env.tempDirectory('history');
   await writeReadFiles(workspace);
   const [first, middle, last] = sizes.points;
@@ -56,7 +59,9 @@ export async function benchHistory(env: DurableEnv, sizes: HistorySizes): Promis
   const inlineReached = Math.max(0, ...inline.perStep.keys());
 
   const window = (perStep: Map<number, number>, point: number) =>
-    Array.from({ length: WINDOW }, (_, offset) => perStep.get(point - WINDOW + offset)).filter((value) => value !== undefined);
+    Array.from({ length: WINDOW }, (_, offset) => perStep.get(point - WINDOW + offset)).filter(
+      (value) => value !== undefined,
+    );
   const mean = (perStep: Map<number, number>, point: number) => meanBytes(perStep, point - WINDOW, point - 1);
   const rows: BenchRow[] = [];
   const bars: ChartBar[] = [];
@@ -71,7 +76,10 @@ export async function benchHistory(env: DurableEnv, sizes: HistorySizes): Promis
       ours: formatBytes(ours),
       baseline: formatBytes(baseline),
       ratio: ours / baseline,
-      ratioRange: storeValues.length === inlineValues.length ? pairedRange(storeValues, inlineValues) : [ours / baseline, ours / baseline],
+      ratioRange:
+        storeValues.length === inlineValues.length
+          ? pairedRange(storeValues, inlineValues)
+          : [ours / baseline, ours / baseline],
       conclusion:
         `steps ${point - WINDOW}–${point - 1} add ${formatBytes(ours)} each with keys in history, ${formatBytes(baseline)} with the ` +
         `transcript inline (${(baseline / ours).toFixed(0)}× more).` +
@@ -155,7 +163,13 @@ export async function benchHistory(env: DurableEnv, sizes: HistorySizes): Promis
 }
 
 /** One run of `steps` steps on its own worker, with the store's size taken at the checkpoints of every point. */
-async function measureRun(env: DurableEnv, workspace: string, steps: number, inline: boolean, sizes: HistorySizes): Promise<MeasuredRun> {
+async function measureRun(
+  env: DurableEnv,
+  workspace: string,
+  steps: number,
+  inline: boolean,
+  sizes: HistorySizes,
+): Promise<MeasuredRun> {
   // A design without the content store has no External Storage over it either: its payloads all stay in history.
   const worker = await env.startWorker(inline ? { payloadSizeThreshold: Number.MAX_SAFE_INTEGER } : {});
   const checkpoints = new Set(sizes.points.flatMap((point) => [point - WINDOW, point]));
@@ -178,13 +192,23 @@ async function measureRun(env: DurableEnv, workspace: string, steps: number, inl
   });
   try {
     const outcome = await resultOrStall(started, () => lastTurnAt, sizes.stallMs);
-    const histories = await chainRunHistories(env.client, started.handle.workflowId, started.handle.firstExecutionRunId);
+    const histories = await chainRunHistories(
+      env.client,
+      started.handle.workflowId,
+      started.handle.firstExecutionRunId,
+    );
     const completed = outcome.result?.status === 'completed' && outcome.result.steps === steps;
     return {
       perStep: bytesPerStep(histories.map((history) => history.events ?? [])).perStep,
       histories,
       ...(outcome.result ? { result: outcome.result } : {}),
-      ...(completed ? {} : { stopped: outcome.stalled ? `no model call for ${sizes.stallMs / 1000} s (${lastFailure(histories) ?? 'no failure recorded'})` : (lastFailure(histories) ?? outcome.error ?? 'unknown') }),
+      ...(completed
+        ? {}
+        : {
+            stopped: outcome.stalled
+              ? `no model call for ${sizes.stallMs / 1000} s (${lastFailure(histories) ?? 'no failure recorded'})`
+              : (lastFailure(histories) ?? outcome.error ?? 'unknown'),
+          }),
       storeAt,
       storeAtEnd: directoryBytesSync(worker.storeDirectory),
       warnings: env.warnings.slice(warningsBefore),
@@ -202,7 +226,10 @@ async function resultOrStall(
 ): Promise<{ result?: AgentResult; error?: string; stalled?: boolean }> {
   const outcome = started.handle.result().then(
     (result) => ({ result }),
-    (error: unknown) => ({ error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error) }),
+    (error: unknown) => ({
+      error:
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
+    }),
   );
   for (;;) {
     const settled = await Promise.race([outcome, sleep(1000).then(() => undefined)]);
@@ -236,7 +263,10 @@ function times(count: number): string {
 }
 
 function totalBytes(histories: readonly History[]): number {
-  return histories.reduce((sum, history) => sum + (history.events ?? []).reduce((events, event) => events + eventBytes(event), 0), 0);
+  return histories.reduce(
+    (sum, history) => sum + (history.events ?? []).reduce((events, event) => events + eventBytes(event), 0),
+    0,
+  );
 }
 
 function chainSummary(mode: string, run: MeasuredRun, steps: number): string {

@@ -36,7 +36,9 @@ export async function benchReplay(env: DurableEnv, sizes: ReplaySizes): Promise<
     await writeFile(file, historyToJSON(history));
     files.push(file);
   }
-  const histories = await Promise.all(files.map(async (file) => historyFromJSON(JSON.parse(await readFile(file, 'utf8')))));
+  const histories = await Promise.all(
+    files.map(async (file) => historyFromJSON(JSON.parse(await readFile(file, 'utf8')))),
+  );
   const events = histories.reduce((sum, history) => sum + (history.events?.length ?? 0), 0);
 
   const totals: number[] = [];
@@ -45,7 +47,13 @@ export async function benchReplay(env: DurableEnv, sizes: ReplaySizes): Promise<
     for (const history of histories) {
       let deterministic = false;
       total += await timeMs(async () => {
-        deterministic = (await checkReplay({ workflowBundle: env.bundle, dataConverter: worker.dataConverter }, history, run.workflowId)).deterministic;
+        deterministic = (
+          await checkReplay(
+            { workflowBundle: env.bundle, dataConverter: worker.dataConverter },
+            history,
+            run.workflowId,
+          )
+        ).deterministic;
       });
       if (!deterministic) throw new Error(`replaying ${run.workflowId} found a nondeterminism`);
     }

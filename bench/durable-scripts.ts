@@ -16,7 +16,10 @@ export async function writeReadFiles(root: string): Promise<void> {
   await mkdir(path.join(root, 'files'), { recursive: true });
   for (let index = 0; index < FILE_COUNT; index++) {
     const line = `f${index}: the quick brown fox jumps over the lazy dog\n`;
-    await writeFile(path.join(root, 'files', `f${index}.txt`), line.repeat(Math.ceil(FILE_BYTES / line.length)).slice(0, FILE_BYTES));
+    await writeFile(
+      path.join(root, 'files', `f${index}.txt`),
+      line.repeat(Math.ceil(FILE_BYTES / line.length)).slice(0, FILE_BYTES),
+    );
   }
 }
 

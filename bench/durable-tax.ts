@@ -28,7 +28,13 @@ export async function benchDurabilityTax(env: DurableEnv, sizes: TaxSizes): Prom
   const script = readScript(sizes.steps);
 
   const durable = async (latencyMs: number) => {
-    const { result } = await env.runToEnd(worker, { script, workspace, maxSteps: sizes.steps, latencyMs, label: 'tax' });
+    const { result } = await env.runToEnd(worker, {
+      script,
+      workspace,
+      maxSteps: sizes.steps,
+      latencyMs,
+      label: 'tax',
+    });
     return { steps: result.steps, toolCalls: result.toolCalls, answer: result.answer };
   };
   const inProcess = async (latencyMs: number) => {
@@ -56,7 +62,9 @@ export async function benchDurabilityTax(env: DurableEnv, sizes: TaxSizes): Prom
     const ours = times.oursResults[0]!;
     const floorRun = times.baselineResults[0]!;
     if (JSON.stringify(ours) !== JSON.stringify(floorRun)) {
-      throw new Error(`the durable run and the floor did different work: ${JSON.stringify(ours)} vs ${JSON.stringify(floorRun)}`);
+      throw new Error(
+        `the durable run and the floor did different work: ${JSON.stringify(ours)} vs ${JSON.stringify(floorRun)}`,
+      );
     }
     const perStep = (times.ours - times.baseline) / sizes.steps;
     bars.push({ label: `durable ÷ floor, ${latencyMs} ms latency`, value: times.ratio });

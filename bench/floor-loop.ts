@@ -56,7 +56,13 @@ export function createFloor(store: ContentStore): (input: FloorInput) => Promise
     let toolCalls = 0;
     for (let step = 1; step <= input.maxSteps; step++) {
       const writes = takeWrites(state);
-      const turn = await activities.callModel({ transcript: state.transcript, writes: writes.content, toolNames, selection: input.selection, step });
+      const turn = await activities.callModel({
+        transcript: state.transcript,
+        writes: writes.content,
+        toolNames,
+        selection: input.selection,
+        step,
+      });
       writes.stored();
       if (turn.toolCalls.length === 0) {
         const answer = workflowMessage({ role: 'assistant', content: turn.content ?? '' }, state.pendingWrites);
@@ -65,9 +71,14 @@ export function createFloor(store: ContentStore): (input: FloorInput) => Promise
         return { steps: step, toolCalls, answer: turn.content ?? '' };
       }
       const ids = normalizeToolCallIds(turn.toolCalls, step);
-      const assistant = workflowMessage({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) }, state.pendingWrites);
+      const assistant = workflowMessage(
+        { role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) },
+        state.pendingWrites,
+      );
       const plans = planToolCalls(turn.toolCalls, ids, lookup);
-      const results = await runPlans(plans, MAX_TOOL_CONCURRENCY, (plan) => runCall(activities, plan, input, step, readState));
+      const results = await runPlans(plans, MAX_TOOL_CONCURRENCY, (plan) =>
+        runCall(activities, plan, input, step, readState),
+      );
       state.transcript = appendMessages(
         state.transcript,
         [{ ...assistant, role: 'assistant' }, ...results.map((message) => ({ ...message, role: 'tool' as const }))],
@@ -80,7 +91,13 @@ export function createFloor(store: ContentStore): (input: FloorInput) => Promise
 }
 
 /** One call through the tool's stored activity body, with the request the workflow would send. */
-async function runCall(activities: Activities, plan: PlannedCall, input: FloorInput, step: number, readState: ReadStateStore): Promise<MessageRef> {
+async function runCall(
+  activities: Activities,
+  plan: PlannedCall,
+  input: FloorInput,
+  step: number,
+  readState: ReadStateStore,
+): Promise<MessageRef> {
   if (plan.state !== 'ready') throw new Error(`floor: call ${plan.callId} was not planned: ${plan.envelope.text}`);
   const activity = (activities as unknown as Record<string, ToolActivity>)[plan.tool.name];
   if (!activity) throw new Error(`floor: no activity for ${plan.tool.name}`);

@@ -59,9 +59,15 @@ const UNCAPPED = Number.MAX_SAFE_INTEGER;
 export async function benchGlob(root: string, repetitions: number): Promise<BenchRow> {
   const executor = createGlobExecutor();
   const ours = async (input: GlobCase): Promise<string[]> => {
-    const envelope = await callTool('Glob', executor, root, { ...input, limit: 1000 }, {
-      maxToolResultBytes: UNCAPPED,
-    });
+    const envelope = await callTool(
+      'Glob',
+      executor,
+      root,
+      { ...input, limit: 1000 },
+      {
+        maxToolResultBytes: UNCAPPED,
+      },
+    );
     return envelope.data.paths as string[];
   };
   const times = await compareTimes(GLOB_CASES, ours, (input) => referenceGlob(root, input), {
@@ -77,7 +83,6 @@ export async function benchGlob(root: string, repetitions: number): Promise<Benc
     ratio: times.ratio,
     ratioRange: times.ratioRange,
     conclusion:
-      `${verdict} (runTool's envelope work included); ` +
-      `same paths on ${identical}/${GLOB_CASES.length} patterns.`,
+      `${verdict} (runTool's envelope work included); ` + `same paths on ${identical}/${GLOB_CASES.length} patterns.`,
   };
 }

@@ -31,7 +31,11 @@ export interface ReportLayout {
 const BLOCK = /<!-- bench:begin (\S+) -->\n[\s\S]*?<!-- bench:end \1 -->/g;
 
 /** Writes `file`, replacing the blocks of `reports` and keeping the other blocks it already holds. */
-export async function writeReport(file: string, layout: ReportLayout, reports: readonly SectionReport[]): Promise<void> {
+export async function writeReport(
+  file: string,
+  layout: ReportLayout,
+  reports: readonly SectionReport[],
+): Promise<void> {
   const previous = await readFile(file, 'utf8').catch(() => '');
   const blocks = new Map<string, string>();
   for (const match of previous.matchAll(BLOCK)) blocks.set(match[1]!, match[0]);
@@ -90,5 +94,7 @@ function cell(text: string): string {
 }
 
 function seconds(ms: number): string {
-  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms < 60_000
+    ? `${(ms / 1000).toFixed(1)} s`
+    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }

@@ -66,7 +66,9 @@ async function main(): Promise<number> {
   const { selected: sections, unknown } = selectSections(all, process.argv.slice(2));
   if (unknown.length > 0) {
     await removeSourceCopy(root);
-    process.stderr.write(`unknown section ${unknown.join(', ')}; sections: ${all.map((section) => section.id).join(', ')}\n`);
+    process.stderr.write(
+      `unknown section ${unknown.join(', ')}; sections: ${all.map((section) => section.id).join(', ')}\n`,
+    );
     return 2;
   }
   const output = quick ? path.join(os.tmpdir(), 'durable-agent-bench-quick') : path.join(repositoryRoot, 'docs');
@@ -86,12 +88,25 @@ async function main(): Promise<number> {
         const result = await section.run();
         const sectionRows = Array.isArray(result) ? result : [result];
         rows.push(...sectionRows);
-        reports.push({ ...report, rows: sectionRows, loadAfter: loadAverage(), finishedAt: new Date(), ms: performance.now() - sectionStarted });
+        reports.push({
+          ...report,
+          rows: sectionRows,
+          loadAfter: loadAverage(),
+          finishedAt: new Date(),
+          ms: performance.now() - sectionStarted,
+        });
         process.stderr.write(`${formatMs(performance.now() - sectionStarted)}\n`);
       } catch (error) {
         process.stderr.write('failed\n');
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        reports.push({ ...report, rows: [], error: message, loadAfter: loadAverage(), finishedAt: new Date(), ms: performance.now() - sectionStarted });
+        reports.push({
+          ...report,
+          rows: [],
+          error: message,
+          loadAfter: loadAverage(),
+          finishedAt: new Date(),
+          ms: performance.now() - sectionStarted,
+        });
         failures.push(`${section.name}: ${message}`);
       }
     }
@@ -104,13 +119,17 @@ async function main(): Promise<number> {
     });
   }
   const reportFile = path.join(output, 'benchmarks.md');
-  await writeReport(reportFile, { order: all.map((section) => section.id), intro: REPORT_INTRO, headings: REPORT_HEADINGS }, reports);
+  await writeReport(
+    reportFile,
+    { order: all.map((section) => section.id), intro: REPORT_INTRO, headings: REPORT_HEADINGS },
+    reports,
+  );
 
   process.stdout.write(`\n${renderTable(rows)}\n\n`);
   const total = formatMs(performance.now() - started);
   process.stdout.write(
     [
-      'ours/baseline: below 1 means ours is faster or smaller. Times are sums over the cases of each case\'s median.',
+      "ours/baseline: below 1 means ours is faster or smaller. Times are sums over the cases of each case's median.",
       'per-run range: lowest and highest ours/baseline of single paired runs (one pass over every case, or one',
       `child process each), i.e. the noise around the median. Total ${total}.`,
       '',
@@ -118,7 +137,9 @@ async function main(): Promise<number> {
   );
   // Other work on the machine moves absolute times and, less so, the ratios; the load says how much to trust them.
   process.stdout.write(`load average before: ${loadBefore}, after: ${loadAverage()} (${os.cpus().length} CPUs)\n`);
-  process.stdout.write(`wrote ${path.relative(process.cwd(), reportFile)}${chart ? ` and ${path.relative(process.cwd(), chart)}` : ''}\n`);
+  process.stdout.write(
+    `wrote ${path.relative(process.cwd(), reportFile)}${chart ? ` and ${path.relative(process.cwd(), chart)}` : ''}\n`,
+  );
   for (const failure of failures) process.stderr.write(`\nerror in ${failure}\n`);
   return failures.length === 0 ? 0 : 1;
 }

@@ -9,7 +9,10 @@ export interface Section {
 }
 
 /** The sections the names select (all of them without names: a name is an id or the start of ids), and unknown names. */
-export function selectSections(all: readonly Section[], names: readonly string[]): { selected: Section[]; unknown: string[] } {
+export function selectSections(
+  all: readonly Section[],
+  names: readonly string[],
+): { selected: Section[]; unknown: string[] } {
   const matches = (section: Section, name: string) => section.id === name || section.id.startsWith(`${name}-`);
   return {
     selected: names.length === 0 ? [...all] : all.filter((section) => names.some((name) => matches(section, name))),

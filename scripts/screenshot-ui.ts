@@ -28,17 +28,35 @@ const connection = await Connection.connect({ address: server.address });
 const script = JSON.parse(await readFile(join(root, 'examples/demo/script.json'), 'utf8')) as ScriptTurn[];
 const model = await startScriptedModelServer({ script });
 const taskQueue = 'durable-agent';
-const agent = await createAgentWorkers({ connection: workerConnection, address: server.address, namespace: 'default', taskQueue, env: { OPENAI_API_KEY: 'unused' }, store });
+const agent = await createAgentWorkers({
+  connection: workerConnection,
+  address: server.address,
+  namespace: 'default',
+  taskQueue,
+  env: { OPENAI_API_KEY: 'unused' },
+  store,
+});
 const running = agent.run();
 try {
   const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-screenshot-'));
   await cp(join(root, 'examples/demo/project'), workspace, { recursive: true });
   const client = new Client({ connection });
-  const task = 'The tests of this project fail. Find the bug, fix it with the smallest correct change, and run the tests to confirm.';
+  const task =
+    'The tests of this project fail. Find the bug, fix it with the smallest correct change, and run the tests to confirm.';
   const handle = await client.workflow.start('agentWorkflow', {
     workflowId: 'agent-fix-the-failing-tests-demo',
     taskQueue,
-    args: [{ task, workspace, selection: { model: 'scripted', baseUrl: model.url }, maxSteps: 20, mode: 'default', askPolicy: 'deny', searchAttributes: true }],
+    args: [
+      {
+        task,
+        workspace,
+        selection: { model: 'scripted', baseUrl: model.url },
+        maxSteps: 20,
+        mode: 'default',
+        askPolicy: 'deny',
+        searchAttributes: true,
+      },
+    ],
     memo: { task, cwd: workspace },
     staticSummary: task,
     staticDetails: `model: scripted · workspace: ${workspace} · mode: default`,
@@ -47,19 +65,39 @@ try {
   const url = `${server.uiUrl}/namespaces/default/workflows/${handle.workflowId}/${handle.firstExecutionRunId}/history`;
   await execa(
     browser,
-    ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--window-size=1600,1400', '--virtual-time-budget=20000', `--screenshot=${output}`, url],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--hide-scrollbars',
+      '--window-size=1600,1400',
+      '--virtual-time-budget=20000',
+      `--screenshot=${output}`,
+      url,
+    ],
     { stdio: 'inherit' },
   );
   console.log(`screenshot of ${url} written to ${output}`);
 
   // A model call's input as the codec shows it: the transcript head expanded into its node and messages.
   const history = await handle.fetchHistory();
-  const call = history.events!.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').at(-1)!;
+  const call = history
+    .events!.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+    .at(-1)!;
   const eventUrl = `${url}/events/${String(call.eventId)}`;
   const eventOutput = output.replace(/\.png$/, '-decoded.png');
   await execa(
     browser,
-    ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--window-size=1600,1400', '--virtual-time-budget=20000', `--screenshot=${eventOutput}`, eventUrl],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--hide-scrollbars',
+      '--window-size=1600,1400',
+      '--virtual-time-budget=20000',
+      `--screenshot=${eventOutput}`,
+      eventUrl,
+    ],
     { stdio: 'ignore' },
   );
   console.log(`screenshot of ${eventUrl} written to ${eventOutput}`);

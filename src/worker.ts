@@ -10,7 +10,9 @@ import type { ContentStore } from './store/content-store.js';
 import { agentDataConverter } from './store/data-converter.js';
 
 /** Entry module of the workflow bundle. */
-export const workflowsPath = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './workflows/index.ts' : './workflows/index.js', import.meta.url));
+export const workflowsPath = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? './workflows/index.ts' : './workflows/index.js', import.meta.url),
+);
 
 /** Where and how a worker runs. */
 export interface AgentWorkerOptions {
@@ -65,7 +67,12 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.payloadSizeThreshold !== undefined ? { payloadSizeThreshold: options.payloadSizeThreshold } : {}),
   });
-  const common = { connection, namespace: options.namespace, dataConverter, ...(options.identity ? { identity: options.identity } : {}) };
+  const common = {
+    connection,
+    namespace: options.namespace,
+    dataConverter,
+    ...(options.identity ? { identity: options.identity } : {}),
+  };
   const workers = [
     await Worker.create({
       ...common,
@@ -75,7 +82,9 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     }),
   ];
   if (options.toolTaskQueue && options.toolTaskQueue !== options.taskQueue) {
-    workers.push(await Worker.create({ ...common, taskQueue: options.toolTaskQueue, activities: workspaceActivities(activities) }));
+    workers.push(
+      await Worker.create({ ...common, taskQueue: options.toolTaskQueue, activities: workspaceActivities(activities) }),
+    );
   }
   return {
     workers,

@@ -48,9 +48,14 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
 // Heartbeats go out on a timer, with the stream's latest progress as their details: they also cover the silence before
 // the first token, so a dead worker is noticed and cancellation is delivered. None is sent in the first interval: a
 // call that answers within it costs the server no heartbeat write at all.
-function startHeartbeat(context: Context, step: number): { progress: (progress: StreamProgress) => void; stop: () => void } {
+function startHeartbeat(
+  context: Context,
+  step: number,
+): { progress: (progress: StreamProgress) => void; stop: () => void } {
   const timeoutMs = context.info.heartbeatTimeoutMs;
-  const intervalMs = timeoutMs ? Math.max(100, Math.min(DEFAULT_HEARTBEAT_INTERVAL_MS, timeoutMs / 3)) : DEFAULT_HEARTBEAT_INTERVAL_MS;
+  const intervalMs = timeoutMs
+    ? Math.max(100, Math.min(DEFAULT_HEARTBEAT_INTERVAL_MS, timeoutMs / 3))
+    : DEFAULT_HEARTBEAT_INTERVAL_MS;
   let details: { step: number } & Partial<StreamProgress> = { step };
   const timer = setInterval(() => context.heartbeat(details), intervalMs);
   timer.unref();

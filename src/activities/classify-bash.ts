@@ -34,8 +34,15 @@ export async function classifyBash(input: ClassifyBashInput): Promise<BashClassi
   const root = await realWorkspaceRoot(input.workspace);
   const cwd = await resolveInWorkspace(root, input.cwd);
   if (!cwd.ok) {
-    const reason = cwd.code === 'ACCESS_DENIED' ? cwd.message : `Working directory '${input.cwd}' is not valid: ${cwd.message}`;
-    const segment = { text: input.command, level: 'unclassified' as const, rule: 'path_outside_workspace', reason, action: 'deny' as const };
+    const reason =
+      cwd.code === 'ACCESS_DENIED' ? cwd.message : `Working directory '${input.cwd}' is not valid: ${cwd.message}`;
+    const segment = {
+      text: input.command,
+      level: 'unclassified' as const,
+      rule: 'path_outside_workspace',
+      reason,
+      action: 'deny' as const,
+    };
     return {
       level: 'unclassified',
       rule: segment.rule,
@@ -47,14 +54,19 @@ export async function classifyBash(input: ClassifyBashInput): Promise<BashClassi
     };
   }
   const home = path.resolve(input.home ?? process.env.HOME ?? homedir());
-  const segments = await classifyScript(input.command, initialScope(cwd.real), {
-    root,
-    home,
-    policy: {
-      ...(input.writeAutoAllow ? { writeAutoAllow: input.writeAutoAllow } : {}),
-      ...(input.writeProtected ? { writeProtected: input.writeProtected } : {}),
+  const segments = await classifyScript(
+    input.command,
+    initialScope(cwd.real),
+    {
+      root,
+      home,
+      policy: {
+        ...(input.writeAutoAllow ? { writeAutoAllow: input.writeAutoAllow } : {}),
+        ...(input.writeProtected ? { writeProtected: input.writeProtected } : {}),
+      },
+      bashWriteAutoAllow: new Set(input.bashWriteAutoAllow ?? DEFAULT_BASH_WRITE_AUTO_ALLOW),
     },
-    bashWriteAutoAllow: new Set(input.bashWriteAutoAllow ?? DEFAULT_BASH_WRITE_AUTO_ALLOW),
-  }, 0);
+    0,
+  );
   return classificationOf(segments);
 }

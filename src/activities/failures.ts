@@ -53,14 +53,18 @@ interface HttpLikeError extends Error {
 export function toModelFailure(error: unknown, now: number = Date.now()): Error {
   if (error instanceof TemporalFailure) return error;
   if (!(error instanceof Error)) {
-    return ApplicationFailure.create({ type: `${MODEL_FAILURE_TYPE}.Unexpected`, message: `Model call failed: ${String(error)}` });
+    return ApplicationFailure.create({
+      type: `${MODEL_FAILURE_TYPE}.Unexpected`,
+      message: `Model call failed: ${String(error)}`,
+    });
   }
   const httpError = error as HttpLikeError;
   const status = typeof httpError.status === 'number' ? httpError.status : undefined;
   const reason = reasonFor(httpError, status);
   const retryable = status === undefined || RETRYABLE_STATUSES.has(status) || status >= 500;
   const delay = retryable && httpError.headers ? retryAfterMs(httpError.headers, now) : undefined;
-  const details = status === undefined ? [] : [{ status, code: httpError.code ?? null, requestId: httpError.requestID ?? null }];
+  const details =
+    status === undefined ? [] : [{ status, code: httpError.code ?? null, requestId: httpError.requestID ?? null }];
   return ApplicationFailure.create({
     type: `${MODEL_FAILURE_TYPE}.${reason}`,
     message: error.message || `Model call failed (${reason})`,
@@ -105,7 +109,8 @@ function reasonFor(error: HttpLikeError, status: number | undefined): ModelFailu
 }
 
 function headerValue(headers: HeaderSource, name: string): string | undefined {
-  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
   const value = key === undefined ? undefined : record[key];

@@ -39,7 +39,8 @@ export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolRes
 export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
-  const toolActivity = (name: string, run: ToolExecutor): ToolActivity => storedToolActivity(name, run, transcripts, deps.hostToolQueue);
+  const toolActivity = (name: string, run: ToolExecutor): ToolActivity =>
+    storedToolActivity(name, run, transcripts, deps.hostToolQueue);
   const specs: FunctionToolSpec[] = functions.map(({ fn: _fn, ...spec }) => spec);
   // The workflow's own registry, so every name the workflow sends resolves to the same schema here.
   const registry = createTaskRegistry(specs);

@@ -23,24 +23,51 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
     await transcripts.writeAll(request.writes);
     const messages = await transcripts.load(request.transcript);
     if (request.purpose === 'compaction') return compact(deps, request, messages);
-    const resolved: ResolvedModelRequest = { messages, toolNames: request.toolNames, selection: request.selection, step: request.step };
-    const turn = await externalizeTurn(transcripts, withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools));
+    const resolved: ResolvedModelRequest = {
+      messages,
+      toolNames: request.toolNames,
+      selection: request.selection,
+      step: request.step,
+    };
+    const turn = await externalizeTurn(
+      transcripts,
+      withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools),
+    );
     return request.echoTranscript ? { ...turn, transcriptTail: messages.slice(request.messages?.length ?? 0) } : turn;
   };
 }
 
 /** The summarising call of a compaction, and the shorter transcript stored when the summary is usable. */
-async function compact(deps: ModelStepDependencies, request: ModelRequest, messages: ResolvedModelRequest['messages']): Promise<ModelTurn> {
+async function compact(
+  deps: ModelStepDependencies,
+  request: ModelRequest,
+  messages: ResolvedModelRequest['messages'],
+): Promise<ModelTurn> {
   const plan = planCompaction(messages);
   if (!plan) {
     const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    return { content: null, toolCalls: [], finishReason: 'other', usage, model: request.selection.model ?? '', skipped: true };
+    return {
+      content: null,
+      toolCalls: [],
+      finishReason: 'other',
+      usage,
+      model: request.selection.model ?? '',
+      skipped: true,
+    };
   }
-  const resolved: ResolvedModelRequest = { messages: summaryRequest(messages, plan), toolNames: [], selection: request.selection, step: request.step, purpose: 'compaction' };
+  const resolved: ResolvedModelRequest = {
+    messages: summaryRequest(messages, plan),
+    toolNames: [],
+    selection: request.selection,
+    step: request.step,
+    purpose: 'compaction',
+  };
   const turn = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
   if (!turn.content?.trim()) return { ...turn, content: null };
   const compacted = applyCompaction(messages, plan, turn.content);
-  const refs = await Promise.all(compacted.map(async (message) => ({ ...(await deps.transcripts.putMessage(message)), role: message.role })));
+  const refs = await Promise.all(
+    compacted.map(async (message) => ({ ...(await deps.transcripts.putMessage(message)), role: message.role })),
+  );
   const pending: Record<string, string> = {};
   const transcript = transcriptOf(refs, pending);
   await deps.transcripts.writeAll(pending);
@@ -83,15 +110,26 @@ async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): P
  * Completes the usage the ledger needs: the tool list's tokens, the attempt that succeeded, and an estimate when the
  * endpoint reported nothing (some OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
  */
-function withUsageAccounting(request: ResolvedModelRequest, turn: ModelTurn, resolveTools: (names: string[]) => ToolSchema[]): ModelTurn {
+function withUsageAccounting(
+  request: ResolvedModelRequest,
+  turn: ModelTurn,
+  resolveTools: (names: string[]) => ToolSchema[],
+): ModelTurn {
   const tools = schemaTokens(resolveTools(request.toolNames));
   const attempt = activityAttempt();
-  if (turn.usage.totalTokens > 0) return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };
+  if (turn.usage.totalTokens > 0)
+    return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };
   const promptTokens = approximateTokens(request.messages) + tools;
   const completionTokens = approximateTokens(turn.content ?? '') + approximateTokens(turn.toolCalls);
   return {
     ...turn,
-    usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, schemaTokens: tools, estimated: true },
+    usage: {
+      promptTokens,
+      completionTokens,
+      totalTokens: promptTokens + completionTokens,
+      schemaTokens: tools,
+      estimated: true,
+    },
     ...(attempt ? { attempt } : {}),
   };
 }

@@ -5,7 +5,13 @@ import { currentActivityContext } from './activity-context.js';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { MAX_TOOL_RESULT_BYTES, compressEnvelope, normalizeEmpty, renderEnvelope, spillDirectory } from '../core/budget.js';
+import {
+  MAX_TOOL_RESULT_BYTES,
+  compressEnvelope,
+  normalizeEmpty,
+  renderEnvelope,
+  spillDirectory,
+} from '../core/budget.js';
 import { abbreviateParams, envelopeSize, errorEnvelope } from '../core/envelope.js';
 import type { Envelope, EnvelopeContext } from '../core/envelope.js';
 import type { ExecutorContext, ToolExecutor } from './executors/types.js';
@@ -73,7 +79,8 @@ export async function runTool(
     return { ...result, envelope };
   } catch (error) {
     if (isCancellation(error, signal)) throw cancellationOf(error, signal);
-    const maximumAttempts = options.maximumAttempts ?? request.maximumAttempts ?? activity?.info.retryPolicy?.maximumAttempts;
+    const maximumAttempts =
+      options.maximumAttempts ?? request.maximumAttempts ?? activity?.info.retryPolicy?.maximumAttempts;
     if (!isFinalAttempt(error, attempt, maximumAttempts)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     activity?.log.warn(`Tool '${toolName}' failed on its last attempt`, { attempt, error: message });

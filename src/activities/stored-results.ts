@@ -40,8 +40,16 @@ export function storedToolActivity(
   };
 }
 
-async function storeToolMessage(transcripts: TranscriptStore, callId: string, envelope: Envelope): Promise<{ message: MessageRef; outcome: ToolOutcome }> {
-  const message = await transcripts.putMessage({ role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) });
+async function storeToolMessage(
+  transcripts: TranscriptStore,
+  callId: string,
+  envelope: Envelope,
+): Promise<{ message: MessageRef; outcome: ToolOutcome }> {
+  const message = await transcripts.putMessage({
+    role: 'tool',
+    tool_call_id: callId,
+    content: serializeEnvelope(envelope),
+  });
   return { message, outcome: outcomeOf(envelope) };
 }
 
@@ -89,7 +97,11 @@ export function createBudgetTurn(transcripts: TranscriptStore): (input: BudgetTu
     const root = await realWorkspaceRoot(input.workspace);
     const items = await Promise.all(
       budgeted.items.map(async (item) => {
-        const spilled = await spillEverywhere({ root, taskId: input.taskId, ...target(item.index) }, item.rendered, transcripts.store);
+        const spilled = await spillEverywhere(
+          { root, taskId: input.taskId, ...target(item.index) },
+          item.rendered,
+          transcripts.store,
+        );
         const envelope = withFullOutputKey(budgeted.envelopes[item.index]!, spilled.key);
         return {
           index: item.index,

@@ -67,17 +67,22 @@ export function createTranscriptStore(store: ContentStore, options: { cacheChars
     }
     if (Array.isArray(value)) return (await Promise.all(value.map((item) => expand(item)))) as T;
     if (value && typeof value === 'object') {
-      const entries = await Promise.all(Object.entries(value).map(async ([name, item]) => [name, await expand(item)] as const));
+      const entries = await Promise.all(
+        Object.entries(value).map(async ([name, item]) => [name, await expand(item)] as const),
+      );
       return Object.fromEntries(entries) as T;
     }
     return value;
   }
 
   async function externalize<T>(value: T): Promise<T> {
-    if (typeof value === 'string') return (value.length > INLINE_STRING_BYTES ? refString(await put(value)) : value) as T;
+    if (typeof value === 'string')
+      return (value.length > INLINE_STRING_BYTES ? refString(await put(value)) : value) as T;
     if (Array.isArray(value)) return (await Promise.all(value.map((item) => externalize(item)))) as T;
     if (value && typeof value === 'object') {
-      const entries = await Promise.all(Object.entries(value).map(async ([name, item]) => [name, await externalize(item)] as const));
+      const entries = await Promise.all(
+        Object.entries(value).map(async ([name, item]) => [name, await externalize(item)] as const),
+      );
       return Object.fromEntries(entries) as T;
     }
     return value;
@@ -113,14 +118,18 @@ export function createTranscriptStore(store: ContentStore, options: { cacheChars
       await Promise.all(
         Object.entries(writes ?? {}).map(async ([key, content]) => {
           if (cache.has(key)) return;
-          if (contentKey(content) !== key) throw ApplicationFailure.nonRetryable(`Content written as ${key} does not hash to that key.`, 'StoredContentCorrupt');
+          if (contentKey(content) !== key)
+            throw ApplicationFailure.nonRetryable(
+              `Content written as ${key} does not hash to that key.`,
+              'StoredContentCorrupt',
+            );
           await put(content);
         }),
       );
     },
     async load(transcript) {
       const keys: ContentKey[][] = [];
-      for (let node = transcript.head; node; ) {
+      for (let node = transcript.head; node;) {
         const parsed = parseNode(node, await text(node));
         keys.push(parsed.messages);
         node = parsed.prev;
@@ -142,5 +151,10 @@ const ESCAPED_REF_PREFIX = JSON.stringify(REF_PREFIX).slice(1, -1);
 /** A key the store does not have: the run cannot go on without it, and retrying will not bring it back. */
 export function missingContentFailure(error: unknown): unknown {
   if (!(error instanceof MissingContentError)) return error;
-  return ApplicationFailure.create({ type: 'StoredContentMissing', message: error.message, nonRetryable: true, details: [{ key: error.key, store: error.store }] });
+  return ApplicationFailure.create({
+    type: 'StoredContentMissing',
+    message: error.message,
+    nonRetryable: true,
+    details: [{ key: error.key, store: error.store }],
+  });
 }

@@ -63,7 +63,11 @@ export async function resolveInWorkspace(root: string, inputPath: string): Promi
     real = await resolveExisting(absolute, 0);
   } catch (error) {
     if (error instanceof SymlinkLoopError) {
-      return { ok: false, code: 'INVALID_PARAM', message: `Path '${inputPath}' has too many levels of symbolic links.` };
+      return {
+        ok: false,
+        code: 'INVALID_PARAM',
+        message: `Path '${inputPath}' has too many levels of symbolic links.`,
+      };
     }
     throw error;
   }

@@ -101,7 +101,11 @@ export function advanceBreaker(
 }
 
 /** C.10 gate, evaluated when a call is about to run: CLOSED passes, OPEN rejects until recovery, HALF_OPEN admits one trial. */
-export function breakerGate(state: BreakerState | undefined, now: number, config: Partial<BreakerConfig> = {}): GateResult {
+export function breakerGate(
+  state: BreakerState | undefined,
+  now: number,
+  config: Partial<BreakerConfig> = {},
+): GateResult {
   const resolved = resolveBreakerConfig(config);
   const { next: advanced, transition } = advanceBreaker(state, now, resolved);
   const withTransition = transition ? { transition } : {};

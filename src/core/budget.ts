@@ -73,7 +73,8 @@ export function cutAtUtf8Boundary(text: string, maxBytes: number): string {
   let end = 0;
   while (end < text.length) {
     const code = text.charCodeAt(end);
-    const isPair = code >= 0xd800 && code <= 0xdbff && end + 1 < text.length && isLowSurrogate(text.charCodeAt(end + 1));
+    const isPair =
+      code >= 0xd800 && code <= 0xdbff && end + 1 < text.length && isLowSurrogate(text.charCodeAt(end + 1));
     const width = code < 0x80 ? 1 : code < 0x800 ? 2 : isPair ? 4 : 3;
     if (bytes + width > maxBytes) break;
     bytes += width;
@@ -95,7 +96,12 @@ export function previewOf(rendered: string): string {
  * C.9 compress: replaces a too-large result by a preview and a pointer to its spill file (and, when the full output
  * was also written to the content store, its key).
  */
-export function compressEnvelope(raw: Envelope, reason: BudgetReason, fullOutputPath: string, fullOutputKey?: string): Envelope {
+export function compressEnvelope(
+  raw: Envelope,
+  reason: BudgetReason,
+  fullOutputPath: string,
+  fullOutputKey?: string,
+): Envelope {
   const rendered = renderEnvelope(raw);
   const originalBytes = envelopeSize(raw);
   const originalLines = countLines(rendered);
@@ -146,7 +152,8 @@ export function isCompressed(envelope: Envelope): boolean {
 
 /** C.3 step 7: a non-error result with no text and no data becomes "<ToolName> completed with no output.". */
 export function normalizeEmpty(envelope: Envelope, toolName: string): Envelope {
-  if (envelope.status === 'error' || envelope.text.trim() !== '' || Object.keys(envelope.data).length > 0) return envelope;
+  if (envelope.status === 'error' || envelope.text.trim() !== '' || Object.keys(envelope.data).length > 0)
+    return envelope;
   return { ...envelope, status: 'success', text: `${toolName} completed with no output.`, data: {} };
 }
 

@@ -34,9 +34,14 @@ export function transcriptTokens(messages: readonly ChatMessage[]): number {
  * KEEP_RECENT_TURNS-th last assistant message. A cut never separates an assistant message from its tool results.
  * Undefined when there is nothing worth compacting.
  */
-export function planCompaction(messages: readonly ChatMessage[], keepRecentTurns = KEEP_RECENT_TURNS): CompactionPlan | undefined {
+export function planCompaction(
+  messages: readonly ChatMessage[],
+  keepRecentTurns = KEEP_RECENT_TURNS,
+): CompactionPlan | undefined {
   const start = 2;
-  const assistants = messages.flatMap((message, index) => (message.role === 'assistant' && index >= start ? [index] : []));
+  const assistants = messages.flatMap((message, index) =>
+    message.role === 'assistant' && index >= start ? [index] : [],
+  );
   if (assistants.length <= keepRecentTurns) return undefined;
   const end = assistants[assistants.length - keepRecentTurns]!;
   return end - start >= 2 ? { start, end } : undefined;
@@ -53,7 +58,11 @@ export function summaryRequest(messages: readonly ChatMessage[], plan: Compactio
 }
 
 /** The compacted transcript: system prompt, task, summary, then the recent turns unchanged. */
-export function applyCompaction(messages: readonly ChatMessage[], plan: CompactionPlan, summary: string): ChatMessage[] {
+export function applyCompaction(
+  messages: readonly ChatMessage[],
+  plan: CompactionPlan,
+  summary: string,
+): ChatMessage[] {
   return [
     ...messages.slice(0, plan.start),
     { role: 'user', content: `${SUMMARY_PREFIX}\n${summary.trim()}` },
@@ -63,10 +72,14 @@ export function applyCompaction(messages: readonly ChatMessage[], plan: Compacti
 
 function renderMessage(message: ChatMessage): string {
   const cut = (text: string): string =>
-    text.length > MAX_SUMMARISED_MESSAGE_CHARS ? `${text.slice(0, MAX_SUMMARISED_MESSAGE_CHARS)}… (+${text.length - MAX_SUMMARISED_MESSAGE_CHARS} chars)` : text;
+    text.length > MAX_SUMMARISED_MESSAGE_CHARS
+      ? `${text.slice(0, MAX_SUMMARISED_MESSAGE_CHARS)}… (+${text.length - MAX_SUMMARISED_MESSAGE_CHARS} chars)`
+      : text;
   switch (message.role) {
     case 'assistant': {
-      const calls = (message.tool_calls ?? []).map((call) => `  → ${call.function.name}(${cut(call.function.arguments)}) [${call.id}]`);
+      const calls = (message.tool_calls ?? []).map(
+        (call) => `  → ${call.function.name}(${cut(call.function.arguments)}) [${call.id}]`,
+      );
       return [`assistant: ${cut(message.content ?? '')}`, ...calls].join('\n');
     }
     case 'tool':

@@ -11,12 +11,22 @@ export function mapFunctionInput(toolName: string, value: Record<string, unknown
   const given = value.input;
   if (typeof given === 'string') {
     const others = Object.keys(value).filter((key) => key !== 'input');
-    return { ok: true, input: { input: given }, repairs: others.map((param) => ({ stage: 'drop', kind: 'dropped_unknown', param })), ignoredParams: others };
+    return {
+      ok: true,
+      input: { input: given },
+      repairs: others.map((param) => ({ stage: 'drop', kind: 'dropped_unknown', param })),
+      ignoredParams: others,
+    };
   }
   if (typeof given === 'number' || typeof given === 'boolean' || (given !== null && typeof given === 'object')) {
     const from = Array.isArray(given) ? 'array' : typeof given === 'object' ? 'object' : typeof given;
     const text = typeof given === 'object' ? JSON.stringify(given) : String(given);
-    return { ok: true, input: { input: text }, repairs: [{ stage: 'coerce', kind: 'coerce', param: 'input', from, to: 'string' }], ignoredParams: [] };
+    return {
+      ok: true,
+      input: { input: text },
+      repairs: [{ stage: 'coerce', kind: 'coerce', param: 'input', from, to: 'string' }],
+      ignoredParams: [],
+    };
   }
   const strings = Object.entries(value).filter(([, item]) => typeof item === 'string');
   if (given === undefined && strings.length === 1) {

@@ -163,7 +163,14 @@ export function initialState(taskId: string, systemPrompt: string, task: string)
   const pendingWrites: PendingWrites = {};
   const system = workflowMessage({ role: 'system', content: systemPrompt }, pendingWrites);
   const user = workflowMessage({ role: 'user', content: task }, pendingWrites);
-  const transcript = appendMessages(EMPTY_TRANSCRIPT, [{ ...system, role: 'system' }, { ...user, role: 'user' }], pendingWrites);
+  const transcript = appendMessages(
+    EMPTY_TRANSCRIPT,
+    [
+      { ...system, role: 'system' },
+      { ...user, role: 'user' },
+    ],
+    pendingWrites,
+  );
   return {
     taskId,
     status: 'running',
@@ -190,7 +197,8 @@ export function initialState(taskId: string, systemPrompt: string, task: string)
 export function addProgress(state: AgentState, entry: Omit<ProgressEntry, 'seq'>): void {
   state.progressSeq += 1;
   state.progress.push({ ...entry, seq: state.progressSeq });
-  if (state.progress.length > MAX_PROGRESS_ENTRIES) state.progress.splice(0, state.progress.length - MAX_PROGRESS_ENTRIES);
+  if (state.progress.length > MAX_PROGRESS_ENTRIES)
+    state.progress.splice(0, state.progress.length - MAX_PROGRESS_ENTRIES);
 }
 
 /** Adds one model call's usage and cost to the ledger. */

@@ -72,7 +72,10 @@ export function normalizeToolCallIds(calls: readonly RawToolCall[], turn: number
 }
 
 /** The assistant message's tool_calls, with the ids the tool messages will carry (C.13 invariant 3). */
-export function toAssistantToolCalls(calls: readonly RawToolCall[], ids: readonly NormalizedId[]): ToolCallMessagePart[] {
+export function toAssistantToolCalls(
+  calls: readonly RawToolCall[],
+  ids: readonly NormalizedId[],
+): ToolCallMessagePart[] {
   return calls.map((call, index) => ({
     id: ids[index]!.id,
     type: 'function',
@@ -111,7 +114,11 @@ function failed(
 }
 
 /** C.3 steps 2-3: resolves names, parses and repairs arguments, and validates each call. */
-export function planToolCalls(calls: readonly RawToolCall[], ids: readonly NormalizedId[], tools: ToolLookup): PlannedCall[] {
+export function planToolCalls(
+  calls: readonly RawToolCall[],
+  ids: readonly NormalizedId[],
+  tools: ToolLookup,
+): PlannedCall[] {
   const plans: PlannedCall[] = [];
   calls.forEach((call, index) => {
     const callId = ids[index]!.id;
@@ -120,11 +127,18 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
       const requested = call.name?.trim() ? call.name : 'unknown_tool';
       const available = tools.availableNames();
       plans.push(
-        failed(index, callId, requested ?? 'unknown_tool', 'NOT_FOUND', `Unknown tool "${requested}". Available tools: ${available.join(', ')}.`, {
-          kind: 'unknown_tool',
-          requested,
-          available_tools: available,
-        }),
+        failed(
+          index,
+          callId,
+          requested ?? 'unknown_tool',
+          'NOT_FOUND',
+          `Unknown tool "${requested}". Available tools: ${available.join(', ')}.`,
+          {
+            kind: 'unknown_tool',
+            requested,
+            available_tools: available,
+          },
+        ),
       );
       return;
     }
@@ -132,11 +146,18 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
     const nameRepairs = resolved.repair ? [resolved.repair] : [];
     if (tools.isUndiscovered(tool.name)) {
       plans.push(
-        failed(index, callId, tool.name, 'NOT_FOUND', `Tool "${tool.name}" is not loaded yet. Use ToolSearch to find and load it, then call it.`, {
-          kind: 'unknown_tool',
-          requested: call.name,
-          hint: 'use ToolSearch',
-        }),
+        failed(
+          index,
+          callId,
+          tool.name,
+          'NOT_FOUND',
+          `Tool "${tool.name}" is not loaded yet. Use ToolSearch to find and load it, then call it.`,
+          {
+            kind: 'unknown_tool',
+            requested: call.name,
+            hint: 'use ToolSearch',
+          },
+        ),
       );
       return;
     }
@@ -159,7 +180,9 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
     const functionTool = isFunctionTool(tool);
     const parsed = parseArguments(call.arguments, { toolName: tool.name, functionTool });
     if (!parsed.ok) {
-      plans.push(failed(index, callId, tool.name, 'INVALID_PARAM', parsed.message, parsed.details, { repairs: nameRepairs }));
+      plans.push(
+        failed(index, callId, tool.name, 'INVALID_PARAM', parsed.message, parsed.details, { repairs: nameRepairs }),
+      );
       return;
     }
     const fixed = functionTool ? fixFunctionArguments(tool.name, parsed.value) : fixArguments(tool, parsed.value);
@@ -214,8 +237,22 @@ export function planToolCalls(calls: readonly RawToolCall[], ids: readonly Norma
 /** C.12: function tools take one raw `input` string instead of C.7's schema-driven repair. */
 function fixFunctionArguments(toolName: string, value: Record<string, unknown>): ReturnType<typeof fixArguments> {
   const mapped = mapFunctionInput(toolName, value);
-  if (!mapped.ok) return { ok: false, code: 'INVALID_PARAM', message: mapped.message, details: mapped.details, repairs: [], ignoredParams: [] };
-  return { ok: true, input: mapped.input, normalized: mapped.input, repairs: mapped.repairs, ignoredParams: mapped.ignoredParams };
+  if (!mapped.ok)
+    return {
+      ok: false,
+      code: 'INVALID_PARAM',
+      message: mapped.message,
+      details: mapped.details,
+      repairs: [],
+      ignoredParams: [],
+    };
+  return {
+    ok: true,
+    input: mapped.input,
+    normalized: mapped.input,
+    repairs: mapped.repairs,
+    ignoredParams: mapped.ignoredParams,
+  };
 }
 
 /** C.3 step 4: consecutive concurrency-safe calls share a batch; everything else runs alone. */

@@ -45,7 +45,6 @@ export function withFallbackNote(envelope: Envelope, note: FallbackNote): Envelo
   };
 }
 
-
 function cut(text: string): string {
   return text.length > MAX_SUMMARY_TEXT ? `${text.slice(0, MAX_SUMMARY_TEXT)}…` : text;
 }

@@ -74,7 +74,10 @@ export function appendMessages(
 }
 
 /** A chain of one node holding the given messages in order (a compacted transcript). */
-export function transcriptOf(messages: readonly (MessageRef & { role: ChatMessage['role'] })[], pending: PendingWrites): TranscriptRef {
+export function transcriptOf(
+  messages: readonly (MessageRef & { role: ChatMessage['role'] })[],
+  pending: PendingWrites,
+): TranscriptRef {
   return appendMessages(EMPTY_TRANSCRIPT, messages, pending);
 }
 

@@ -1,7 +1,11 @@
 // Node: the OpenAI Chat Completions adapter, streaming. Works against any OpenAI-compatible endpoint
 // (OpenAI, vLLM, Ollama, llama.cpp, the scripted server) that accepts `stream_options.include_usage`.
 import OpenAI, { APIUserAbortError } from 'openai';
-import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { ModelTurn } from '../core/messages.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
 import { StreamAssembler } from './stream-assembler.js';

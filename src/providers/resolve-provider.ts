@@ -39,10 +39,14 @@ export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver
     const apiKey = nonEmpty(env.OPENAI_API_KEY);
     if (providerName !== 'openai' && providerName !== 'scripted') throw unsupportedProvider(providerName);
     if (providerName === 'scripted' && !baseURL) {
-      throw configurationError('Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).');
+      throw configurationError(
+        'Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).',
+      );
     }
     if (providerName === 'openai' && !apiKey && !baseURL) {
-      throw configurationError("OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).");
+      throw configurationError(
+        "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
+      );
     }
     const key = `${providerName}\n${baseURL ?? ''}`;
     let provider = cache.get(key);

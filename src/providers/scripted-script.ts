@@ -23,7 +23,9 @@ export const scriptTurnSchema = z.strictObject({
       headers: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
-  usage: z.strictObject({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() }).optional(),
+  usage: z
+    .strictObject({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
+    .optional(),
   chunk_size: z.number().int().positive().optional(),
   truncate_stream: z.boolean().optional(),
   expect: z.strictObject({ last_tool_contains: z.array(z.string()).optional() }).optional(),
@@ -37,7 +39,8 @@ export function parseScript(value: unknown, source = 'script'): ScriptTurn[] {
   if (!Array.isArray(value)) throw new Error(`${source}: a script is an array of turns (or JSONL, one turn per line)`);
   return value.map((turn, position) => {
     const parsed = scriptTurnSchema.safeParse(turn);
-    if (!parsed.success) throw new Error(`${source}: turn ${position + 1} is invalid:\n${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new Error(`${source}: turn ${position + 1} is invalid:\n${z.prettifyError(parsed.error)}`);
     return parsed.data;
   });
 }
@@ -80,14 +83,21 @@ export function wireToolCalls(turn: ScriptTurn, turnNumber: number): WireToolCal
   return (turn.tool_calls ?? []).map((call, index) => ({
     id: call.id ?? `call_${turnNumber}_${index}`,
     type: 'function',
-    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    },
   }));
 }
 
 /** Usage as scripted, or a deterministic estimate of four characters per token. */
-export function scriptUsage(turn: ScriptTurn, promptChars: number): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+export function scriptUsage(
+  turn: ScriptTurn,
+  promptChars: number,
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const completionChars =
-    (turn.content ?? '').length + wireToolCalls(turn, 0).reduce((sum, call) => sum + call.function.name.length + call.function.arguments.length, 0);
+    (turn.content ?? '').length +
+    wireToolCalls(turn, 0).reduce((sum, call) => sum + call.function.name.length + call.function.arguments.length, 0);
   const prompt = turn.usage?.prompt_tokens ?? Math.ceil(promptChars / 4);
   const completion = turn.usage?.completion_tokens ?? Math.ceil(completionChars / 4);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -128,8 +138,16 @@ export function renderCompletion(turn: ScriptTurn, options: RenderOptions): Reco
  * arguments in `chunk_size` pieces. With `truncate_stream` the list stops halfway through the last call's arguments
  * (or the content), with no finish reason and no usage.
  */
-export function renderChunks(turn: ScriptTurn, options: RenderOptions & { includeUsage: boolean }): Record<string, unknown>[] {
-  const base = { id: `chatcmpl-scripted-${options.turnNumber}`, object: 'chat.completion.chunk', created: options.created, model: options.model };
+export function renderChunks(
+  turn: ScriptTurn,
+  options: RenderOptions & { includeUsage: boolean },
+): Record<string, unknown>[] {
+  const base = {
+    id: `chatcmpl-scripted-${options.turnNumber}`,
+    object: 'chat.completion.chunk',
+    created: options.created,
+    model: options.model,
+  };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     ...base,
     choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
@@ -141,10 +159,18 @@ export function renderChunks(turn: ScriptTurn, options: RenderOptions & { includ
   const contentSent = truncate && toolCalls.length === 0 ? content.slice(0, Math.floor(content.length / 2)) : content;
   for (const piece of split(contentSent, turn.chunk_size)) chunks.push(chunk({ content: piece }));
   toolCalls.forEach((call, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    chunks.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      }),
+    );
     const isLast = index === toolCalls.length - 1;
-    const argumentsSent = truncate && isLast ? call.function.arguments.slice(0, Math.floor(call.function.arguments.length / 2)) : call.function.arguments;
-    for (const piece of split(argumentsSent, turn.chunk_size)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    const argumentsSent =
+      truncate && isLast
+        ? call.function.arguments.slice(0, Math.floor(call.function.arguments.length / 2))
+        : call.function.arguments;
+    for (const piece of split(argumentsSent, turn.chunk_size))
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   if (truncate) return chunks;
   chunks.push(chunk({}, scriptFinishReason(turn)));

@@ -8,7 +8,12 @@ const usage = 'usage: scripted-server-main --script FILE [--port N] [--host 127.
 async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { script: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      script: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help) {
@@ -29,7 +34,9 @@ async function main(argv: string[]): Promise<void> {
   });
   console.log(server.url);
   const stop = (): void => {
-    console.error(`scripted model: stopping with ${server.remaining()} turn(s) unserved after ${server.requests.length} request(s)`);
+    console.error(
+      `scripted model: stopping with ${server.remaining()} turn(s) unserved after ${server.requests.length} request(s)`,
+    );
     void server.close();
   };
   process.once('SIGINT', stop);

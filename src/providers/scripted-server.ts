@@ -75,38 +75,71 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     try {
       body = JSON.parse(await readBody(request));
     } catch (error) {
-      return fail(response, 400, 'invalid_json', `Scripted model: request body is not JSON (${(error as Error).message})`);
+      return fail(
+        response,
+        400,
+        'invalid_json',
+        `Scripted model: request body is not JSON (${(error as Error).message})`,
+      );
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as RecordedRequest).messages)) {
-      return fail(response, 400, 'invalid_request', 'Scripted model: a chat completion request is a JSON object with a "messages" array');
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      Array.isArray(body) ||
+      !Array.isArray((body as RecordedRequest).messages)
+    ) {
+      return fail(
+        response,
+        400,
+        'invalid_request',
+        'Scripted model: a chat completion request is a JSON object with a "messages" array',
+      );
     }
     const recorded = body as RecordedRequest;
     requests.push(recorded);
-    if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.splice(0, requests.length - options.keepRequests);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests)
+      requests.splice(0, requests.length - options.keepRequests);
     if (options.latencyMs) await sleep(options.latencyMs, undefined, { signal: closing.signal }).catch(() => undefined);
     if (options.compactionSummary !== undefined && isCompactionRequest(recorded)) {
       const summary: ScriptTurn = { content: options.compactionSummary };
-      const renderOptions = { turnNumber: 0, model: 'scripted', created: Math.floor(Date.now() / 1000), promptChars: JSON.stringify(recorded.messages).length };
+      const renderOptions = {
+        turnNumber: 0,
+        model: 'scripted',
+        created: Math.floor(Date.now() / 1000),
+        promptChars: JSON.stringify(recorded.messages).length,
+      };
       if (recorded.stream !== true) return sendJson(response, 200, renderCompletion(summary, renderOptions));
       return sendStream(response, renderChunks(summary, { ...renderOptions, includeUsage: true }), true);
     }
     // Claimed before any await, so concurrent requests take consecutive turns.
     const turn = turns[served];
     if (turn === undefined) {
-      return fail(response, 500, 'script_exhausted', `Scripted model: script exhausted after ${turns.length} turns (request ${requests.length} has no turn left to answer it)`);
+      return fail(
+        response,
+        500,
+        'script_exhausted',
+        `Scripted model: script exhausted after ${turns.length} turns (request ${requests.length} has no turn left to answer it)`,
+      );
     }
     const turnNumber = served + 1;
     const mismatch = checkExpectation(turn, recorded);
     if (mismatch !== undefined) {
       // Not consumed: a retry of the same request fails the same way instead of silently taking the next turn.
-      return fail(response, 500, 'expectation_failed', `Scripted model: turn ${turnNumber} expectation failed: ${mismatch}`);
+      return fail(
+        response,
+        500,
+        'expectation_failed',
+        `Scripted model: turn ${turnNumber} expectation failed: ${mismatch}`,
+      );
     }
     served += 1;
     log(`scripted model: serving turn ${turnNumber}/${turns.length}`);
     if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: closing.signal }).catch(() => undefined);
     if (response.destroyed || closing.signal.aborted) return;
     if (turn.error) {
-      const errorBody = turn.error.body ?? { error: { message: `Scripted error (HTTP ${turn.error.status})`, type: 'scripted_error', code: null } };
+      const errorBody = turn.error.body ?? {
+        error: { message: `Scripted error (HTTP ${turn.error.status})`, type: 'scripted_error', code: null },
+      };
       return sendJson(response, turn.error.status, errorBody, turn.error.headers);
     }
     const renderOptions = {
@@ -128,8 +161,15 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       request.method === 'POST' && path === '/v1/chat/completions'
         ? completeChat(request, response)
         : request.method === 'GET' && path === '/v1/models'
-          ? Promise.resolve(sendJson(response, 200, { object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'durable-agent' }] }))
-          : Promise.resolve(fail(response, 404, 'not_found', `Scripted model: no route for ${request.method} ${path || '/'}`));
+          ? Promise.resolve(
+              sendJson(response, 200, {
+                object: 'list',
+                data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'durable-agent' }],
+              }),
+            )
+          : Promise.resolve(
+              fail(response, 404, 'not_found', `Scripted model: no route for ${request.method} ${path || '/'}`),
+            );
     handled.catch((error: unknown) => {
       if (!response.headersSent) fail(response, 500, 'internal_error', `Scripted model: ${(error as Error).message}`);
       else response.destroy();
@@ -164,7 +204,8 @@ function checkExpectation(turn: ScriptTurn, request: RecordedRequest): string | 
   const wanted = turn.expect?.last_tool_contains;
   if (!wanted || wanted.length === 0) return undefined;
   const lastTool = request.messages.findLast((message) => message.role === 'tool');
-  if (!lastTool) return `expected the last tool result to contain ${JSON.stringify(wanted)}, but the request has no tool message`;
+  if (!lastTool)
+    return `expected the last tool result to contain ${JSON.stringify(wanted)}, but the request has no tool message`;
   const content = typeof lastTool.content === 'string' ? lastTool.content : JSON.stringify(lastTool.content);
   const missing = wanted.filter((text) => !content.includes(text));
   if (missing.length === 0) return undefined;
@@ -173,7 +214,11 @@ function checkExpectation(turn: ScriptTurn, request: RecordedRequest): string | 
 }
 
 function sendStream(response: ServerResponse, chunks: unknown[], done: boolean): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
   if (done) response.write('data: [DONE]\n\n');
   response.end();

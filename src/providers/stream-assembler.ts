@@ -120,7 +120,8 @@ export class StreamAssembler {
     }
     // No id either: a name starts a call unless it repeats the name of a call whose arguments are still open.
     if (!last) return this.open(undefined);
-    const startsAnother = name !== undefined && last.name !== undefined && (last.name !== name || isWholeJsonObject(last.arguments));
+    const startsAnother =
+      name !== undefined && last.name !== undefined && (last.name !== name || isWholeJsonObject(last.arguments));
     return startsAnother ? this.open(undefined) : last;
   }
 

@@ -45,7 +45,12 @@ type Shown =
   | { kind: 'note'; bytes?: number; note: string };
 
 function isTranscriptNode(value: unknown): value is { prev: unknown; messages: unknown[] } {
-  return typeof value === 'object' && value !== null && 'prev' in value && Array.isArray((value as { messages?: unknown }).messages);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'prev' in value &&
+    Array.isArray((value as { messages?: unknown }).messages)
+  );
 }
 
 /** An expander over `store`; keep one per request, since it caches what it read. */
@@ -119,7 +124,10 @@ export function createContentExpander(store: ContentStore, limits: Partial<Expan
         const shown = await read(key);
         // A transcript node shows the messages it added, newest step first on the page; the link back stays a key.
         if (shown.kind === 'content' && isTranscriptNode(shown.content)) {
-          return { key, content: { messages: await walk(shown.content.messages, depth + 1, 0), prev: shown.content.prev } };
+          return {
+            key,
+            content: { messages: await walk(shown.content.messages, depth + 1, 0), prev: shown.content.prev },
+          };
         }
         if (shown.kind === 'content') return { key, content: await walk(shown.content, depth + 1, 0) };
         if (shown.kind === 'cut') return { key, bytes: shown.bytes, content: shown.preview, note: shown.note };

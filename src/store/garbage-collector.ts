@@ -45,7 +45,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Collects `store` given the keys live runs refer to. Roots are taken before the listing, and each delete is
  * conditional on the object not having been re-put since the cutoff, so content a run starts re-using mid-sweep stays.
  */
-export async function collectGarbage(store: ContentStore, roots: Iterable<ContentKey>, options: GcOptions): Promise<GcReport> {
+export async function collectGarbage(
+  store: ContentStore,
+  roots: Iterable<ContentKey>,
+  options: GcOptions,
+): Promise<GcReport> {
   const concurrency = options.concurrency ?? 16;
   const listed: { key: ContentKey; bytes: number; writtenAt: Date }[] = [];
   for await (const object of store.list()) listed.push(object);

@@ -53,7 +53,9 @@ export function createS3Store(options: S3StoreOptions): ContentStore {
     ...(options.credentials ? { credentials: options.credentials } : {}),
     // S3-compatible servers differ in support for the SDK's default CRC checksums; every read is verified against
     // the content's own SHA-256 anyway.
-    ...(options.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+    ...(options.endpoint
+      ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      : {}),
   });
 
   const explain = (error: unknown, operation: string): Error => explainError(error, operation, bucket, description);
@@ -86,7 +88,13 @@ export function createS3Store(options: S3StoreOptions): ContentStore {
   const write = async (key: string, bytes: Buffer): Promise<void> => {
     try {
       await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ContentType: 'application/octet-stream' }),
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: bytes,
+          ContentLength: bytes.byteLength,
+          ContentType: 'application/octet-stream',
+        }),
       );
     } catch (error) {
       throw explain(error, 'PutObject');
@@ -211,7 +219,13 @@ function nameOf(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
 }
 
-const CREDENTIAL_ERRORS = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'InvalidToken', 'ExpiredToken']);
+const CREDENTIAL_ERRORS = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'AccessDenied',
+  'InvalidToken',
+  'ExpiredToken',
+]);
 
 /** An SDK error as a message an operator can act on: which store, which request, what to check. */
 function explainError(error: unknown, operation: string, bucket: string, description: string): Error {
@@ -230,7 +244,12 @@ function explainError(error: unknown, operation: string, bucket: string, descrip
         `AWS_SECRET_ACCESS_KEY (or the credential chain) and that they may read and write the bucket.`,
       { cause: error },
     );
-  const detail = error instanceof S3ServiceException ? `${name}${status ? ` HTTP ${status}` : ''}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  const detail =
+    error instanceof S3ServiceException
+      ? `${name}${status ? ` HTTP ${status}` : ''}: ${error.message}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
   // Anything else (a server error or timeout the SDK's retries did not get past) may pass: a plain error.
   return new Error(`${operation} on ${description} failed: ${detail}`, { cause: error });
 }

@@ -16,7 +16,8 @@ const S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/;
  */
 export function storeFromEnv(env: NodeJS.ProcessEnv = process.env, defaults: { stateDir: string }): ContentStore {
   const setting = value(env, 'DURABLE_AGENT_STORE') ?? 'dir';
-  if (setting === 'dir') return createDirectoryStore(value(env, 'DURABLE_AGENT_STORE_DIR') ?? path.join(defaults.stateDir, 'store'));
+  if (setting === 'dir')
+    return createDirectoryStore(value(env, 'DURABLE_AGENT_STORE_DIR') ?? path.join(defaults.stateDir, 'store'));
   const match = S3_URL.exec(setting);
   if (!match)
     throw new ConfigError(
@@ -35,7 +36,9 @@ function s3Options(env: NodeJS.ProcessEnv, bucket: string, prefix: string): S3St
   const accessKeyId = value(env, 'AWS_ACCESS_KEY_ID');
   const secretAccessKey = value(env, 'AWS_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
-    throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together (or neither, for the AWS credential chain)');
+    throw new ConfigError(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together (or neither, for the AWS credential chain)',
+    );
   const sessionToken = value(env, 'AWS_SESSION_TOKEN');
   return {
     bucket,

@@ -16,7 +16,12 @@ const input = z
     old_string: z.string().min(1).optional().describe('Exact text to replace (single-edit form).'),
     new_string: z.string().optional().describe('Replacement text (single-edit form).'),
     replace_all: z.boolean().default(false).describe('Single-edit form: replace every occurrence.'),
-    edits: z.array(edit).min(1).max(50).optional().describe('Multi-edit form: applied all-or-nothing to the original content.'),
+    edits: z
+      .array(edit)
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('Multi-edit form: applied all-or-nothing to the original content.'),
     dry_run: z.boolean().default(false).describe('Validate and preview the diff without writing.'),
   })
   .strict();

@@ -30,7 +30,12 @@ export const FUNCTION_TOOL_PARAMETERS = {
   additionalProperties: false,
 } as const;
 
-const FUNCTION_RISKS: ReadonlySet<string> = new Set<FunctionRisk>(['read_only', 'write', 'destructive', 'network_write']);
+const FUNCTION_RISKS: ReadonlySet<string> = new Set<FunctionRisk>([
+  'read_only',
+  'write',
+  'destructive',
+  'network_write',
+]);
 
 const functionInput = z.object({ input: z.string().describe('raw input string') }).strict();
 

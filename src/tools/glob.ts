@@ -4,11 +4,18 @@ import { defineTool } from './define-tool.js';
 
 const input = z
   .object({
-    pattern: z.string().min(1).max(1000).describe('Glob relative to path, e.g. "src/**/*.ts". * and ? never cross "/".'),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1000)
+      .describe('Glob relative to path, e.g. "src/**/*.ts". * and ? never cross "/".'),
     path: z.string().min(1).default('.').describe('Directory to search from, relative to the workspace root.'),
     limit: z.number().int().min(1).max(1000).default(100).describe('Maximum number of paths to return.'),
     include_hidden: z.boolean().default(false).describe('Also match names starting with ".".'),
-    include_ignored: z.boolean().default(false).describe('Also match files in .gitignore and build/vendor directories.'),
+    include_ignored: z
+      .boolean()
+      .default(false)
+      .describe('Also match files in .gitignore and build/vendor directories.'),
   })
   .strict();
 

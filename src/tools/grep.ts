@@ -5,7 +5,11 @@ import { defineTool, shorten } from './define-tool.js';
 
 const input = z
   .object({
-    pattern: z.string().min(1).max(1000).describe('JavaScript regular expression (or literal text with fixed_strings).'),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1000)
+      .describe('JavaScript regular expression (or literal text with fixed_strings).'),
     path: z.string().min(1).default('.').describe('Directory or file to search, relative to the workspace root.'),
     glob: z.string().min(1).optional().describe('Only search files matching this glob, relative to path.'),
     case_sensitive: z.boolean().default(false).describe('Match case exactly (default: case-insensitive).'),
@@ -30,7 +34,16 @@ export function grepCommand(args: z.infer<typeof input>): string {
   if (args.context > 0) flags.push(`-C${args.context}`);
   const include = args.glob ? [`--include=${shellQuote(args.glob.split('/').at(-1)!)}`] : [];
   const excludes = SKIPPED_DIRECTORIES.map((name) => `--exclude-dir=${name}`);
-  const words = ['grep', ...flags, ...include, ...excludes, '-e', shellQuote(args.pattern), '--', shellQuote(args.path)];
+  const words = [
+    'grep',
+    ...flags,
+    ...include,
+    ...excludes,
+    '-e',
+    shellQuote(args.pattern),
+    '--',
+    shellQuote(args.path),
+  ];
   return `${words.join(' ')} | head -n ${args.limit * (1 + 2 * args.context)}`;
 }
 
@@ -62,7 +75,12 @@ export const grep = defineTool({
   ],
   activity: () => ({ startToCloseTimeoutMs: 30_000, maximumAttempts: 3 }),
   // When Grep itself is failing (retries exhausted, breaker open), plain `grep -rn` through Bash still answers.
-  fallbacks: [{ tool: 'Bash', mapInput: (args) => ({ command: grepCommand(args), timeout_ms: 60_000, description: 'Grep fallback' }) }],
+  fallbacks: [
+    {
+      tool: 'Bash',
+      mapInput: (args) => ({ command: grepCommand(args), timeout_ms: 60_000, description: 'Grep fallback' }),
+    },
+  ],
   summarize: (args) =>
     `Grep ${shorten(JSON.stringify(args.pattern), 60)}${args.path === '.' ? '' : ` in ${args.path}`}${args.glob ? ` (${args.glob})` : ''}`,
 });

@@ -8,14 +8,32 @@ import { readFile } from './read-file.js';
 import { writeFile } from './write-file.js';
 
 /** The six built-in tools (C.2), sorted by name. */
-export const builtinTools: readonly ToolContract[] = [bash, editFile, glob, grep, readFile, writeFile] as unknown as readonly ToolContract[];
+export const builtinTools: readonly ToolContract[] = [
+  bash,
+  editFile,
+  glob,
+  grep,
+  readFile,
+  writeFile,
+] as unknown as readonly ToolContract[];
 
 export { bash, editFile, glob, grep, readFile, writeFile };
-export { toolSearch, searchDeferredTools, runToolSearch, TOOL_SEARCH_NAME, MAX_TOOL_SEARCH_RESULTS } from './tool-search.js';
+export {
+  toolSearch,
+  searchDeferredTools,
+  runToolSearch,
+  TOOL_SEARCH_NAME,
+  MAX_TOOL_SEARCH_RESULTS,
+} from './tool-search.js';
 export type { DeferredToolMatch, ToolSearchContext, ToolSearchOutcome } from './tool-search.js';
 export { createToolRegistry, canonicalJson, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
 export type { ToolRegistry, SchemaContext, ResolvedName } from './registry.js';
-export { createFunctionTool, isFunctionTool, functionActivityPolicy, FUNCTION_TOOL_PARAMETERS } from './function-tool.js';
+export {
+  createFunctionTool,
+  isFunctionTool,
+  functionActivityPolicy,
+  FUNCTION_TOOL_PARAMETERS,
+} from './function-tool.js';
 export type { FunctionRisk, FunctionToolSpec, FunctionToolInput } from './function-tool.js';
 export {
   toChatCompletionsTool,

@@ -34,6 +34,5 @@ export const readFile = defineTool({
     { from: 'startLine', to: 'offset' },
   ],
   activity: () => ({ startToCloseTimeoutMs: 30_000, maximumAttempts: 3 }),
-  summarize: (args) =>
-    `ReadFile ${args.path}:${args.offset}-${args.offset + args.limit - 1}`,
+  summarize: (args) => `ReadFile ${args.path}:${args.offset}-${args.offset + args.limit - 1}`,
 });

@@ -82,7 +82,10 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     if (contracts.has(name)) throw new Error(`Tool '${name}' is already registered.`);
     // Two names differing only in case would make the case-insensitive step ambiguous.
     const clash = lowerNames.get(name.toLowerCase());
-    if (clash !== undefined) throw new Error(`Tool '${name}' clashes with the registered tool '${clash}' (names are matched case-insensitively).`);
+    if (clash !== undefined)
+      throw new Error(
+        `Tool '${name}' clashes with the registered tool '${clash}' (names are matched case-insensitively).`,
+      );
     for (const alias of contract.aliases ?? []) {
       const owner = lowerAliases.get(alias.toLowerCase());
       if (owner !== undefined && owner !== name) {
@@ -117,7 +120,9 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
   const lookup = (candidate: string): string | undefined =>
     contracts.has(candidate)
       ? candidate
-      : (lowerNames.get(candidate.toLowerCase()) ?? aliases.get(candidate) ?? lowerAliases.get(candidate.toLowerCase()));
+      : (lowerNames.get(candidate.toLowerCase()) ??
+        aliases.get(candidate) ??
+        lowerAliases.get(candidate.toLowerCase()));
 
   const resolveName = (raw: string | undefined): ResolvedName | undefined => {
     const requested = raw === undefined || raw === '' ? MISSING_TOOL_NAME : raw;
@@ -128,7 +133,9 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
       if (stripped !== requested && stripped !== '') name = lookup(stripped);
     }
     if (name === undefined) return undefined;
-    return name === requested ? { name } : { name, repair: { stage: 'name', kind: 'tool_name', from: requested, to: name } };
+    return name === requested
+      ? { name }
+      : { name, repair: { stage: 'name', kind: 'tool_name', from: requested, to: name } };
   };
 
   const isAllowed = (contract: ToolContract, context: SchemaContext): boolean =>

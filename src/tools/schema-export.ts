@@ -93,7 +93,9 @@ export function toInputJsonSchema(contract: ToolContract): JsonSchema {
     const raw = z.toJSONSchema(contract.inputSchema, { io: 'input' }) as JsonSchema;
     const cleaned = normalizeSchema(raw);
     if (cleaned.type !== 'object' || !isRecord(cleaned.properties)) {
-      throw new Error(`Tool '${contract.name}': the input schema must be a z.object(), got ${JSON.stringify(cleaned.type)}.`);
+      throw new Error(
+        `Tool '${contract.name}': the input schema must be a z.object(), got ${JSON.stringify(cleaned.type)}.`,
+      );
     }
     text = JSON.stringify(cleaned);
     baseSchemaCache.set(contract, text);
@@ -177,7 +179,9 @@ function strictNode(node: JsonSchema, toolName: string, where: string): JsonSche
     result.additionalProperties = false;
   } else if (node.type === 'object') {
     // An object without declared properties would accept anything, which strict mode forbids.
-    throw new Error(`Tool '${toolName}': ${where} is an object without declared properties, which strict mode cannot express.`);
+    throw new Error(
+      `Tool '${toolName}': ${where} is an object without declared properties, which strict mode cannot express.`,
+    );
   }
   if (isRecord(node.items)) result.items = strictNode(node.items, toolName, `${where}[]`);
   if (Array.isArray(node.anyOf)) {
@@ -254,7 +258,10 @@ function normalizeSchema(node: JsonSchema): JsonSchema {
       result[keyword] = (value as unknown[]).map((variant) => (isRecord(variant) ? normalizeSchema(variant) : variant));
     } else if (keyword === '$defs' && isRecord(value)) {
       result.$defs = Object.fromEntries(
-        Object.entries(value).map(([name, definition]) => [name, isRecord(definition) ? normalizeSchema(definition) : definition]),
+        Object.entries(value).map(([name, definition]) => [
+          name,
+          isRecord(definition) ? normalizeSchema(definition) : definition,
+        ]),
       );
     } else {
       result[keyword] = value;
@@ -269,7 +276,9 @@ function orderKeywords(node: JsonSchema): JsonSchema {
     const index = KEYWORD_ORDER.indexOf(keyword);
     return index === -1 ? KEYWORD_ORDER.length : index;
   };
-  const keywords = Object.keys(node).sort((left, right) => rank(left) - rank(right) || (left < right ? -1 : left > right ? 1 : 0));
+  const keywords = Object.keys(node).sort(
+    (left, right) => rank(left) - rank(right) || (left < right ? -1 : left > right ? 1 : 0),
+  );
   const result: JsonSchema = {};
   for (const keyword of keywords) {
     const value = node[keyword];

@@ -84,7 +84,10 @@ export function searchDeferredTools(
   max: number = DEFAULT_RESULTS,
   context: ToolSearchContext = { mode: 'default' },
 ): DeferredToolMatch[] {
-  const limit = Math.min(MAX_TOOL_SEARCH_RESULTS, Math.max(1, Math.trunc(Number.isFinite(max) ? max : DEFAULT_RESULTS)));
+  const limit = Math.min(
+    MAX_TOOL_SEARCH_RESULTS,
+    Math.max(1, Math.trunc(Number.isFinite(max) ? max : DEFAULT_RESULTS)),
+  );
   const candidates = deferredCandidates(registry, context);
   const trimmed = query.trim();
 
@@ -123,7 +126,8 @@ export function searchDeferredTools(
   }
   scored.sort(
     (left, right) =>
-      right.score - left.score || (left.contract.name < right.contract.name ? -1 : left.contract.name > right.contract.name ? 1 : 0),
+      right.score - left.score ||
+      (left.contract.name < right.contract.name ? -1 : left.contract.name > right.contract.name ? 1 : 0),
   );
   return scored.slice(0, limit).map((entry) => toMatch(entry.contract));
 }

@@ -5,7 +5,10 @@ import { defineTool } from './define-tool.js';
 const input = z
   .object({
     path: z.string().min(1).max(4096).describe('File path, relative to the workspace root.'),
-    content: z.string().max(5 * 1024 * 1024).describe('The complete new file content, written byte for byte.'),
+    content: z
+      .string()
+      .max(5 * 1024 * 1024)
+      .describe('The complete new file content, written byte for byte.'),
   })
   .strict();
 

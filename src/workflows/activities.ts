@@ -8,7 +8,9 @@ import type { ToolActivityPolicy } from '../tools/define-tool.js';
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
   const model = request.selection.model ?? 'default model';
-  const summary = label ?? `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
+  const summary =
+    label ??
+    `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
   // SDK retries are off in the provider; this policy is the only retry loop for model calls.
   const { [ACTIVITY.callModel]: activity } = proxyActivities<Activities>({
     startToCloseTimeout: '5 minutes',
@@ -34,10 +36,11 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
  * and are recorded as markers without a round trip through the server: the worker's function tools (recorded once
  * per task), and the content a finished run made last (written to the content store every worker shares).
  */
-export const { [ACTIVITY.listFunctionTools]: listFunctionTools, [ACTIVITY.storeContent]: storeContent } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
-});
+export const { [ACTIVITY.listFunctionTools]: listFunctionTools, [ACTIVITY.storeContent]: storeContent } =
+  proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3 },
+  });
 
 /**
  * The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue.

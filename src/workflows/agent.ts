@@ -62,7 +62,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.functionTools = await listFunctionTools();
       state.budget = initialBudget(input);
     }
-    const shell: TurnShell = { env: { state, input, registry: createTaskRegistry(state.functionTools) }, approvals, publish };
+    const shell: TurnShell = {
+      env: { state, input, registry: createTaskRegistry(state.functionTools) },
+      approvals,
+      publish,
+    };
     while (state.step < input.maxSteps) {
       if (shouldContinueAsNew(state, input, firstStep, workflowInfo().continueAsNewSuggested)) {
         await condition(allHandlersFinished);

@@ -46,7 +46,8 @@ export class ApprovalBook {
   private check(decision: ApprovalDecision): void {
     if (decision?.decision !== 'approve' && decision?.decision !== 'reject')
       throw new Error('decision must be "approve" or "reject"');
-    if (this.decisions.has(decision.tool_call_id)) throw new Error(`Call ${decision.tool_call_id} was already decided.`);
+    if (this.decisions.has(decision.tool_call_id))
+      throw new Error(`Call ${decision.tool_call_id} was already decided.`);
     if (!this.pending.has(decision.tool_call_id)) {
       const waiting = [...this.pending.keys()];
       throw new Error(

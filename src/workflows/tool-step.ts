@@ -28,7 +28,12 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
     batchStarted(env, number, batch, Date.now());
     // One call at a time needs no pool: every promise made in workflow code costs a stack capture on replay.
     if (batch.concurrency === 1) for (const plan of batch.calls) results[plan.index] = await executeCall(shell, plan);
-    else await runPool(batch.calls, batch.concurrency, async (plan) => void (results[plan.index] = await executeCall(shell, plan)));
+    else
+      await runPool(
+        batch.calls,
+        batch.concurrency,
+        async (plan) => void (results[plan.index] = await executeCall(shell, plan)),
+      );
     batchEnded(env, number, Date.now());
   }
   const budget = turnBudgetRequest(env, planned.plans, results);
@@ -54,7 +59,12 @@ async function executeCall(shell: TurnShell, plan: PlannedCall): Promise<ToolRes
         // Classification reads the workspace and needs a real shell parser, so it runs where the workspace is; its
         // result is recorded in history, so a replay sees the same decision.
         const { [ACTIVITY.classifyBash]: classifyBash } = workspaceActivities(need.taskQueue, need.summary);
-        need = onClassified(env, run, await classifyBash({ command: need.command, cwd: need.cwd, workspace: need.workspace }), Date.now());
+        need = onClassified(
+          env,
+          run,
+          await classifyBash({ command: need.command, cwd: need.cwd, workspace: need.workspace }),
+          Date.now(),
+        );
         break;
       }
       case 'approval': {
@@ -66,7 +76,11 @@ async function executeCall(shell: TurnShell, plan: PlannedCall): Promise<ToolRes
       }
       case 'activity':
         try {
-          const activity = toolActivity(need.tool, need.policy, { summary: need.summary, taskQueue: need.taskQueue, local: need.local });
+          const activity = toolActivity(need.tool, need.policy, {
+            summary: need.summary,
+            taskQueue: need.taskQueue,
+            local: need.local,
+          });
           need = onActivityResult(env, run, await activity(need.request), Date.now());
         } catch (error) {
           if (isCancellation(error)) throw error;

@@ -37,7 +37,17 @@ function runBash(
   return runTool(
     'Bash',
     executeBash,
-    { taskId: 'task-b', turn: 1, index: 0, callId: 'call_1', workspace, input: full, paramsInput: full, maximumAttempts: 1, ...overrides },
+    {
+      taskId: 'task-b',
+      turn: 1,
+      index: 0,
+      callId: 'call_1',
+      workspace,
+      input: full,
+      paramsInput: full,
+      maximumAttempts: 1,
+      ...overrides,
+    },
     options,
   );
 }
@@ -124,7 +134,10 @@ describe('Bash exit status', () => {
   });
 
   it('echoes the classification the permission gate decided', async () => {
-    const { envelope } = await runBash({ command: 'ls' }, { classification: { level: 'read_only', rule: 'read_only_command' } });
+    const { envelope } = await runBash(
+      { command: 'ls' },
+      { classification: { level: 'read_only', rule: 'read_only_command' } },
+    );
     expect(envelope.data.classification).toEqual({ level: 'read_only', rule: 'read_only_command' });
   });
 
@@ -144,11 +157,18 @@ describe('Bash exit status', () => {
 
 describe('Bash environment', () => {
   it('drops secrets and TEMPORAL_* and adds the non-interactive variables', async () => {
-    const added = { MY_SERVICE_TOKEN: 's3cret', DB_PASSWORD: 'pw', TEMPORAL_ADDRESS: 'host:7233', KEEP_ME: 'kept', TOKENIZER_MODE: 'fast' };
+    const added = {
+      MY_SERVICE_TOKEN: 's3cret',
+      DB_PASSWORD: 'pw',
+      TEMPORAL_ADDRESS: 'host:7233',
+      KEEP_ME: 'kept',
+      TOKENIZER_MODE: 'fast',
+    };
     Object.assign(process.env, added);
     try {
       const { envelope } = await runBash({
-        command: 'echo "${MY_SERVICE_TOKEN-unset} ${DB_PASSWORD-unset} ${TEMPORAL_ADDRESS-unset} $KEEP_ME $TOKENIZER_MODE $CI $TERM $GIT_TERMINAL_PROMPT $PAGER $AGENT_WORKER"',
+        command:
+          'echo "${MY_SERVICE_TOKEN-unset} ${DB_PASSWORD-unset} ${TEMPORAL_ADDRESS-unset} $KEEP_ME $TOKENIZER_MODE $CI $TERM $GIT_TERMINAL_PROMPT $PAGER $AGENT_WORKER"',
       });
       expect(envelope.data.stdout).toBe('unset unset unset kept fast 1 dumb 0 cat 1\n');
     } finally {
@@ -212,7 +232,10 @@ describe('Bash timeout and cancellation', () => {
   });
 
   it('a descendant that ignores SIGTERM is SIGKILLed after the grace period', async () => {
-    const { envelope } = await runBash({ command: `bash -c 'trap "" TERM; echo $$; sleep 30' & wait`, timeout_ms: 500 });
+    const { envelope } = await runBash({
+      command: `bash -c 'trap "" TERM; echo $$; sleep 30' & wait`,
+      timeout_ms: 500,
+    });
     expect(envelope.data.timed_out).toBe(true);
     const stubborn = Number((envelope.data.stdout as string).trim());
     expect(await waitUntilGone(stubborn, 5_000)).toBe(true);
@@ -260,8 +283,13 @@ describe('Bash output caps', () => {
     const text = `${'h'.repeat(STREAM_HEAD_CHARS)}${'m'.repeat(5_000)}${'t'.repeat(STREAM_TAIL_CHARS)}`;
     const capped = capStream(text, 'full output: out.txt');
     expect(capped.truncated).toBe(true);
-    expect(capped.text).toBe(`${'h'.repeat(6_000)}\n… [5000 chars omitted; full output: out.txt] …\n${'t'.repeat(24_000)}`);
-    expect(capStream('x'.repeat(STREAM_CHAR_CAP), 'p')).toEqual({ text: 'x'.repeat(STREAM_CHAR_CAP), truncated: false });
+    expect(capped.text).toBe(
+      `${'h'.repeat(6_000)}\n… [5000 chars omitted; full output: out.txt] …\n${'t'.repeat(24_000)}`,
+    );
+    expect(capStream('x'.repeat(STREAM_CHAR_CAP), 'p')).toEqual({
+      text: 'x'.repeat(STREAM_CHAR_CAP),
+      truncated: false,
+    });
   });
 
   it('capStream never splits a surrogate pair', () => {
@@ -280,14 +308,19 @@ describe('Bash output caps', () => {
     const truncation = envelope.data.truncation as { full_output_path: string; reason: string };
     expect(truncation.full_output_path).toBe('.agent/tool-output/task-b/t1_0_Bash_call_1.result.txt');
     const rendered = await readFile(path.join(workspace, truncation.full_output_path), 'utf8');
-    expect(rendered).toMatch(/^Command exited with code 0 in \d+ ms\. Output was truncated; full output: \.agent\/tool-output\/task-b\/t1_0_Bash_call_1\.output\.txt\./);
+    expect(rendered).toMatch(
+      /^Command exited with code 0 in \d+ ms\. Output was truncated; full output: \.agent\/tool-output\/task-b\/t1_0_Bash_call_1\.output\.txt\./,
+    );
     expect(rendered).toContain('--- data.stdout_truncated ---\ntrue\n');
     expect(rendered).toContain('--- data.stderr_truncated ---\ntrue\n');
 
     const expectedStdout = Array.from({ length: 310_000 }, (_, index) => `${index + 1}\n`).join('');
     const expectedStderr = Array.from({ length: 10_000 }, (_, index) => `${index + 1}\n`).join('');
     expect(expectedStdout.length).toBeGreaterThan(2_000_000);
-    const spilled = await readFile(path.join(workspace, '.agent/tool-output/task-b/t1_0_Bash_call_1.output.txt'), 'utf8');
+    const spilled = await readFile(
+      path.join(workspace, '.agent/tool-output/task-b/t1_0_Bash_call_1.output.txt'),
+      'utf8',
+    );
     expect(spilled).toBe(formatOutputSpill(expectedStdout, expectedStderr));
   });
 
@@ -321,14 +354,19 @@ describe('Bash output caps', () => {
   });
 
   it('keeps 10 MiB of a stream in memory, counts the rest, and still shows the real end of the output', async () => {
-    const { envelope } = await runBash({ command: "head -c 12000000 /dev/zero | tr '\\0' a; echo; echo THE-END", timeout_ms: 60_000 });
+    const { envelope } = await runBash({
+      command: "head -c 12000000 /dev/zero | tr '\\0' a; echo; echo THE-END",
+      timeout_ms: 60_000,
+    });
     const total = 12_000_000 + 1 + 8;
     expect(envelope.stats.stdout_bytes).toBe(total);
     expect(envelope.stats.stdout_dropped_bytes).toBe(total - 10 * 1024 * 1024);
     const spillPath = path.join(workspace, '.agent/tool-output/task-b/t1_0_Bash_call_1.output.txt');
     const spilled = await readFile(spillPath, 'utf8');
     expect(spilled.startsWith(`--- stdout ---\n${'a'.repeat(1000)}`)).toBe(true);
-    expect(spilled).toMatch(/\n… \[\d+ bytes beyond the 10485760-byte capture limit were not kept\] …\na+\nTHE-END\n\n--- stderr ---\n\n$/);
+    expect(spilled).toMatch(
+      /\n… \[\d+ bytes beyond the 10485760-byte capture limit were not kept\] …\na+\nTHE-END\n\n--- stderr ---\n\n$/,
+    );
     expect((envelope.data.stdout as string).endsWith('a\nTHE-END\n')).toBe(true);
   });
 });

@@ -9,8 +9,22 @@ import { startScriptedModelServer } from '../../src/providers/scripted-server.js
 import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
 
 const schemas: Record<string, ToolSchema> = {
-  ReadFile: { type: 'function', function: { name: 'ReadFile', description: 'Read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
-  Glob: { type: 'function', function: { name: 'Glob', description: 'Glob', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } } },
+  ReadFile: {
+    type: 'function',
+    function: {
+      name: 'ReadFile',
+      description: 'Read',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+  },
+  Glob: {
+    type: 'function',
+    function: {
+      name: 'Glob',
+      description: 'Glob',
+      parameters: { type: 'object', properties: { pattern: { type: 'string' } } },
+    },
+  },
 };
 
 let server: ScriptedModelServer | undefined;
@@ -21,7 +35,11 @@ afterEach(async () => {
 
 async function setup(script: ScriptTurn[], env: NodeJS.ProcessEnv = {}) {
   server = await startScriptedModelServer({ script });
-  const resolveProvider = createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: server.url, ...env });
+  const resolveProvider = createProviderResolver({
+    DURABLE_AGENT_PROVIDER: 'scripted',
+    OPENAI_BASE_URL: server.url,
+    ...env,
+  });
   return createCallModel({ resolveProvider, resolveTools: (names) => names.map((name) => schemas[name]!) });
 }
 
@@ -44,7 +62,10 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 
 describe('callModel', () => {
   it('works outside an activity, resolving tool schemas and the model inside', async () => {
-    const callModel = await setup([{ tool_calls: [{ id: 'g', name: 'Glob', arguments: { pattern: '*' } }], chunk_size: 2 }], { DURABLE_AGENT_MODEL: 'model-from-env' });
+    const callModel = await setup(
+      [{ tool_calls: [{ id: 'g', name: 'Glob', arguments: { pattern: '*' } }], chunk_size: 2 }],
+      { DURABLE_AGENT_MODEL: 'model-from-env' },
+    );
     const turn = await callModel(request({ selection: { model: 'model-from-run' } }));
     expect(turn.toolCalls).toEqual([{ id: 'g', name: 'Glob', arguments: '{"pattern":"*"}', complete: true }]);
     expect(turn.model).toBe('model-from-run');
@@ -93,7 +114,9 @@ describe('callModel', () => {
   });
 
   it('maps 429 with retry-after to a retryable failure with nextRetryDelay', async () => {
-    const callModel = await setup([{ error: { status: 429, headers: { 'retry-after': '7' }, body: { error: { message: 'Rate limit reached' } } } }]);
+    const callModel = await setup([
+      { error: { status: 429, headers: { 'retry-after': '7' }, body: { error: { message: 'Rate limit reached' } } } },
+    ]);
     const failure = await failureOf(callModel(request()));
     expect(failure.type).toBe('ModelInvocationError.RateLimited');
     expect(failure.nonRetryable).toBe(false);
@@ -102,7 +125,9 @@ describe('callModel', () => {
   });
 
   it('maps 401 to a non-retryable failure', async () => {
-    const callModel = await setup([{ error: { status: 401, body: { error: { message: 'Incorrect API key provided' } } } }]);
+    const callModel = await setup([
+      { error: { status: 401, body: { error: { message: 'Incorrect API key provided' } } } },
+    ]);
     const failure = await failureOf(callModel(request()));
     expect(failure.type).toBe('ModelInvocationError.Unauthorized');
     expect(failure.nonRetryable).toBe(true);

@@ -32,7 +32,11 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-function classify(command: string, cwd = '.', extra: Partial<Parameters<typeof classifyBash>[0]> = {}): Promise<BashClassification> {
+function classify(
+  command: string,
+  cwd = '.',
+  extra: Partial<Parameters<typeof classifyBash>[0]> = {},
+): Promise<BashClassification> {
   return classifyBash({ command, cwd, workspace, home, ...extra });
 }
 
@@ -216,7 +220,11 @@ describe('classifyBash: the C.5.2 table', () => {
 
   it.each(TABLE)('%j → %s / %s %s %s', async (command, level, outcome, denyCode, rule) => {
     const result = await classify(command);
-    expect({ level: result.level, outcome: result.outcome, denyCode: result.denyCode ?? '' }).toEqual({ level, outcome, denyCode });
+    expect({ level: result.level, outcome: result.outcome, denyCode: result.denyCode ?? '' }).toEqual({
+      level,
+      outcome,
+      denyCode,
+    });
     if (rule !== '') expect(result.rule).toBe(rule);
     // The result is recorded in workflow history: it must survive JSON unchanged.
     expect(JSON.parse(JSON.stringify(result))).toEqual(result);
@@ -226,7 +234,15 @@ describe('classifyBash: the C.5.2 table', () => {
 describe('classifyBash: segments and aggregation', () => {
   it('splits at ; && || | & and newlines, quote-aware', async () => {
     const result = await classify('echo "a; b && c" ; ls | wc -l && pwd || true & date\necho done');
-    expect(result.segments.map((segment) => segment.text)).toEqual(['echo "a; b && c"', 'ls', 'wc -l', 'pwd', 'true', 'date', 'echo done']);
+    expect(result.segments.map((segment) => segment.text)).toEqual([
+      'echo "a; b && c"',
+      'ls',
+      'wc -l',
+      'pwd',
+      'true',
+      'date',
+      'echo done',
+    ]);
   });
 
   it('gives each segment its own action and reports the most severe level and the most restrictive action', async () => {
@@ -240,7 +256,11 @@ describe('classifyBash: segments and aggregation', () => {
   });
 
   it('puts forbidden DENY before path DENY, and path DENY before ASK', async () => {
-    expect(await classify('cat /etc/passwd; sudo ls')).toMatchObject({ outcome: 'deny', denyCode: PD, rule: 'privilege_escalation' });
+    expect(await classify('cat /etc/passwd; sudo ls')).toMatchObject({
+      outcome: 'deny',
+      denyCode: PD,
+      rule: 'privilege_escalation',
+    });
     expect(await classify('rm a; cat /etc/passwd')).toMatchObject({
       level: 'destructive',
       outcome: 'deny',
@@ -252,7 +272,12 @@ describe('classifyBash: segments and aggregation', () => {
   it('classifies a command substitution recursively and makes the enclosing segment at least unclassified', async () => {
     const result = await classify('echo $(rm x)');
     expect(result.segments).toEqual([
-      expect.objectContaining({ text: 'echo $(rm x)', level: 'unclassified', rule: 'command_substitution', action: 'ask' }),
+      expect.objectContaining({
+        text: 'echo $(rm x)',
+        level: 'unclassified',
+        rule: 'command_substitution',
+        action: 'ask',
+      }),
       expect.objectContaining({ text: 'rm x', level: 'destructive', rule: 'delete', action: 'ask' }),
     ]);
   });
@@ -286,12 +311,20 @@ describe('classifyBash: segments and aggregation', () => {
   it('applies writeAutoAllow and writeProtected to redirect targets', async () => {
     const narrow = await classify('echo hi > docs.txt', '.', { writeAutoAllow: ['src/**'] });
     expect(narrow).toMatchObject({ level: 'write', outcome: 'ask', rule: 'not_auto_allowed' });
-    expect(await classify('echo hi > src/new.ts', '.', { writeAutoAllow: ['src/**'] })).toMatchObject({ outcome: 'allow' });
-    expect(await classify('echo hi > notes.md', '.', { writeProtected: ['*.md'] })).toMatchObject({ outcome: 'ask', rule: 'protected_path' });
+    expect(await classify('echo hi > src/new.ts', '.', { writeAutoAllow: ['src/**'] })).toMatchObject({
+      outcome: 'allow',
+    });
+    expect(await classify('echo hi > notes.md', '.', { writeProtected: ['*.md'] })).toMatchObject({
+      outcome: 'ask',
+      rule: 'protected_path',
+    });
   });
 
   it('asks for command-form write rows left out of bashWriteAutoAllow', async () => {
-    expect(await classify('npm test', '.', { bashWriteAutoAllow: ['file_write'] })).toMatchObject({ level: 'write', outcome: 'ask' });
+    expect(await classify('npm test', '.', { bashWriteAutoAllow: ['file_write'] })).toMatchObject({
+      level: 'write',
+      outcome: 'ask',
+    });
     expect(await classify('mkdir d', '.', { bashWriteAutoAllow: ['file_write'] })).toMatchObject({ outcome: 'allow' });
   });
 });

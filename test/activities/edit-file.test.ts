@@ -119,9 +119,20 @@ describe('EditFile: success', () => {
   it('dry_run previews without writing or touching the store', async () => {
     const file = await prepare('a.txt', 'keep\n');
     const entry = structuredClone(session.readState['a.txt']);
-    const { envelope, readStateUpdate } = await edit({ path: 'a.txt', old_string: 'keep', new_string: 'change', dry_run: true });
+    const { envelope, readStateUpdate } = await edit({
+      path: 'a.txt',
+      old_string: 'keep',
+      new_string: 'change',
+      dry_run: true,
+    });
     expect(envelope.status).toBe('partial');
-    expect(envelope.data).toMatchObject({ applied: false, dry_run: true, replacements: 1, lines_added: 1, lines_removed: 1 });
+    expect(envelope.data).toMatchObject({
+      applied: false,
+      dry_run: true,
+      replacements: 1,
+      lines_added: 1,
+      lines_removed: 1,
+    });
     expect(envelope.data.diff_preview).toContain('+change');
     expect(envelope.stats).toMatchObject({ bytes_written: 0, original_size: 5, new_size: 7 });
     expect(readStateUpdate).toBeUndefined();
@@ -301,7 +312,9 @@ describe('EditFile: what the path names', () => {
     await mkdir(path.join(root, 'dir'));
     expect((await edit({ path: 'dir', old_string: 'a', new_string: 'b' })).envelope.error?.code).toBe('IS_DIRECTORY');
     await writeFile(path.join(root, 'blob.bin'), Buffer.from([1, 2, 0, 3]));
-    expect((await edit({ path: 'blob.bin', old_string: 'a', new_string: 'b' })).envelope.error?.code).toBe('BINARY_FILE');
+    expect((await edit({ path: 'blob.bin', old_string: 'a', new_string: 'b' })).envelope.error?.code).toBe(
+      'BINARY_FILE',
+    );
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
     expect((await edit({ path: 'pipe', old_string: 'a', new_string: 'b' })).envelope.error).toMatchObject({
       code: 'INVALID_PARAM',
@@ -336,7 +349,10 @@ describe('EditFile: operating-system errors', () => {
       root,
       input: { path: 'locked.txt', old_string: 'x', new_string: 'y' },
     });
-    expect(envelope.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'os_permission', errno: 'EACCES' } });
+    expect(envelope.error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { reason: 'os_permission', errno: 'EACCES' },
+    });
   });
 
   it('EXECUTION_ERROR on ENOSPC with the original intact', async (context) => {

@@ -4,8 +4,11 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { describe, expect, it } from 'vitest';
 import { classifyModelError, retryAfterMs, toModelFailure } from '../../src/activities/failures.js';
 
-const httpError = (status: number, headers: Record<string, string> = {}, body: object = { error: { message: `status ${status}` } }) =>
-  APIError.generate(status, body, undefined, new Headers(headers));
+const httpError = (
+  status: number,
+  headers: Record<string, string> = {},
+  body: object = { error: { message: `status ${status}` } },
+) => APIError.generate(status, body, undefined, new Headers(headers));
 
 function classify(error: unknown, now?: number): ApplicationFailure {
   const failure = toModelFailure(error, now);
@@ -75,7 +78,9 @@ describe('toModelFailure', () => {
     const now = Date.parse('2025-01-01T00:00:00Z');
     expect(classify(httpError(429, { 'retry-after-ms': '1500', 'retry-after': '9' })).nextRetryDelay).toBe(1500);
     expect(classify(httpError(429, { 'retry-after': '2' })).nextRetryDelay).toBe(2000);
-    expect(classify(httpError(503, { 'retry-after': 'Wed, 01 Jan 2025 00:00:30 GMT' }), now).nextRetryDelay).toBe(30_000);
+    expect(classify(httpError(503, { 'retry-after': 'Wed, 01 Jan 2025 00:00:30 GMT' }), now).nextRetryDelay).toBe(
+      30_000,
+    );
     expect(classify(httpError(503, { 'retry-after': 'soon' })).nextRetryDelay).toBeUndefined();
     expect(classify(httpError(500)).nextRetryDelay).toBeUndefined();
   });

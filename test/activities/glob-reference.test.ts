@@ -72,7 +72,9 @@ async function reference(root: string, input: GlobCase): Promise<string[]> {
     caseSensitiveMatch: true,
   });
   // picomatch lets a class such as [!a-m] match a leading "." even with dot:false; C.11 skips hidden names outright.
-  const visible = input.include_hidden ? found : found.filter((file) => !file.split('/').some((name) => name.startsWith('.')));
+  const visible = input.include_hidden
+    ? found
+    : found.filter((file) => !file.split('/').some((name) => name.startsWith('.')));
   return visible.sort();
 }
 

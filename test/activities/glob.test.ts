@@ -48,7 +48,14 @@ describe('Glob matching', () => {
 
   it('orders paths by UTF-16 code units of the workspace-relative path', async () => {
     await files({ 'a/b.ts': '', 'a-c.ts': '', 'B.ts': '', 'a.ts': '', 'é.ts': '', 'z.ts': '' });
-    expect((await globIn({ pattern: '**/*.ts' })).data.paths).toEqual(['B.ts', 'a-c.ts', 'a.ts', 'a/b.ts', 'z.ts', 'é.ts']);
+    expect((await globIn({ pattern: '**/*.ts' })).data.paths).toEqual([
+      'B.ts',
+      'a-c.ts',
+      'a.ts',
+      'a/b.ts',
+      'z.ts',
+      'é.ts',
+    ]);
   });
 
   it('takes the pattern relative to path and returns workspace-relative paths', async () => {
@@ -93,7 +100,12 @@ describe('Glob traversal', () => {
       'docs/build': 'a file, not a directory',
       'src/a.ts': '',
     });
-    expect((await globIn({ pattern: '**/*' })).data.paths).toEqual(['docs/build', 'keep.log', 'src/a.ts', 'src/generated/kept.ts']);
+    expect((await globIn({ pattern: '**/*' })).data.paths).toEqual([
+      'docs/build',
+      'keep.log',
+      'src/a.ts',
+      'src/generated/kept.ts',
+    ]);
     expect((await globIn({ pattern: '**/*', include_ignored: true })).data.paths).toEqual([
       'debug.log',
       'docs/build',
@@ -108,8 +120,16 @@ describe('Glob traversal', () => {
   });
 
   it('searches a directory named explicitly even when it is ignored or hidden', async () => {
-    await files({ '.gitignore': 'generated/\n*.tmp\n', 'generated/a.ts': '', 'generated/b.tmp': '', 'node_modules/p/i.js': '' });
-    expect((await globIn({ pattern: '**/*', path: 'generated' })).data.paths).toEqual(['generated/a.ts', 'generated/b.tmp']);
+    await files({
+      '.gitignore': 'generated/\n*.tmp\n',
+      'generated/a.ts': '',
+      'generated/b.tmp': '',
+      'node_modules/p/i.js': '',
+    });
+    expect((await globIn({ pattern: '**/*', path: 'generated' })).data.paths).toEqual([
+      'generated/a.ts',
+      'generated/b.tmp',
+    ]);
     expect((await globIn({ pattern: '**/*.js', path: 'node_modules' })).data.paths).toEqual(['node_modules/p/i.js']);
     await files({ '.github/ci.yml': '', '.github/.inner/x.yml': '' });
     expect((await globIn({ pattern: '**/*.yml', path: '.github' })).data.paths).toEqual(['.github/ci.yml']);
@@ -121,11 +141,15 @@ describe('Glob traversal', () => {
     await symlink(path.join(root, 'real/a.ts'), path.join(root, 'link.ts'));
     await symlink(path.join(root, 'real'), path.join(root, 'linkdir'));
     await symlink(outside, path.join(root, 'escape'));
-    expect((await globIn({ pattern: '**/*.ts', include_hidden: true, include_ignored: true })).data.paths).toEqual(['real/a.ts']);
+    expect((await globIn({ pattern: '**/*.ts', include_hidden: true, include_ignored: true })).data.paths).toEqual([
+      'real/a.ts',
+    ]);
   });
 
   it('caps the paths at limit and reports the total', async () => {
-    await files(Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`f${String(index).padStart(2, '0')}.ts`, ''])));
+    await files(
+      Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`f${String(index).padStart(2, '0')}.ts`, ''])),
+    );
     const envelope = await globIn({ pattern: '*.ts', limit: 5 });
     expect(envelope.status).toBe('partial');
     expect(envelope.data).toEqual({

@@ -78,7 +78,9 @@ describe.each(engines)('Grep with the %s engine', (engine, executor) => {
   });
 
   it('merges context: a line shown after one match is not repeated before the next', async () => {
-    const lines = Array.from({ length: 20 }, (_, index) => (index + 1 === 5 || index + 1 === 7 || index + 1 === 15 ? `hit ${index + 1}` : `line ${index + 1}`));
+    const lines = Array.from({ length: 20 }, (_, index) =>
+      index + 1 === 5 || index + 1 === 7 || index + 1 === 15 ? `hit ${index + 1}` : `line ${index + 1}`,
+    );
     await files({ 'a.txt': lines.join('\n') + '\n' });
     const envelope = await grepIn({ pattern: '^hit', context: 2 }, executor);
     expect(envelope.data.matches).toEqual([
@@ -117,7 +119,9 @@ describe.each(engines)('Grep with the %s engine', (engine, executor) => {
     const listed = await grepIn({ pattern: 'hit', output_mode: 'files_with_matches', limit: 2 }, executor);
     expect(listed.status).toBe('partial');
     expect(listed.data).toMatchObject({ files: ['a.txt', 'c.txt'], count: 2, truncation_reasons: ['match_limit'] });
-    expect(listed.text).toBe("Found 2 file(s) with matches under '.'. More matches exist beyond limit=2; narrow the pattern, path or glob, or raise limit.");
+    expect(listed.text).toBe(
+      "Found 2 file(s) with matches under '.'. More matches exist beyond limit=2; narrow the pattern, path or glob, or raise limit.",
+    );
     const counted = await grepIn({ pattern: 'hit', output_mode: 'count' }, executor);
     expect(counted.status).toBe('success');
     expect(counted.data).toMatchObject({
@@ -147,7 +151,9 @@ describe.each(engines)('Grep with the %s engine', (engine, executor) => {
     await files({ 'a.txt': 'foo \r\nfoo\r\n' });
     const envelope = await grepIn({ pattern: 'foo$' }, executor);
     expect(envelope.data.matches).toEqual([{ file: 'a.txt', line: 2, text: 'foo' }]);
-    expect((await grepIn({ pattern: '\\s$' }, executor)).data.matches).toEqual([{ file: 'a.txt', line: 1, text: 'foo ' }]);
+    expect((await grepIn({ pattern: '\\s$' }, executor)).data.matches).toEqual([
+      { file: 'a.txt', line: 1, text: 'foo ' },
+    ]);
   });
 
   it('skips hidden, ignored, binary and symlinked files, but searches a file named explicitly', async () => {
@@ -173,7 +179,10 @@ describe.each(engines)('Grep with the %s engine', (engine, executor) => {
     expect(byName.data.files).toEqual(['a.ts', 'src/b.ts', 'src/deep/d.ts']);
     const byPath = await grepIn({ pattern: 'hit', glob: 'src/*.{ts,js}', output_mode: 'files_with_matches' }, executor);
     expect(byPath.data.files).toEqual(['src/b.ts', 'src/c.js']);
-    const relative = await grepIn({ pattern: 'hit', path: 'src', glob: 'deep/*.ts', output_mode: 'files_with_matches' }, executor);
+    const relative = await grepIn(
+      { pattern: 'hit', path: 'src', glob: 'deep/*.ts', output_mode: 'files_with_matches' },
+      executor,
+    );
     expect(relative.data.files).toEqual(['src/deep/d.ts']);
   });
 
@@ -193,7 +202,9 @@ describe.each(engines)('Grep with the %s engine', (engine, executor) => {
 
   it('decodes invalid UTF-8 leniently, as ReadFile does', async () => {
     await files({ 'a.txt': Buffer.from('caf\xe9 needle\nplain\n', 'latin1') });
-    expect((await grepIn({ pattern: 'needle' }, executor)).data.matches).toEqual([{ file: 'a.txt', line: 1, text: 'caf\uFFFD needle' }]);
+    expect((await grepIn({ pattern: 'needle' }, executor)).data.matches).toEqual([
+      { file: 'a.txt', line: 1, text: 'caf\uFFFD needle' },
+    ]);
   });
 
   it('reports an entry limit cut as partial with scan_limit', async () => {
@@ -230,7 +241,9 @@ describe('Grep engine selection', () => {
 
   it('falls back to JavaScript with rg_not_found when DURABLE_AGENT_RG_PATH names nothing', async () => {
     await files({ 'a.txt': 'hit\n' });
-    const envelope = await withEnvironment(RG_PATH_VARIABLE, path.join(outside, 'no-rg'), () => grepIn({ pattern: 'hit' }));
+    const envelope = await withEnvironment(RG_PATH_VARIABLE, path.join(outside, 'no-rg'), () =>
+      grepIn({ pattern: 'hit' }),
+    );
     expect(envelope.data).toMatchObject({ engine: 'js', fallback_reason: 'rg_not_found', count: 1 });
     expect(envelope.status).toBe('success');
   });
@@ -264,7 +277,9 @@ describe('Grep engine selection', () => {
   it('throws instead of falling back when ripgrep is forced', async (context) => {
     await requireRipgrep(context);
     await files({ 'a.txt': 'hit\n' });
-    await expect(grepIn({ pattern: '(?<=h)it' }, createGrepExecutor({ engine: 'rg' }))).rejects.toThrow(/rg_unsupported_pattern/);
+    await expect(grepIn({ pattern: '(?<=h)it' }, createGrepExecutor({ engine: 'rg' }))).rejects.toThrow(
+      /rg_unsupported_pattern/,
+    );
   });
 });
 

@@ -79,7 +79,13 @@ describe('ReadFile: success', () => {
     await writeFile(path.join(root, 'empty.txt'), '');
     const { envelope, readStateUpdate } = await read({ path: 'empty.txt' });
     expect(envelope.status).toBe('success');
-    expect(envelope.data).toMatchObject({ content: '', total_lines: 0, lines_read: 0, truncated: false, next_offset: null });
+    expect(envelope.data).toMatchObject({
+      content: '',
+      total_lines: 0,
+      lines_read: 0,
+      truncated: false,
+      next_offset: null,
+    });
     expect(readStateUpdate?.entry?.sha256).toBe(sha256(''));
   });
 
@@ -187,7 +193,10 @@ describe('ReadFile: errors', () => {
   it('INVALID_PARAM when an empty file is read from an offset other than 1', async () => {
     await writeFile(path.join(root, 'empty.txt'), '');
     const { envelope } = await read({ path: 'empty.txt', offset: 2 });
-    expect(envelope.error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'out_of_range', total_lines: 0 } });
+    expect(envelope.error).toMatchObject({
+      code: 'INVALID_PARAM',
+      details: { reason: 'out_of_range', total_lines: 0 },
+    });
   });
 
   it('NOT_FOUND with up to three similar names, and deletes the stale store entry', async () => {

@@ -70,7 +70,10 @@ describe('runTool context', () => {
     const result = await runTool(
       'ReadFile',
       async (context) => ({ envelope: okEnvelope({ text: 'ok', context: context.context }) }),
-      request({ repairs: [{ stage: 'alias', kind: 'alias', from: 'file_path', to: 'path' }], ignoredParams: ['verbose'] }),
+      request({
+        repairs: [{ stage: 'alias', kind: 'alias', from: 'file_path', to: 'path' }],
+        ignoredParams: ['verbose'],
+      }),
     );
     expect(result.envelope.context.repairs).toEqual([{ stage: 'alias', kind: 'alias', from: 'file_path', to: 'path' }]);
     expect(result.envelope.context.ignored_params).toEqual(['verbose']);
@@ -105,13 +108,15 @@ describe('runTool context', () => {
 
 describe('runTool exceptions', () => {
   it('rethrows on a non-final attempt so Temporal retries', async () => {
-    await expect(runTool('ReadFile', throwing(new Error('EIO: disk hiccup')), request(), { maximumAttempts: 3, attempt: 1 })).rejects.toThrow(
-      'EIO: disk hiccup',
-    );
+    await expect(
+      runTool('ReadFile', throwing(new Error('EIO: disk hiccup')), request(), { maximumAttempts: 3, attempt: 1 }),
+    ).rejects.toThrow('EIO: disk hiccup');
   });
 
   it('returns INTERNAL_ERROR on the final attempt', async () => {
-    const result = await runTool('ReadFile', throwing(new Error('EIO: disk hiccup')), request({ maximumAttempts: 3 }), { attempt: 3 });
+    const result = await runTool('ReadFile', throwing(new Error('EIO: disk hiccup')), request({ maximumAttempts: 3 }), {
+      attempt: 3,
+    });
     expect(result.envelope.status).toBe('error');
     expect(result.envelope.error?.code).toBe('INTERNAL_ERROR');
     expect(result.envelope.text).toBe("Tool 'ReadFile' failed: EIO: disk hiccup");
@@ -122,15 +127,21 @@ describe('runTool exceptions', () => {
 
   it('reads the attempt limit from the request and the attempt from the activity info', async () => {
     const environment = new MockActivityEnvironment({ attempt: 1 });
-    await expect(environment.run(() => runTool('Grep', throwing(new Error('flaky')), request({ maximumAttempts: 3 })))).rejects.toThrow('flaky');
+    await expect(
+      environment.run(() => runTool('Grep', throwing(new Error('flaky')), request({ maximumAttempts: 3 }))),
+    ).rejects.toThrow('flaky');
     const last = new MockActivityEnvironment({ attempt: 3 });
-    const result: ToolActivityResult = await last.run(() => runTool('Grep', throwing(new Error('flaky')), request({ maximumAttempts: 3 })));
+    const result: ToolActivityResult = await last.run(() =>
+      runTool('Grep', throwing(new Error('flaky')), request({ maximumAttempts: 3 })),
+    );
     expect(result.envelope.error?.code).toBe('INTERNAL_ERROR');
   });
 
   it('falls back to the retry policy the server reports', async () => {
     const environment = new MockActivityEnvironment({ attempt: 1, retryPolicy: { maximumAttempts: 2 } });
-    await expect(environment.run(() => runTool('Grep', throwing(new Error('flaky')), request()))).rejects.toThrow('flaky');
+    await expect(environment.run(() => runTool('Grep', throwing(new Error('flaky')), request()))).rejects.toThrow(
+      'flaky',
+    );
   });
 
   it('treats a non-retryable failure, or an unknown attempt limit, as final', async () => {
@@ -169,7 +180,11 @@ describe('runTool exceptions', () => {
 
 describe('runTool post-processing', () => {
   it('normalises an empty result', async () => {
-    const result = await runTool('Custom', async (context) => ({ envelope: okEnvelope({ text: '', context: context.context }) }), request());
+    const result = await runTool(
+      'Custom',
+      async (context) => ({ envelope: okEnvelope({ text: '', context: context.context }) }),
+      request(),
+    );
     expect(result.envelope.status).toBe('success');
     expect(result.envelope.text).toBe('Custom completed with no output.');
   });
@@ -178,7 +193,10 @@ describe('runTool post-processing', () => {
     const update = { key: 'a.txt', entry: null };
     const result = await runTool(
       'ReadFile',
-      async (context) => ({ envelope: okEnvelope({ text: 'ok', data: { content: 'a'.repeat(40_000) }, context: context.context }), readStateUpdate: update }),
+      async (context) => ({
+        envelope: okEnvelope({ text: 'ok', data: { content: 'a'.repeat(40_000) }, context: context.context }),
+        readStateUpdate: update,
+      }),
       request(),
     );
     expect(result.envelope.data.content).toBe('a'.repeat(40_000));
@@ -187,7 +205,11 @@ describe('runTool post-processing', () => {
 
   it('spills a result over MAX_TOOL_RESULT_BYTES in full and returns the compressed envelope', async () => {
     const lines = Array.from({ length: 5_000 }, (_, index) => `match ${index}: ${'q'.repeat(20)}`).join('\n');
-    let raw = okEnvelope({ text: 'Found 5000 matches.', data: { content: lines }, context: { tool_call_id: '', cwd: '.', params_input: {} } });
+    let raw = okEnvelope({
+      text: 'Found 5000 matches.',
+      data: { content: lines },
+      context: { tool_call_id: '', cwd: '.', params_input: {} },
+    });
     const result = await runTool(
       'Grep',
       async (context) => {

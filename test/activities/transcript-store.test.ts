@@ -43,7 +43,10 @@ describe('transcript store', () => {
 
   it('refuses content written under a key it does not hash to', async () => {
     const transcripts = createTranscriptStore(createMemoryStore());
-    await expect(transcripts.writeAll({ [contentKey('a')]: 'b' })).rejects.toMatchObject({ type: 'StoredContentCorrupt', nonRetryable: true });
+    await expect(transcripts.writeAll({ [contentKey('a')]: 'b' })).rejects.toMatchObject({
+      type: 'StoredContentCorrupt',
+      nonRetryable: true,
+    });
   });
 
   it('stores strings over the inline limit and expands them back, inside tool-call arguments too', async () => {
@@ -57,7 +60,13 @@ describe('transcript store', () => {
 
     const pending: PendingWrites = {};
     const assistant = workflowMessage(
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'WriteFile', arguments: JSON.stringify(external) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c', type: 'function', function: { name: 'WriteFile', arguments: JSON.stringify(external) } },
+        ],
+      },
       pending,
     );
     const transcript = appendMessages(EMPTY_TRANSCRIPT, [{ ...assistant, role: 'assistant' }], pending);
@@ -89,14 +98,41 @@ describe('transcript store', () => {
       undefined,
     );
     const gone = contentKey('the file the model wrote');
-    const request = { taskId: 't', turn: 1, index: 0, callId: 'c', workspace: '/tmp', input: { path: 'a.txt', content: refString(gone) }, paramsInput: {} };
-    await expect(activity(request)).rejects.toMatchObject({ type: 'StoredContentMissing', message: `Stored content ${gone} is missing from directory /srv/store.` });
+    const request = {
+      taskId: 't',
+      turn: 1,
+      index: 0,
+      callId: 'c',
+      workspace: '/tmp',
+      input: { path: 'a.txt', content: refString(gone) },
+      paramsInput: {},
+    };
+    await expect(activity(request)).rejects.toMatchObject({
+      type: 'StoredContentMissing',
+      message: `Stored content ${gone} is missing from directory /srv/store.`,
+    });
     expect(ran).toBe(false);
   });
 
   it('answers elsewhere, touching nothing, when a local read lands on a worker that does not own the workspace', async () => {
-    const activity = storedToolActivity('ReadFile', async () => { throw new Error('must not run'); }, createTranscriptStore(createMemoryStore()), 'q@host-a');
-    const request = { taskId: 't', turn: 1, index: 0, callId: 'c', workspace: '/tmp', input: { path: 'a.txt' }, paramsInput: {}, onlyOnHost: 'q@host-b' };
+    const activity = storedToolActivity(
+      'ReadFile',
+      async () => {
+        throw new Error('must not run');
+      },
+      createTranscriptStore(createMemoryStore()),
+      'q@host-a',
+    );
+    const request = {
+      taskId: 't',
+      turn: 1,
+      index: 0,
+      callId: 'c',
+      workspace: '/tmp',
+      input: { path: 'a.txt' },
+      paramsInput: {},
+      onlyOnHost: 'q@host-b',
+    };
     expect(await activity(request)).toEqual({ elsewhere: true });
   });
 });

@@ -1,6 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, readdir, readlink, stat, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  readlink,
+  stat,
+  symlink,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeReadFile } from '../../src/activities/executors/read-file.js';
@@ -72,7 +84,9 @@ describe('WriteFile: create', () => {
     await unlink(path.join(root, 'gone.txt'));
     const { envelope } = await write({ path: 'gone.txt', content: 'v2\n' });
     expect(envelope.error).toMatchObject({ code: 'CONFLICT', details: { reason: 'deleted_since_read' } });
-    expect(envelope.text).toBe("File 'gone.txt' has been deleted since it was last read. ReadFile it again, then retry.");
+    expect(envelope.text).toBe(
+      "File 'gone.txt' has been deleted since it was last read. ReadFile it again, then retry.",
+    );
     await expect(stat(path.join(root, 'gone.txt'))).rejects.toThrow();
   });
 
@@ -134,10 +148,13 @@ describe('WriteFile: overwrite', () => {
     const { envelope, readStateUpdate } = await write({ path: 'a.txt', content: 'keep\nnew\nmore\n' });
     expect(envelope.status).toBe('success');
     expect(envelope.text).toBe("Overwrote 'a.txt' (+2/-1 lines, 14 bytes).");
-    expect(envelope.data).toMatchObject({ operation: 'overwrite', bytes_written: 14, lines_added: 2, lines_removed: 1 });
-    expect(envelope.data.diff_preview).toBe(
-      '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,3 @@\n keep\n-old\n+new\n+more\n',
-    );
+    expect(envelope.data).toMatchObject({
+      operation: 'overwrite',
+      bytes_written: 14,
+      lines_added: 2,
+      lines_removed: 1,
+    });
+    expect(envelope.data.diff_preview).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,3 @@\n keep\n-old\n+new\n+more\n');
     expect(envelope.data.lock_note).toBeUndefined();
     expect(readStateUpdate?.entry).toMatchObject({ sha256: sha256('keep\nnew\nmore\n'), source: 'write' });
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('keep\nnew\nmore\n');
@@ -198,7 +215,9 @@ describe('WriteFile: overwrite', () => {
     const { envelope } = await write({ path: 'big.txt', content });
     const preview = envelope.data.diff_preview as string;
     expect(envelope.data.diff_truncated).toBe(true);
-    expect(preview.split('\n').filter((line, index, all) => index < all.length - 1 || line !== '').length).toBeLessThanOrEqual(100);
+    expect(
+      preview.split('\n').filter((line, index, all) => index < all.length - 1 || line !== '').length,
+    ).toBeLessThanOrEqual(100);
     expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(10_240);
     expect(preview).toMatch(/… \[diff truncated: \d+ more lines\]\n$/);
     expect(envelope.data).toMatchObject({ lines_added: 400, lines_removed: 400 });
@@ -247,8 +266,15 @@ describe('WriteFile: operating-system errors', () => {
   it('PERMISSION_DENIED os_permission when the directory is not writable', async () => {
     await chmod(root, 0o555);
     try {
-      const { envelope } = await runAsUnprivileged({ tool: 'WriteFile', root, input: { path: 'new.txt', content: 'x' } });
-      expect(envelope.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'os_permission', errno: 'EACCES' } });
+      const { envelope } = await runAsUnprivileged({
+        tool: 'WriteFile',
+        root,
+        input: { path: 'new.txt', content: 'x' },
+      });
+      expect(envelope.error).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        details: { reason: 'os_permission', errno: 'EACCES' },
+      });
       await expect(stat(path.join(root, 'new.txt'))).rejects.toThrow();
     } finally {
       await chmod(root, 0o755);
@@ -339,7 +365,12 @@ describe('WriteFile: durable retry', () => {
     await utimes(stale, twoDaysAgo, twoDaysAgo);
     await write({ path: 'x.txt', content: 'x' }, { activityKey: 'fresh/key' });
     const record = JSON.parse(await readFile(journalPath(root, 'fresh/key'), 'utf8'));
-    expect(record).toMatchObject({ tool: 'WriteFile', rel: 'x.txt', intended_sha256: sha256('x'), expected_sha256: null });
+    expect(record).toMatchObject({
+      tool: 'WriteFile',
+      rel: 'x.txt',
+      intended_sha256: sha256('x'),
+      expected_sha256: null,
+    });
     await expect(stat(stale)).rejects.toThrow();
   });
 });

@@ -211,7 +211,10 @@ describe('transitions on outcome (C.10 table)', () => {
   });
 
   it('starts from CLOSED when a tool has no breaker yet', () => {
-    expect(recordOutcome(undefined, 'counted_failure', 1, config, 'x').next).toMatchObject({ state: 'CLOSED', failures: 1 });
+    expect(recordOutcome(undefined, 'counted_failure', 1, config, 'x').next).toMatchObject({
+      state: 'CLOSED',
+      failures: 1,
+    });
   });
 
   it('full cycle: three failures open, the trial after recovery succeeds and closes', () => {
@@ -243,22 +246,33 @@ describe('classifyOutcome', () => {
 
   it('success and partial are successes', () => {
     expect(classifyOutcome(okEnvelope({ text: 'ok', context }), { ranTool: true })).toBe('success');
-    expect(classifyOutcome(okEnvelope({ status: 'partial', text: 'exit 1', context }), { ranTool: true })).toBe('success');
+    expect(classifyOutcome(okEnvelope({ status: 'partial', text: 'exit 1', context }), { ranTool: true })).toBe(
+      'success',
+    );
   });
 
-  it.each<ErrorCode>(['TIMEOUT', 'EXECUTION_ERROR', 'INTERNAL_ERROR', 'MCP_EXECUTION_ERROR', 'MCP_NETWORK_ERROR', 'MCP_TIMEOUT'])(
-    '%s is a counted failure',
-    (code) => {
-      expect(classifyOutcome(failed(code), { ranTool: true })).toBe('counted_failure');
-    },
-  );
+  it.each<ErrorCode>([
+    'TIMEOUT',
+    'EXECUTION_ERROR',
+    'INTERNAL_ERROR',
+    'MCP_EXECUTION_ERROR',
+    'MCP_NETWORK_ERROR',
+    'MCP_TIMEOUT',
+  ])('%s is a counted failure', (code) => {
+    expect(classifyOutcome(failed(code), { ranTool: true })).toBe('counted_failure');
+  });
 
-  it.each<ErrorCode>(['INVALID_PARAM', 'NOT_FOUND', 'CONFLICT', 'PERMISSION_DENIED', 'ACCESS_DENIED', 'CANCELLED', 'MCP_PARAM_ERROR'])(
-    '%s is neutral',
-    (code) => {
-      expect(classifyOutcome(failed(code), { ranTool: true })).toBe('neutral');
-    },
-  );
+  it.each<ErrorCode>([
+    'INVALID_PARAM',
+    'NOT_FOUND',
+    'CONFLICT',
+    'PERMISSION_DENIED',
+    'ACCESS_DENIED',
+    'CANCELLED',
+    'MCP_PARAM_ERROR',
+  ])('%s is neutral', (code) => {
+    expect(classifyOutcome(failed(code), { ranTool: true })).toBe('neutral');
+  });
 
   it('countAllErrors counts every error a tool returns', () => {
     expect(classifyOutcome(failed('NOT_FOUND'), { ranTool: true, countAllErrors: true })).toBe('counted_failure');

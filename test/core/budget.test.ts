@@ -54,7 +54,11 @@ describe('compressEnvelope', () => {
       context,
     });
     const rendered = renderEnvelope(raw);
-    const compressed = compressEnvelope(raw, 'single_tool_budget', '.agent/tool-output/task/t1_0_ReadFile_call_1.result.txt');
+    const compressed = compressEnvelope(
+      raw,
+      'single_tool_budget',
+      '.agent/tool-output/task/t1_0_ReadFile_call_1.result.txt',
+    );
     const originalBytes = envelopeSize(raw);
     const originalLines = countLines(rendered);
     expect(originalLines).toBe(103);
@@ -156,7 +160,12 @@ describe('planTurnBudget', () => {
 
   it('compresses the largest first, ties by index, and stops as soon as the turn fits', () => {
     const sizes = [40_000, 45_000, 45_000, 30_000, 45_000, 10_000];
-    const plan = planTurnBudget(sizes, sizes.map(() => false), 120_000, () => 1_000);
+    const plan = planTurnBudget(
+      sizes,
+      sizes.map(() => false),
+      120_000,
+      () => 1_000,
+    );
     // 215,000 → 171,000 (index 1) → 127,000 (index 2) → 83,000 (index 4): stop.
     expect(plan).toEqual([1, 2, 4]);
   });
@@ -173,9 +182,24 @@ describe('planTurnBudget', () => {
 
 describe('applyTurnBudget', () => {
   it('compresses with exact sizes until the turn fits and reports each replacement', () => {
-    const results = [bigEnvelope(45_000, 'a'), bigEnvelope(48_000, 'b'), bigEnvelope(46_000, 'c'), bigEnvelope(47_000, 'd'), bigEnvelope(44_000, 'e')];
+    const results = [
+      bigEnvelope(45_000, 'a'),
+      bigEnvelope(48_000, 'b'),
+      bigEnvelope(46_000, 'c'),
+      bigEnvelope(47_000, 'd'),
+      bigEnvelope(44_000, 'e'),
+    ];
     const pathFor = (index: number): string =>
-      spillRelativePath('task-1', spillFileName({ turn: 3, index, toolName: 'ReadFile', callId: results[index]!.context.tool_call_id, suffix: 'result' }));
+      spillRelativePath(
+        'task-1',
+        spillFileName({
+          turn: 3,
+          index,
+          toolName: 'ReadFile',
+          callId: results[index]!.context.tool_call_id,
+          suffix: 'result',
+        }),
+      );
     const { envelopes, items } = applyTurnBudget(results, { pathFor, maxTurnBytes: MAX_TURN_RESULT_BYTES });
     expect(items.map((item) => item.index)).toEqual([1]);
     expect(items[0]).toMatchObject({
@@ -185,7 +209,9 @@ describe('applyTurnBudget', () => {
       full_output_path: '.agent/tool-output/task-1/t3_1_ReadFile_b.result.txt',
       rendered: renderEnvelope(results[1]!),
     });
-    expect(envelopes.reduce((sum, envelope) => sum + envelopeSize(envelope), 0)).toBeLessThanOrEqual(MAX_TURN_RESULT_BYTES);
+    expect(envelopes.reduce((sum, envelope) => sum + envelopeSize(envelope), 0)).toBeLessThanOrEqual(
+      MAX_TURN_RESULT_BYTES,
+    );
     expect(envelopes[0]).toBe(results[0]);
     expect(envelopes.map((envelope) => envelope.context.tool_call_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
@@ -208,7 +234,9 @@ describe('spill names', () => {
     expect(spillFileName({ turn: 1, index: 0, toolName: 'Grep', callId: '../../etc/passwd', suffix: 'result' })).toBe(
       't1_0_Grep_______etc_passwd.result.txt',
     );
-    expect(spillFileName({ turn: 1, index: 0, toolName: 'Grep', callId: 'x'.repeat(500), suffix: 'result' }).length).toBeLessThan(200);
+    expect(
+      spillFileName({ turn: 1, index: 0, toolName: 'Grep', callId: 'x'.repeat(500), suffix: 'result' }).length,
+    ).toBeLessThan(200);
   });
 
   it('keeps a task id from naming a path outside the spill root', () => {

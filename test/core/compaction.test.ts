@@ -4,7 +4,11 @@ import type { ChatMessage } from '../../src/core/messages.js';
 
 function turn(id: string): ChatMessage[] {
   return [
-    { role: 'assistant', content: `reading ${id}`, tool_calls: [{ id, type: 'function', function: { name: 'ReadFile', arguments: `{"path":"${id}"}` } }] },
+    {
+      role: 'assistant',
+      content: `reading ${id}`,
+      tool_calls: [{ id, type: 'function', function: { name: 'ReadFile', arguments: `{"path":"${id}"}` } }],
+    },
     { role: 'tool', tool_call_id: id, content: `contents of ${id}` },
   ];
 }
@@ -34,7 +38,8 @@ describe('transcript compaction', () => {
     expect(transcript[plan.end]!.role).toBe('assistant');
     const compacted = applyCompaction(transcript, plan, 'summary');
     for (const [index, message] of compacted.entries()) {
-      if (message.role === 'tool') expect(compacted[index - 1]!.role === 'assistant' || compacted[index - 1]!.role === 'tool').toBe(true);
+      if (message.role === 'tool')
+        expect(compacted[index - 1]!.role === 'assistant' || compacted[index - 1]!.role === 'tool').toBe(true);
     }
   });
 
@@ -43,7 +48,14 @@ describe('transcript compaction', () => {
   });
 
   it('asks the summariser for the task, decisions and open threads, with tool outputs cut', () => {
-    const long: ChatMessage[] = [...transcript.slice(0, 2), ...turn('x'), { role: 'tool', tool_call_id: 'y', content: 'z'.repeat(10_000) }, ...turn('f'), ...turn('g'), ...turn('h')];
+    const long: ChatMessage[] = [
+      ...transcript.slice(0, 2),
+      ...turn('x'),
+      { role: 'tool', tool_call_id: 'y', content: 'z'.repeat(10_000) },
+      ...turn('f'),
+      ...turn('g'),
+      ...turn('h'),
+    ];
     const request = summaryRequest(long, planCompaction(long, 3)!);
     expect(request[0]!.content).toMatch(/decision/);
     expect(request[1]!.content).toContain('the task');

@@ -87,12 +87,20 @@ describe('costOf', () => {
 
   it('charges cached prompt tokens at the cached price', () => {
     // 600k uncached × $2 + 400k cached × $0.5 + 100k out × $8 = 1.2 + 0.2 + 0.8
-    const cost = costOf({ promptTokens: 1_000_000, completionTokens: 100_000, cachedTokens: 400_000 }, 'model-a', table);
+    const cost = costOf(
+      { promptTokens: 1_000_000, completionTokens: 100_000, cachedTokens: 400_000 },
+      'model-a',
+      table,
+    );
     expect(cost.usd).toBeCloseTo(2.2, 10);
   });
 
   it('uses the input price for cached tokens when the model has no cached price', () => {
-    const cost = costOf({ promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 1_000_000 }, 'model-a-mini', table);
+    const cost = costOf(
+      { promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 1_000_000 },
+      'model-a-mini',
+      table,
+    );
     expect(cost.usd).toBeCloseTo(0.4, 10);
   });
 
@@ -107,7 +115,10 @@ describe('costOf', () => {
   });
 
   it('costs 0 with priced: false for an unknown model', () => {
-    expect(costOf({ promptTokens: 5000, completionTokens: 5000 }, 'mystery-model', table)).toEqual({ usd: 0, priced: false });
+    expect(costOf({ promptTokens: 5000, completionTokens: 5000 }, 'mystery-model', table)).toEqual({
+      usd: 0,
+      priced: false,
+    });
   });
 
   it('costs 0 with priced: true for the scripted model', () => {
@@ -119,7 +130,12 @@ describe('ledger', () => {
   it('sums usage and cost across calls and remembers the last prompt', () => {
     let ledger = emptyCostLedger();
     ledger = recordModelCall(ledger, { promptTokens: 1000, completionTokens: 200 }, 'model-a', table);
-    ledger = recordModelCall(ledger, { promptTokens: 3000, completionTokens: 400, cachedTokens: 1000, totalTokens: 3400 }, 'model-a', table);
+    ledger = recordModelCall(
+      ledger,
+      { promptTokens: 3000, completionTokens: 400, cachedTokens: 1000, totalTokens: 3400 },
+      'model-a',
+      table,
+    );
     expect(ledger).toMatchObject({
       promptTokens: 4000,
       completionTokens: 600,
@@ -166,19 +182,32 @@ describe('estimateNextCall', () => {
     const estimate = estimateNextCall(emptyCostLedger(), { growthTokens: 1234, model: 'model-a', table });
     expect(estimate.promptTokens).toBe(1234);
     expect(estimate.completionTokens).toBe(DEFAULT_COMPLETION_ESTIMATE);
-    const custom = estimateNextCall(emptyCostLedger(), { growthTokens: 0, model: 'model-a', table, defaultCompletionTokens: 10 });
+    const custom = estimateNextCall(emptyCostLedger(), {
+      growthTokens: 0,
+      model: 'model-a',
+      table,
+      defaultCompletionTokens: 10,
+    });
     expect(custom.completionTokens).toBe(10);
   });
 
   it('estimates 0 USD with priced: false for an unknown model, but still counts tokens', () => {
     const estimate = estimateNextCall(emptyCostLedger(), { growthTokens: 100, model: 'mystery', table });
-    expect(estimate).toMatchObject({ estimatedUsd: 0, priced: false, estimatedTokens: 100 + DEFAULT_COMPLETION_ESTIMATE });
+    expect(estimate).toMatchObject({
+      estimatedUsd: 0,
+      priced: false,
+      estimatedTokens: 100 + DEFAULT_COMPLETION_ESTIMATE,
+    });
   });
 });
 
 describe('wouldExceedBudget', () => {
   it('is exceeded by USD when spent + estimate passes the budget', () => {
-    const check = wouldExceedBudget({ costUsd: 0.9, totalTokens: 10 }, { estimatedUsd: 0.2, estimatedTokens: 10 }, { budgetUsd: 1 });
+    const check = wouldExceedBudget(
+      { costUsd: 0.9, totalTokens: 10 },
+      { estimatedUsd: 0.2, estimatedTokens: 10 },
+      { budgetUsd: 1 },
+    );
     expect(check.exceeded).toBe(true);
     expect(check.which).toBe('budget_usd');
     expect(check.message).toBe(
@@ -187,7 +216,11 @@ describe('wouldExceedBudget', () => {
   });
 
   it('is not exceeded when spent + estimate lands exactly on the budget', () => {
-    const check = wouldExceedBudget({ costUsd: 0.5, totalTokens: 0 }, { estimatedUsd: 0.5, estimatedTokens: 0 }, { budgetUsd: 1 });
+    const check = wouldExceedBudget(
+      { costUsd: 0.5, totalTokens: 0 },
+      { estimatedUsd: 0.5, estimatedTokens: 0 },
+      { budgetUsd: 1 },
+    );
     expect(check.exceeded).toBe(false);
     expect(check.which).toBeUndefined();
   });
@@ -213,7 +246,11 @@ describe('wouldExceedBudget', () => {
   });
 
   it('without limits never stops', () => {
-    const check = wouldExceedBudget({ costUsd: 1e6, totalTokens: 1e9 }, { estimatedUsd: 1e6, estimatedTokens: 1e9 }, {});
+    const check = wouldExceedBudget(
+      { costUsd: 1e6, totalTokens: 1e9 },
+      { estimatedUsd: 1e6, estimatedTokens: 1e9 },
+      {},
+    );
     expect(check.exceeded).toBe(false);
     expect(check.message).toContain('Within limits');
   });

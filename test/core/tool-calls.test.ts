@@ -7,7 +7,13 @@ import { builtinTools, toolSearch } from '../../src/tools/index.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 
 const registry = createToolRegistry([...builtinTools, toolSearch]);
-registry.registerFunction({ name: 'Lookup', description: 'Looks a word up.', risk: 'read_only', concurrencySafe: true, shouldDefer: true });
+registry.registerFunction({
+  name: 'Lookup',
+  description: 'Looks a word up.',
+  risk: 'read_only',
+  concurrencySafe: true,
+  shouldDefer: true,
+});
 const lookup = {
   resolveName: (raw: string | undefined) => registry.resolveName(raw),
   get: (name: string) => registry.get(name),
@@ -16,7 +22,12 @@ const lookup = {
 };
 
 function call(name: string | undefined, args: unknown, id?: string, complete = true): RawToolCall {
-  return { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}), arguments: typeof args === 'string' ? args : JSON.stringify(args), complete };
+  return {
+    ...(id !== undefined ? { id } : {}),
+    ...(name !== undefined ? { name } : {}),
+    arguments: typeof args === 'string' ? args : JSON.stringify(args),
+    complete,
+  };
 }
 
 function plan(calls: RawToolCall[], turn = 1): PlannedCall[] {
@@ -25,7 +36,13 @@ function plan(calls: RawToolCall[], turn = 1): PlannedCall[] {
 
 describe('normalizeToolCallIds (C.3 step 1)', () => {
   it('fills missing ids deterministically and suffixes duplicates', () => {
-    const calls = [call('Glob', {}, ''), call('Glob', {}, 'a'), call('Glob', {}, 'a'), call('Glob', {}), call('Glob', {}, 'a')];
+    const calls = [
+      call('Glob', {}, ''),
+      call('Glob', {}, 'a'),
+      call('Glob', {}, 'a'),
+      call('Glob', {}),
+      call('Glob', {}, 'a'),
+    ];
     expect(normalizeToolCallIds(calls, 7)).toEqual([
       { id: 'call_auto_7_0' },
       { id: 'a' },
@@ -49,13 +66,24 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
       call('toString', {}),
       call(undefined, {}),
     ]);
-    expect(aliased).toMatchObject({ state: 'ready', tool: { name: 'ReadFile' }, repairs: [{ stage: 'name', kind: 'tool_name', from: 'read_file', to: 'ReadFile' }] });
+    expect(aliased).toMatchObject({
+      state: 'ready',
+      tool: { name: 'ReadFile' },
+      repairs: [{ stage: 'name', kind: 'tool_name', from: 'read_file', to: 'ReadFile' }],
+    });
     expect(cased).toMatchObject({ state: 'ready', tool: { name: 'Glob' } });
     for (const failed of [unknown, missing]) {
-      expect(failed).toMatchObject({ state: 'failed', envelope: { error: { code: 'NOT_FOUND', details: { kind: 'unknown_tool' } } } });
-      expect((failed as Extract<PlannedCall, { state: 'failed' }>).envelope.error!.details!.available_tools).toContain('ReadFile');
+      expect(failed).toMatchObject({
+        state: 'failed',
+        envelope: { error: { code: 'NOT_FOUND', details: { kind: 'unknown_tool' } } },
+      });
+      expect((failed as Extract<PlannedCall, { state: 'failed' }>).envelope.error!.details!.available_tools).toContain(
+        'ReadFile',
+      );
     }
-    expect((missing as Extract<PlannedCall, { state: 'failed' }>).envelope.error!.details!.requested).toBe('unknown_tool');
+    expect((missing as Extract<PlannedCall, { state: 'failed' }>).envelope.error!.details!.requested).toBe(
+      'unknown_tool',
+    );
   });
 
   it('turns malformed, invalid and incomplete arguments into INVALID_PARAM without running anything', () => {
@@ -65,8 +93,14 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
       call('Bash', '{"command": "rm -rf build/ta', 'c', false),
     ]);
     expect(malformed).toMatchObject({ state: 'failed', envelope: { error: { code: 'INVALID_PARAM' } } });
-    expect(missingRequired).toMatchObject({ state: 'failed', envelope: { error: { details: { reason: 'missing_required', missing: ['path'] } } } });
-    expect(truncated).toMatchObject({ state: 'failed', envelope: { error: { details: { reason: 'incomplete_arguments' } } } });
+    expect(missingRequired).toMatchObject({
+      state: 'failed',
+      envelope: { error: { details: { reason: 'missing_required', missing: ['path'] } } },
+    });
+    expect(truncated).toMatchObject({
+      state: 'failed',
+      envelope: { error: { details: { reason: 'incomplete_arguments' } } },
+    });
   });
 
   it('refuses a duplicated unsafe call with the same arguments, but runs safe or different duplicates', () => {
@@ -78,12 +112,18 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
       call('ReadFile', { path: 'a' }, 'y'),
     ]);
     expect(plans.map((entry) => entry.state)).toEqual(['ready', 'failed', 'ready', 'ready', 'ready']);
-    expect(plans[1]).toMatchObject({ callId: 'x#2', envelope: { error: { details: { reason: 'duplicate_tool_call' } } } });
+    expect(plans[1]).toMatchObject({
+      callId: 'x#2',
+      envelope: { error: { details: { reason: 'duplicate_tool_call' } } },
+    });
   });
 
   it('sends undiscovered deferred tools to ToolSearch, and maps function-tool input (C.12)', () => {
     const [hidden] = plan([call('Lookup', { input: 'x' })]);
-    expect(hidden).toMatchObject({ state: 'failed', envelope: { error: { code: 'NOT_FOUND', details: { hint: 'use ToolSearch' } } } });
+    expect(hidden).toMatchObject({
+      state: 'failed',
+      envelope: { error: { code: 'NOT_FOUND', details: { hint: 'use ToolSearch' } } },
+    });
     const discovered = { ...lookup, isUndiscovered: () => false };
     const calls = [call('Lookup', 'plain words'), call('Lookup', { word: 'single' }), call('Lookup', { input: 42 })];
     const plans = planToolCalls(calls, normalizeToolCallIds(calls, 1), discovered);

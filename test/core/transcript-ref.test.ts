@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { contentKey, parseRef, referencedKeys, refString } from '../../src/core/content-key.js';
 import type { PendingWrites } from '../../src/core/transcript-ref.js';
-import { EMPTY_TRANSCRIPT, appendMessages, parseNode, takeWrites, workflowMessage } from '../../src/core/transcript-ref.js';
+import {
+  EMPTY_TRANSCRIPT,
+  appendMessages,
+  parseNode,
+  takeWrites,
+  workflowMessage,
+} from '../../src/core/transcript-ref.js';
 
 describe('content keys', () => {
   it('hash UTF-8 bytes to a sha256 key', () => {
@@ -23,13 +29,31 @@ describe('transcript chain', () => {
     const pending: PendingWrites = {};
     const system = workflowMessage({ role: 'system', content: 'sys' }, pending);
     const user = workflowMessage({ role: 'user', content: 'task' }, pending);
-    const first = appendMessages(EMPTY_TRANSCRIPT, [{ ...system, role: 'system' }, { ...user, role: 'user' }], pending);
-    expect(first).toMatchObject({ messages: 2, tokens: system.tokens + user.tokens, tailTokens: system.tokens + user.tokens });
+    const first = appendMessages(
+      EMPTY_TRANSCRIPT,
+      [
+        { ...system, role: 'system' },
+        { ...user, role: 'user' },
+      ],
+      pending,
+    );
+    expect(first).toMatchObject({
+      messages: 2,
+      tokens: system.tokens + user.tokens,
+      tailTokens: system.tokens + user.tokens,
+    });
     expect(parseNode(first.head!, pending[first.head!]!)).toEqual({ prev: null, messages: [system.key, user.key] });
 
     const assistant = workflowMessage({ role: 'assistant', content: null, tool_calls: [] }, pending);
     const tool = workflowMessage({ role: 'tool', tool_call_id: 'c', content: '{}' }, pending);
-    const second = appendMessages(first, [{ ...assistant, role: 'assistant' }, { ...tool, role: 'tool' }], pending);
+    const second = appendMessages(
+      first,
+      [
+        { ...assistant, role: 'assistant' },
+        { ...tool, role: 'tool' },
+      ],
+      pending,
+    );
     expect(second.messages).toBe(4);
     expect(second.tailTokens).toBe(tool.tokens);
     expect(parseNode(second.head!, pending[second.head!]!).prev).toBe(first.head);

@@ -7,7 +7,11 @@ import type { ToolSchema } from '../../src/core/messages.js';
 
 const readFileTool: ToolSchema = {
   type: 'function',
-  function: { name: 'ReadFile', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  function: {
+    name: 'ReadFile',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
 };
 
 let server: ScriptedModelServer | undefined;
@@ -34,7 +38,11 @@ describe('createOpenAIChatProvider against the scripted server', () => {
         usage: { prompt_tokens: 40, completion_tokens: 12 },
       },
     ]);
-    const turn = await provider.complete({ messages: [{ role: 'user', content: 'read' }], tools: [readFileTool], model: '' });
+    const turn = await provider.complete({
+      messages: [{ role: 'user', content: 'read' }],
+      tools: [readFileTool],
+      model: '',
+    });
     expect(turn).toEqual({
       content: 'Reading both.',
       toolCalls: [
@@ -68,8 +76,14 @@ describe('createOpenAIChatProvider against the scripted server', () => {
 
   it('delivers a malformed argument string verbatim', async () => {
     const malformed = "{path: 'a.ts', limit: 10,}";
-    const provider = await providerFor([{ tool_calls: [{ id: 'c', name: 'read_file', arguments: malformed }], chunk_size: 4 }]);
-    const turn = await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [readFileTool], model: 'm' });
+    const provider = await providerFor([
+      { tool_calls: [{ id: 'c', name: 'read_file', arguments: malformed }], chunk_size: 4 },
+    ]);
+    const turn = await provider.complete({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [readFileTool],
+      model: 'm',
+    });
     expect(turn.toolCalls).toEqual([{ id: 'c', name: 'read_file', arguments: malformed, complete: true }]);
   });
 
@@ -84,7 +98,11 @@ describe('createOpenAIChatProvider against the scripted server', () => {
         truncate_stream: true,
       },
     ]);
-    const turn = await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [readFileTool], model: 'm' });
+    const turn = await provider.complete({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [readFileTool],
+      model: 'm',
+    });
     expect(turn.finishReason).toBe('other');
     expect(turn.toolCalls.map((call) => call.complete)).toEqual([true, false]);
     expect('{"command":"npm test -- --run"}'.startsWith(turn.toolCalls[1]!.arguments!)).toBe(true);
@@ -92,8 +110,17 @@ describe('createOpenAIChatProvider against the scripted server', () => {
   });
 
   it('reports finish_reason length with the truncated call incomplete', async () => {
-    const provider = await providerFor([{ tool_calls: [{ id: 'w', name: 'WriteFile', arguments: '{"path":"a.md","content":"# Ti' }], finish_reason: 'length' }]);
-    const turn = await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [readFileTool], model: 'm' });
+    const provider = await providerFor([
+      {
+        tool_calls: [{ id: 'w', name: 'WriteFile', arguments: '{"path":"a.md","content":"# Ti' }],
+        finish_reason: 'length',
+      },
+    ]);
+    const turn = await provider.complete({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [readFileTool],
+      model: 'm',
+    });
     expect(turn.finishReason).toBe('length');
     expect(turn.toolCalls[0]).toMatchObject({ arguments: '{"path":"a.md","content":"# Ti', complete: false });
   });
@@ -101,14 +128,21 @@ describe('createOpenAIChatProvider against the scripted server', () => {
   it('reports streaming progress', async () => {
     const provider = await providerFor([{ content: 'abcdefghij', chunk_size: 2 }]);
     const progress: number[] = [];
-    await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: 'm', onProgress: (update) => progress.push(update.contentChars) });
+    await provider.complete({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [],
+      model: 'm',
+      onProgress: (update) => progress.push(update.contentChars),
+    });
     expect(progress.at(-1)).toBe(10);
     expect(progress.length).toBeGreaterThanOrEqual(5);
   });
 
   it('throws the SDK error for an HTTP error turn, with status and headers', async () => {
     const provider = await providerFor([{ error: { status: 429, headers: { 'retry-after': '3' } } }]);
-    const failure = await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: 'm' }).catch((error: unknown) => error);
+    const failure = await provider
+      .complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: 'm' })
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ status: 429 });
     expect((failure as { headers: Headers }).headers.get('retry-after')).toBe('3');
   });
@@ -116,7 +150,12 @@ describe('createOpenAIChatProvider against the scripted server', () => {
   it('rejects when aborted while waiting for the answer', async () => {
     const provider = await providerFor([{ content: 'late', delay_ms: 5_000 }]);
     const controller = new AbortController();
-    const pending = provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: 'm', signal: controller.signal });
+    const pending = provider.complete({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [],
+      model: 'm',
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toBeInstanceOf(APIUserAbortError);
   });

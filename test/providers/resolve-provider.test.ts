@@ -29,14 +29,20 @@ describe('createProviderResolver', () => {
   });
 
   it('lets selection fields override the environment', () => {
-    const resolve = createProviderResolver({ OPENAI_API_KEY: 'sk-test', DURABLE_AGENT_MODEL: 'env-model', DURABLE_AGENT_PROVIDER: 'openai' });
+    const resolve = createProviderResolver({
+      OPENAI_API_KEY: 'sk-test',
+      DURABLE_AGENT_MODEL: 'env-model',
+      DURABLE_AGENT_PROVIDER: 'openai',
+    });
     expect(resolve({}).model).toBe('env-model');
     expect(resolve({ model: 'run-model' }).model).toBe('run-model');
     expect(resolve({ provider: 'scripted', baseUrl: 'http://127.0.0.1:9/v1' }).provider.name).toBe('scripted');
   });
 
   it('treats empty environment values as unset', () => {
-    expect(createProviderResolver({ OPENAI_API_KEY: 'k', DURABLE_AGENT_MODEL: '', DURABLE_AGENT_PROVIDER: ' ' })({}).model).toBe(DEFAULT_MODEL);
+    expect(
+      createProviderResolver({ OPENAI_API_KEY: 'k', DURABLE_AGENT_MODEL: '', DURABLE_AGENT_PROVIDER: ' ' })({}).model,
+    ).toBe(DEFAULT_MODEL);
   });
 
   it('reuses one provider per endpoint', () => {
@@ -47,7 +53,10 @@ describe('createProviderResolver', () => {
 
   it('sends requests to the selected base URL without needing a real key', async () => {
     server = await startScriptedModelServer({ script: [{ content: 'hi from scripted' }] });
-    const { provider, model } = createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({ baseUrl: server.url, model: 'scripted' });
+    const { provider, model } = createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({
+      baseUrl: server.url,
+      model: 'scripted',
+    });
     const turn = await provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model });
     expect(turn.content).toBe('hi from scripted');
     expect(server.requests[0]?.model).toBe('scripted');
@@ -70,6 +79,8 @@ describe('createProviderResolver', () => {
     expect(noKey.nonRetryable).toBe(true);
     expect(noKey.message).toContain('OPENAI_API_KEY');
     expect(createProviderResolver({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' })({}).provider.name).toBe('openai');
-    expect(failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({})).message).toContain('base URL');
+    expect(failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({})).message).toContain(
+      'base URL',
+    );
   });
 });

@@ -27,7 +27,11 @@ async function start(script: ScriptTurn[] | string) {
 }
 
 async function postChat(url: string, body: unknown): Promise<{ status: number; headers: Headers; text: string }> {
-  const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
@@ -59,7 +63,13 @@ describe('startScriptedModelServer', () => {
     expect(completion.model).toBe('gpt-z');
     expect(completion.choices[0]).toMatchObject({
       finish_reason: 'tool_calls',
-      message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'Glob', arguments: '{"pattern":"**/*.ts"}' } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1_0', type: 'function', function: { name: 'Glob', arguments: '{"pattern":"**/*.ts"}' } },
+        ],
+      },
     });
     const promptChars = JSON.stringify(user('12345678')).length;
     const completionChars = 'Glob'.length + '{"pattern":"**/*.ts"}'.length;
@@ -72,7 +82,12 @@ describe('startScriptedModelServer', () => {
 
   it('streams SSE chunks ending in [DONE], with usage only when asked for', async () => {
     const { server } = await start([{ content: 'hello', chunk_size: 2 }, { content: 'again' }]);
-    const withUsage = await postChat(server.url, { model: 'm', messages: user('x'), stream: true, stream_options: { include_usage: true } });
+    const withUsage = await postChat(server.url, {
+      model: 'm',
+      messages: user('x'),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(withUsage.headers.get('content-type')).toBe('text/event-stream');
     const events = withUsage.text.split('\n\n').filter(Boolean);
     expect(events.at(-1)).toBe('data: [DONE]');
@@ -86,8 +101,15 @@ describe('startScriptedModelServer', () => {
   });
 
   it('ends a truncated stream without finish reason, usage or [DONE]', async () => {
-    const { server } = await start([{ tool_calls: [{ id: 'c', name: 'Bash', arguments: '{"command":"echo hello"}' }], truncate_stream: true }]);
-    const response = await postChat(server.url, { model: 'm', messages: user('x'), stream: true, stream_options: { include_usage: true } });
+    const { server } = await start([
+      { tool_calls: [{ id: 'c', name: 'Bash', arguments: '{"command":"echo hello"}' }], truncate_stream: true },
+    ]);
+    const response = await postChat(server.url, {
+      model: 'm',
+      messages: user('x'),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(response.status).toBe(200);
     expect(response.text).not.toContain('[DONE]');
     expect(response.text).not.toContain('finish_reason":"');
@@ -97,7 +119,13 @@ describe('startScriptedModelServer', () => {
 
   it('answers an error turn with its status, headers and body, and consumes it', async () => {
     const { server, client } = await start([
-      { error: { status: 503, headers: { 'retry-after-ms': '250' }, body: { error: { message: 'overloaded, try later' } } } },
+      {
+        error: {
+          status: 503,
+          headers: { 'retry-after-ms': '250' },
+          body: { error: { message: 'overloaded, try later' } },
+        },
+      },
       { content: 'recovered' },
     ]);
     const response = await postChat(server.url, { model: 'm', messages: user('x') });
@@ -111,7 +139,9 @@ describe('startScriptedModelServer', () => {
   it('fails loudly with HTTP 500 once the script is exhausted', async () => {
     const { server, client } = await start([{ content: 'only' }]);
     await client.chat.completions.create({ model: 'm', messages: user('x') });
-    const failure = await client.chat.completions.create({ model: 'm', messages: user('y') }).catch((error: unknown) => error);
+    const failure = await client.chat.completions
+      .create({ model: 'm', messages: user('y') })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.InternalServerError);
     expect((failure as Error).message).toContain('script exhausted after 1 turns');
     expect(server.failures).toHaveLength(1);
@@ -123,12 +153,18 @@ describe('startScriptedModelServer', () => {
     const { server } = await start([{ content: 'saw it', expect: { last_tool_contains: ['exit_code', '0'] } }]);
     const messages = (toolContent: string) => [
       { role: 'user', content: 'run' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'Bash', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 't1', type: 'function', function: { name: 'Bash', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 't1', content: toolContent },
     ];
     const wrong = await postChat(server.url, { model: 'm', messages: messages('{"status":"error"}') });
     expect(wrong.status).toBe(500);
-    expect(JSON.parse(wrong.text).error.message).toContain('turn 1 expectation failed: expected the last tool result to contain ["exit_code","0"]');
+    expect(JSON.parse(wrong.text).error.message).toContain(
+      'turn 1 expectation failed: expected the last tool result to contain ["exit_code","0"]',
+    );
     expect(server.remaining()).toBe(1);
     const noTool = await postChat(server.url, { model: 'm', messages: user('x') });
     expect(JSON.parse(noTool.text).error.message).toContain('no tool message');
@@ -158,7 +194,10 @@ describe('startScriptedModelServer', () => {
 
   it('loads JSON and JSONL script files', async () => {
     const jsonl = join(directory, 'turns.jsonl');
-    await writeFile(jsonl, '{"content":"one"}\n\n{"tool_calls":[{"name":"Glob","arguments":"{\\"pattern\\":\\"*\\"}"}]}\n');
+    await writeFile(
+      jsonl,
+      '{"content":"one"}\n\n{"tool_calls":[{"name":"Glob","arguments":"{\\"pattern\\":\\"*\\"}"}]}\n',
+    );
     const { server: fromJsonl } = await start(jsonl);
     expect(fromJsonl.remaining()).toBe(2);
     await fromJsonl.close();
@@ -169,9 +208,13 @@ describe('startScriptedModelServer', () => {
   });
 
   it('rejects an invalid script, naming the turn', async () => {
-    expect(() => parseScriptText('{"content":"ok"}\n{"tool_call":[]}', 'demo.jsonl')).toThrow(/demo\.jsonl: turn 2 is invalid/);
+    expect(() => parseScriptText('{"content":"ok"}\n{"tool_call":[]}', 'demo.jsonl')).toThrow(
+      /demo\.jsonl: turn 2 is invalid/,
+    );
     expect(() => parseScriptText('{"content":"ok"}\n{oops', 'demo.jsonl')).toThrow(/demo\.jsonl:2: not valid JSON/);
-    await expect(startScriptedModelServer({ script: [{ error: { status: 200 } }] as unknown as ScriptTurn[] })).rejects.toThrow(/turn 1 is invalid/);
+    await expect(
+      startScriptedModelServer({ script: [{ error: { status: 200 } }] as unknown as ScriptTurn[] }),
+    ).rejects.toThrow(/turn 1 is invalid/);
   });
 });
 
@@ -180,7 +223,9 @@ describe('scripted-server-main', () => {
     const script = join(directory, 'turns.jsonl');
     await writeFile(script, '{"content":"from the cli"}\n');
     const entry = fileURLToPath(new URL('../../src/providers/scripted-server-main.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, '--script', script, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, '--script', script, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let output = '';

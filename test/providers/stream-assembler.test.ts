@@ -2,15 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { StreamAssembler, assembleStream } from '../../src/providers/stream-assembler.js';
 import type { StreamChunk, StreamToolCallDelta } from '../../src/providers/stream-assembler.js';
 
-const content = (text: string): StreamChunk => ({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
-const tools = (...deltas: StreamToolCallDelta[]): StreamChunk => ({ choices: [{ index: 0, delta: { tool_calls: deltas }, finish_reason: null }] });
+const content = (text: string): StreamChunk => ({
+  choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+});
+const tools = (...deltas: StreamToolCallDelta[]): StreamChunk => ({
+  choices: [{ index: 0, delta: { tool_calls: deltas }, finish_reason: null }],
+});
 const finish = (reason: string): StreamChunk => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
-const usage = (prompt: number, completion: number): StreamChunk => ({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
+const usage = (prompt: number, completion: number): StreamChunk => ({
+  choices: [],
+  usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+});
 
 describe('StreamAssembler', () => {
   it('joins content deltas and maps stop', () => {
     const turn = assembleStream([{ model: 'm-1', ...content('Hel') }, content('lo'), finish('stop')], 'fallback');
-    expect(turn).toEqual({ content: 'Hello', toolCalls: [], finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, model: 'm-1' });
+    expect(turn).toEqual({
+      content: 'Hello',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      model: 'm-1',
+    });
   });
 
   it('accumulates argument deltas per index, even when indexes interleave', () => {
@@ -40,7 +53,10 @@ describe('StreamAssembler', () => {
   });
 
   it('computes total tokens when the server omits it', () => {
-    const turn = assembleStream([finish('stop'), { choices: [], usage: { prompt_tokens: 5, completion_tokens: 3 } }], 'model');
+    const turn = assembleStream(
+      [finish('stop'), { choices: [], usage: { prompt_tokens: 5, completion_tokens: 3 } }],
+      'model',
+    );
     expect(turn.usage.totalTokens).toBe(8);
   });
 
@@ -59,7 +75,10 @@ describe('StreamAssembler', () => {
   });
 
   it('treats a stream without a finish reason as ended early', () => {
-    const turn = assembleStream([tools({ index: 0, id: 'c0', function: { name: 'Bash', arguments: '{"command":"rm -rf bu' } })], 'model');
+    const turn = assembleStream(
+      [tools({ index: 0, id: 'c0', function: { name: 'Bash', arguments: '{"command":"rm -rf bu' } })],
+      'model',
+    );
     expect(turn.finishReason).toBe('other');
     expect(turn.toolCalls).toEqual([{ id: 'c0', name: 'Bash', arguments: '{"command":"rm -rf bu', complete: false }]);
   });
@@ -70,7 +89,13 @@ describe('StreamAssembler', () => {
   });
 
   it('keeps malformed arguments of a finished call verbatim and complete', () => {
-    const turn = assembleStream([tools({ index: 0, id: 'c0', function: { name: 'Glob', arguments: "{pattern: '*.ts',}" } }), finish('tool_calls')], 'model');
+    const turn = assembleStream(
+      [
+        tools({ index: 0, id: 'c0', function: { name: 'Glob', arguments: "{pattern: '*.ts',}" } }),
+        finish('tool_calls'),
+      ],
+      'model',
+    );
     expect(turn.toolCalls).toEqual([{ id: 'c0', name: 'Glob', arguments: "{pattern: '*.ts',}", complete: true }]);
   });
 
@@ -140,12 +165,22 @@ describe('StreamAssembler', () => {
     expect(assembleStream([finish('function_call')], 'm').finishReason).toBe('tool_calls');
     expect(assembleStream([finish('eos_token')], 'm').finishReason).toBe('other');
     expect(assembleStream([finish('constructor')], 'm').finishReason).toBe('other');
-    const turn = assembleStream([content('kept'), { choices: [{ index: 1, delta: { content: 'ignored' }, finish_reason: 'stop' }] }, finish('stop')], 'm');
+    const turn = assembleStream(
+      [
+        content('kept'),
+        { choices: [{ index: 1, delta: { content: 'ignored' }, finish_reason: 'stop' }] },
+        finish('stop'),
+      ],
+      'm',
+    );
     expect(turn.content).toBe('kept');
   });
 
   it('uses a refusal as content when there is no content', () => {
-    const turn = assembleStream([{ choices: [{ index: 0, delta: { refusal: 'I cannot help with that.' } }] }, finish('stop')], 'm');
+    const turn = assembleStream(
+      [{ choices: [{ index: 0, delta: { refusal: 'I cannot help with that.' } }] }, finish('stop')],
+      'm',
+    );
     expect(turn.content).toBe('I cannot help with that.');
   });
 

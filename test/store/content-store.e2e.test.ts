@@ -85,7 +85,9 @@ function contract(name: string, open: (context: TestContext) => Promise<StoreFix
 
     it('lists every stored object', async (context) => {
       const { store } = await open(context);
-      const keys = await Promise.all(Array.from({ length: 5 }, (_, index) => store.put(`listed ${index} ${randomBytes(8).toString('hex')}`)));
+      const keys = await Promise.all(
+        Array.from({ length: 5 }, (_, index) => store.put(`listed ${index} ${randomBytes(8).toString('hex')}`)),
+      );
       const listed = new Set((await all(store.list())).map((object) => object.key));
       for (const key of keys) expect(listed.has(key)).toBe(true);
     });
@@ -200,7 +202,10 @@ function objectFileIn(root: string): (key: ContentKey) => string {
   };
 }
 
-contract('directory', async () => ({ store: createDirectoryStore(directoryRoot), objectFile: objectFileIn(directoryRoot) }));
+contract('directory', async () => ({
+  store: createDirectoryStore(directoryRoot),
+  objectFile: objectFileIn(directoryRoot),
+}));
 
 describe('directory store layout', () => {
   it('writes objects/<2 hex>/<62 hex>, read-only, and leaves no temp files behind', async () => {
@@ -256,7 +261,10 @@ function s3Store(server: TestS3Server, prefix: string, options: { listPageSize?:
     ...options,
   });
   // s3proxy's filesystem backend keeps an object as a file whose mtime is its LastModified.
-  return { store, objectFile: (key) => path.join(server.dataDir, server.bucket, `${prefix}objects/${key.slice('sha256:'.length)}`) };
+  return {
+    store,
+    objectFile: (key) => path.join(server.dataDir, server.bucket, `${prefix}objects/${key.slice('sha256:'.length)}`),
+  };
 }
 
 contract('s3', async (context) => s3Store(s3Server(context), 'contract/'));
@@ -284,7 +292,12 @@ describe('s3 store', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
     });
-    for (const attempt of [() => store.put('x'), () => store.has(contentKey('x')), () => store.get(contentKey('x')), () => all(store.list())]) {
+    for (const attempt of [
+      () => store.put('x'),
+      () => store.has(contentKey('x')),
+      () => store.get(contentKey('x')),
+      () => all(store.list()),
+    ]) {
       const error = await attempt().then(
         () => undefined,
         (thrown: unknown) => thrown,
@@ -300,7 +313,12 @@ describe('s3 store', () => {
       { accessKeyId: server.accessKeyId, secretAccessKey: 'wrong-secret' },
       { accessKeyId: 'unknown-key', secretAccessKey: 'wrong-secret' },
     ]) {
-      const store = createS3Store({ bucket: server.bucket, endpoint: server.endpoint, forcePathStyle: true, credentials });
+      const store = createS3Store({
+        bucket: server.bucket,
+        endpoint: server.endpoint,
+        forcePathStyle: true,
+        credentials,
+      });
       for (const attempt of [() => store.put('x'), () => store.get(contentKey('x'))]) {
         const error = await attempt().then(
           () => undefined,

@@ -108,8 +108,7 @@ describe('gc and output arguments', () => {
     expect(parseDuration('12h')).toBe(12 * 3_600_000);
     expect(parseDuration('90m')).toBe(90 * 60_000);
     expect(parseDuration('45s')).toBe(45_000);
-    for (const bad of ['30', 'd', '1.5d', '-1d', '30 days', '2w', ''])
-      expect(parseDuration(bad)).toBeUndefined();
+    for (const bad of ['30', 'd', '1.5d', '-1d', '30 days', '2w', '']) expect(parseDuration(bad)).toBeUndefined();
   });
 
   it('accepts a key as sha256:<hex>, bare hex or a reference string', () => {

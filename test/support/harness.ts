@@ -70,7 +70,9 @@ export interface Harness {
 /** Starts a worker on a fresh task queue; the environment given is the worker's (API keys never enter workflow input). */
 export async function startHarness(
   env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' },
-  options: Partial<Pick<AgentWorkerOptions, 'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store'>> = {},
+  options: Partial<
+    Pick<AgentWorkerOptions, 'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store'>
+  > = {},
 ): Promise<Harness> {
   quietRuntime();
   const address = temporalAddress();
@@ -145,28 +147,37 @@ export async function startScriptedRun(
 }
 
 /** The invariants every request must satisfy to be accepted by the real OpenAI API. */
-export function assertValidChatRequest(body: { messages: ChatMessage[]; tools?: { type: string; function: { parameters: unknown } }[] }): void {
+export function assertValidChatRequest(body: {
+  messages: ChatMessage[];
+  tools?: { type: string; function: { parameters: unknown } }[];
+}): void {
   const messages = body.messages;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    if (message.role !== 'assistant' && typeof message.content !== 'string') throw new Error(`message ${index}: content is not a string`);
+    if (message.role !== 'assistant' && typeof message.content !== 'string')
+      throw new Error(`message ${index}: content is not a string`);
     if (message.role === 'tool') {
       const owner = [...messages.slice(0, index)].reverse().find((candidate) => candidate.role === 'assistant');
       if (!owner || owner.role !== 'assistant' || !owner.tool_calls?.some((call) => call.id === message.tool_call_id))
-        throw new Error(`message ${index}: tool message ${message.tool_call_id} answers no preceding assistant tool call`);
+        throw new Error(
+          `message ${index}: tool message ${message.tool_call_id} answers no preceding assistant tool call`,
+        );
     }
     if (message.role === 'assistant' && message.tool_calls?.length) {
       const answers = messages.slice(index + 1, index + 1 + message.tool_calls.length);
       message.tool_calls.forEach((call, position) => {
         const answer = answers[position];
         if (answer?.role !== 'tool' || answer.tool_call_id !== call.id)
-          throw new Error(`message ${index}: tool call ${call.id} is not answered in order by exactly one tool message`);
+          throw new Error(
+            `message ${index}: tool call ${call.id} is not answered in order by exactly one tool message`,
+          );
       });
     }
   }
   for (const tool of body.tools ?? []) {
     const parameters = tool.function.parameters as { type?: string } | undefined;
-    if (tool.type !== 'function' || parameters?.type !== 'object') throw new Error('tool schema is not an object schema');
+    if (tool.type !== 'function' || parameters?.type !== 'object')
+      throw new Error('tool schema is not an object schema');
   }
 }
 

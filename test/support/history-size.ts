@@ -47,7 +47,8 @@ export function bytesPerStep(histories: HistoryEvent[][]): { perStep: Map<number
         step = scheduledStep;
       }
       const size = eventBytes(event);
-      if (event.workflowExecutionStartedEventAttributes || event.workflowExecutionContinuedAsNewEventAttributes) edge += size;
+      if (event.workflowExecutionStartedEventAttributes || event.workflowExecutionContinuedAsNewEventAttributes)
+        edge += size;
       else bytes += size;
     }
     close();

@@ -52,12 +52,17 @@ export async function locateS3Server(env: NodeJS.ProcessEnv = process.env): Prom
   const java = await findJava(env);
   const jar = s3proxyJarPath(env);
   if (!(await exists(jar)))
-    throw new S3ServerUnavailableError(`s3proxy ${S3PROXY_VERSION} is not provisioned (no ${jar}); run \`npm run s3:provision\`.`);
+    throw new S3ServerUnavailableError(
+      `s3proxy ${S3PROXY_VERSION} is not provisioned (no ${jar}); run \`npm run s3:provision\`.`,
+    );
   return { java, jar };
 }
 
 /** Downloads the jar from Maven Central into the cache (no-op when present); returns where it is. */
-export async function provisionS3Server(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function provisionS3Server(
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   await findJava(env);
   const target = s3proxyJarPath(env);
   if (await exists(target)) return target;
@@ -66,13 +71,24 @@ export async function provisionS3Server(log: (line: string) => void, env: NodeJS
   const staging = await fs.mkdtemp(path.join(path.dirname(target), '.s3proxy-'));
   try {
     log(`Fetching ${MAVEN_ARTIFACT} with Maven…`);
-    const fetched = await execa('mvn', ['-B', '-q', '--strict-checksums', 'dependency:copy', `-Dartifact=${MAVEN_ARTIFACT}`, `-DoutputDirectory=${staging}`], {
-      env,
-      reject: false,
-      stdin: 'ignore',
-      all: true,
-      timeout: 10 * 60_000,
-    });
+    const fetched = await execa(
+      'mvn',
+      [
+        '-B',
+        '-q',
+        '--strict-checksums',
+        'dependency:copy',
+        `-Dartifact=${MAVEN_ARTIFACT}`,
+        `-DoutputDirectory=${staging}`,
+      ],
+      {
+        env,
+        reject: false,
+        stdin: 'ignore',
+        all: true,
+        timeout: 10 * 60_000,
+      },
+    );
     if (fetched.failed)
       throw new S3ServerUnavailableError(
         `\`mvn dependency:copy -Dartifact=${MAVEN_ARTIFACT}\` failed (${fetched.exitCode === undefined ? fetched.shortMessage : `exit ${fetched.exitCode}`}); ` +
@@ -113,17 +129,26 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
   const logFile = path.join(directory, 's3proxy.log');
   const logHandle = await fs.open(logFile, 'a');
   // C1 only and the serial collector: half the start time, and tests move a few megabytes at most.
-  const child = spawn(java, ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx512m', '-jar', jar, '--properties', properties], {
-    cwd: directory,
-    stdio: ['ignore', logHandle.fd, logHandle.fd],
-  });
+  const child = spawn(
+    java,
+    ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx512m', '-jar', jar, '--properties', properties],
+    {
+      cwd: directory,
+      stdio: ['ignore', logHandle.fd, logHandle.fd],
+    },
+  );
   await logHandle.close();
   const { exit, stop } = watchChild(child, directory);
 
   try {
     await waitUntilListening(endpoint, exit, logFile);
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // as in the store: the pin supports Node 20
-    const client = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+    const client = new S3Client({
+      endpoint,
+      region,
+      forcePathStyle: true,
+      credentials: { accessKeyId, secretAccessKey },
+    });
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
     client.destroy();
   } catch (error) {
@@ -158,7 +183,8 @@ async function waitUntilListening(endpoint: string, exit: () => string | undefin
       await fetch(endpoint, { signal: AbortSignal.timeout(1000) });
       return;
     } catch {
-      if (Date.now() > deadline) throw new Error(`s3proxy did not answer on ${endpoint} within 60 s:\n${await tail(logFile)}`);
+      if (Date.now() > deadline)
+        throw new Error(`s3proxy did not answer on ${endpoint} within 60 s:\n${await tail(logFile)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -175,11 +201,15 @@ async function findJava(env: NodeJS.ProcessEnv): Promise<string> {
   const result = await execa(java, ['-version'], { env, reject: false, stdin: 'ignore', timeout: 30_000 });
   const match = /version "(\d+)(?:\.(\d+))?/.exec(result.stderr);
   if (result.failed || !match)
-    throw new S3ServerUnavailableError(`no Java runtime (${java} -version failed); s3proxy needs Java ${MINIMUM_JAVA}+ (apt-get install default-jre-headless).`);
+    throw new S3ServerUnavailableError(
+      `no Java runtime (${java} -version failed); s3proxy needs Java ${MINIMUM_JAVA}+ (apt-get install default-jre-headless).`,
+    );
   // Java 8 and older report "1.8"; from 9 on the first number is the major version.
   const major = match[1] === '1' ? Number(match[2]) : Number(match[1]);
   if (major < MINIMUM_JAVA)
-    throw new S3ServerUnavailableError(`${java} is Java ${major}; s3proxy ${S3PROXY_VERSION} needs Java ${MINIMUM_JAVA}+ (apt-get install openjdk-17-jre-headless).`);
+    throw new S3ServerUnavailableError(
+      `${java} is Java ${major}; s3proxy ${S3PROXY_VERSION} needs Java ${MINIMUM_JAVA}+ (apt-get install openjdk-17-jre-headless).`,
+    );
   return java;
 }
 

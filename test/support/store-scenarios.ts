@@ -24,14 +24,20 @@ export function runStoreScenarios(name: string, harnessOf: (context: TestContext
       const content = fileOf('large', 3 * 1024 * 1024);
       const { handle, model } = await startScriptedRun(harness, {
         workspace,
-        script: [{ tool_calls: [{ id: 'write', name: 'WriteFile', arguments: { path: 'large.txt', content } }] }, { content: 'written' }],
+        script: [
+          { tool_calls: [{ id: 'write', name: 'WriteFile', arguments: { path: 'large.txt', content } }] },
+          { content: 'written' },
+        ],
       });
       try {
         expect(await handle.result()).toMatchObject({ status: 'completed' });
         expect(await readFile(join(workspace, 'large.txt'), 'utf8')).toBe(content);
         const messages = model.requests[1]!.messages;
         const call = messages.find((message) => message.role === 'assistant')!;
-        expect(call.role === 'assistant' && JSON.parse(call.tool_calls![0]!.function.arguments)).toEqual({ path: 'large.txt', content });
+        expect(call.role === 'assistant' && JSON.parse(call.tool_calls![0]!.function.arguments)).toEqual({
+          path: 'large.txt',
+          content,
+        });
         expect(toolResult(messages, 'write').status).toBe('success');
       } finally {
         await model.close();
@@ -71,7 +77,15 @@ export function runStoreScenarios(name: string, harnessOf: (context: TestContext
         script: [
           { tool_calls: [{ id: 'read', name: 'ReadFile', arguments: { path: 'notes.txt' } }] },
           { tool_calls: [{ id: 'glob', name: 'Glob', arguments: { pattern: '*.txt' } }] },
-          { tool_calls: [{ id: 'edit', name: 'EditFile', arguments: { path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }] },
+          {
+            tool_calls: [
+              {
+                id: 'edit',
+                name: 'EditFile',
+                arguments: { path: 'notes.txt', old_string: 'alpha', new_string: 'beta' },
+              },
+            ],
+          },
           { tool_calls: [{ id: 'reread', name: 'ReadFile', arguments: { path: 'notes.txt' } }] },
           { tool_calls: [{ id: 'grep', name: 'Grep', arguments: { pattern: 'beta' } }] },
           { tool_calls: [{ id: 'again', name: 'ReadFile', arguments: { path: 'notes.txt' } }] },
@@ -87,7 +101,14 @@ export function runStoreScenarios(name: string, harnessOf: (context: TestContext
         const last = model.requests.at(-1)!.messages;
         expect(toolResult(last, 'edit').status).toBe('success');
         // The last request holds every earlier tool result, from every run of the chain.
-        expect(last.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual(['read', 'glob', 'edit', 'reread', 'grep', 'again']);
+        expect(last.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual([
+          'read',
+          'glob',
+          'edit',
+          'reread',
+          'grep',
+          'again',
+        ]);
         const transcript = await handle.query(transcriptQuery);
         expect(await createTranscriptStore(harness.store).load(transcript)).toHaveLength(transcript.messages);
       } finally {

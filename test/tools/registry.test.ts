@@ -23,7 +23,8 @@ function fakeTool(name: string, extra: Partial<ToolContract> = {}): ToolContract
   }) as unknown as ToolContract;
 }
 
-const schemaNames = (schemas: { function: { name: string } }[]): string[] => schemas.map((schema) => schema.function.name);
+const schemaNames = (schemas: { function: { name: string } }[]): string[] =>
+  schemas.map((schema) => schema.function.name);
 
 // C.3 step 2, copied from the spec rather than from the contracts so that a missing alias fails here.
 const ALIAS_TABLE: Record<string, string[]> = {
@@ -38,7 +39,14 @@ const ALIAS_TABLE: Record<string, string[]> = {
 describe('register', () => {
   it('holds the six built-ins, sorted by name', () => {
     const registry = createToolRegistry(builtinTools);
-    expect(registry.list().map((contract) => contract.name)).toEqual(['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile']);
+    expect(registry.list().map((contract) => contract.name)).toEqual([
+      'Bash',
+      'EditFile',
+      'Glob',
+      'Grep',
+      'ReadFile',
+      'WriteFile',
+    ]);
   });
 
   it('throws on a duplicate name instead of overwriting', () => {
@@ -54,11 +62,14 @@ describe('register', () => {
     expect(registry.get('readfile')).toBeUndefined();
   });
 
-  it.each(['', '1Tool', '_tool', 'has space', 'dotted.name', 'ümlaut', 'a'.repeat(65), 'toolé'])('rejects the name %j', (name) => {
-    const registry = createToolRegistry();
-    expect(() => registry.register(fakeTool(name))).toThrow(/Invalid tool name/);
-    expect(registry.list()).toEqual([]);
-  });
+  it.each(['', '1Tool', '_tool', 'has space', 'dotted.name', 'ümlaut', 'a'.repeat(65), 'toolé'])(
+    'rejects the name %j',
+    (name) => {
+      const registry = createToolRegistry();
+      expect(() => registry.register(fakeTool(name))).toThrow(/Invalid tool name/);
+      expect(registry.list()).toEqual([]);
+    },
+  );
 
   it('accepts names up to 64 characters with digits, "_" and "-"', () => {
     const registry = createToolRegistry();
@@ -71,7 +82,9 @@ describe('register', () => {
 
   it('throws when a new alias is already an alias of another tool', () => {
     const registry = createToolRegistry(builtinTools);
-    expect(() => registry.register(fakeTool('Finder', { aliases: ['FIND_FILES'] }))).toThrow(/already an alias of 'Glob'/);
+    expect(() => registry.register(fakeTool('Finder', { aliases: ['FIND_FILES'] }))).toThrow(
+      /already an alias of 'Glob'/,
+    );
     expect(registry.get('Finder')).toBeUndefined();
   });
 
@@ -84,7 +97,9 @@ describe('register', () => {
   it('rejects a schema strict mode cannot express (an open record), at registration', () => {
     const registry = createToolRegistry();
     const open = fakeTool('Open', {
-      inputSchema: z.object({ env: z.record(z.string(), z.string()) }).strict() as unknown as ToolContract['inputSchema'],
+      inputSchema: z
+        .object({ env: z.record(z.string(), z.string()) })
+        .strict() as unknown as ToolContract['inputSchema'],
     });
     expect(() => registry.register(open)).toThrow(/strict mode cannot express/);
     expect(registry.get('Open')).toBeUndefined();
@@ -128,7 +143,9 @@ describe('resolveName', () => {
     for (const contract of builtinTools) expect(registry.resolveName(contract.name)).toEqual({ name: contract.name });
   });
 
-  const aliasCases = Object.entries(ALIAS_TABLE).flatMap(([canonical, aliases]) => aliases.map((alias) => [alias, canonical]));
+  const aliasCases = Object.entries(ALIAS_TABLE).flatMap(([canonical, aliases]) =>
+    aliases.map((alias) => [alias, canonical]),
+  );
   it.each(aliasCases)('maps the alias %s to %s with a tool_name repair', (alias, canonical) => {
     expect(registry.resolveName(alias)).toEqual({
       name: canonical,
@@ -142,7 +159,10 @@ describe('resolveName', () => {
     ['editFile', 'EditFile'],
     ['BASH', 'Bash'],
   ])('matches %s case-insensitively as %s', (raw, canonical) => {
-    expect(registry.resolveName(raw)).toEqual({ name: canonical, repair: { stage: 'name', kind: 'tool_name', from: raw, to: canonical } });
+    expect(registry.resolveName(raw)).toEqual({
+      name: canonical,
+      repair: { stage: 'name', kind: 'tool_name', from: raw, to: canonical },
+    });
   });
 
   it('prefers a case-insensitive name over an alias', () => {
@@ -154,7 +174,10 @@ describe('resolveName', () => {
   });
 
   it('matches aliases case-insensitively as a last resort', () => {
-    expect(registry.resolveName('READ_FILE')).toEqual({ name: 'ReadFile', repair: { stage: 'name', kind: 'tool_name', from: 'READ_FILE', to: 'ReadFile' } });
+    expect(registry.resolveName('READ_FILE')).toEqual({
+      name: 'ReadFile',
+      repair: { stage: 'name', kind: 'tool_name', from: 'READ_FILE', to: 'ReadFile' },
+    });
     expect(registry.resolveName('Run_Command')?.name).toBe('Bash');
   });
 
@@ -193,7 +216,13 @@ describe('enable and disable', () => {
     const registry = createToolRegistry(builtinTools);
     registry.disable('Bash');
     expect(registry.isEnabled('Bash')).toBe(false);
-    expect(schemaNames(registry.getSchemas({ mode: 'default' }))).toEqual(['EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile']);
+    expect(schemaNames(registry.getSchemas({ mode: 'default' }))).toEqual([
+      'EditFile',
+      'Glob',
+      'Grep',
+      'ReadFile',
+      'WriteFile',
+    ]);
     expect(registry.get('Bash')?.name).toBe('Bash');
     registry.enable('Bash');
     expect(registry.isEnabled('Bash')).toBe(true);
@@ -240,10 +269,18 @@ describe('getSchemas', () => {
   });
 
   it('hides deferred tools until they are discovered', () => {
-    const registry = createToolRegistry([...builtinTools, toolSearch as unknown as ToolContract, fakeTool('WebFetch', { shouldDefer: true })]);
+    const registry = createToolRegistry([
+      ...builtinTools,
+      toolSearch as unknown as ToolContract,
+      fakeTool('WebFetch', { shouldDefer: true }),
+    ]);
     expect(schemaNames(registry.getSchemas({ mode: 'default' }))).not.toContain('WebFetch');
-    expect(schemaNames(registry.getSchemas({ mode: 'default', discovered: new Set(['Other']) }))).not.toContain('WebFetch');
-    expect(schemaNames(registry.getSchemas({ mode: 'default', discovered: new Set(['WebFetch']) }))).toContain('WebFetch');
+    expect(schemaNames(registry.getSchemas({ mode: 'default', discovered: new Set(['Other']) }))).not.toContain(
+      'WebFetch',
+    );
+    expect(schemaNames(registry.getSchemas({ mode: 'default', discovered: new Set(['WebFetch']) }))).toContain(
+      'WebFetch',
+    );
   });
 
   it('lists ToolSearch only while there are deferred tools it could find', () => {
@@ -303,25 +340,42 @@ describe('registerFunction', () => {
 
   it('stores the declared risk for the permission layer', () => {
     const registry = createToolRegistry();
-    expect(registry.registerFunction({ name: 'post', description: 'Post.', risk: 'network_write' }).risk).toBe('network_write');
-    expect(registry.registerFunction({ name: 'wipe', description: 'Wipe.', risk: 'destructive' }).risk).toBe('destructive');
+    expect(registry.registerFunction({ name: 'post', description: 'Post.', risk: 'network_write' }).risk).toBe(
+      'network_write',
+    );
+    expect(registry.registerFunction({ name: 'wipe', description: 'Wipe.', risk: 'destructive' }).risk).toBe(
+      'destructive',
+    );
   });
 
   it('appears in read_only mode only when its risk is read_only', () => {
     const registry = createToolRegistry(builtinTools);
-    const lookup = registry.registerFunction({ name: 'lookup', description: 'Look up.', risk: 'read_only', concurrencySafe: true });
+    const lookup = registry.registerFunction({
+      name: 'lookup',
+      description: 'Look up.',
+      risk: 'read_only',
+      concurrencySafe: true,
+    });
     registry.registerFunction({ name: 'save', description: 'Save.', risk: 'write' });
     registry.registerFunction({ name: 'unrated', description: 'No risk declared.' });
     expect(lookup.category).toBe('read');
     expect(lookup.isConcurrencySafe({ input: '' })).toBe(true);
     expect(schemaNames(registry.getSchemas({ mode: 'read_only' }))).toEqual(['Glob', 'Grep', 'ReadFile', 'lookup']);
-    expect(schemaNames(registry.getSchemas({ mode: 'default' }))).toEqual(expect.arrayContaining(['lookup', 'save', 'unrated']));
+    expect(schemaNames(registry.getSchemas({ mode: 'default' }))).toEqual(
+      expect.arrayContaining(['lookup', 'save', 'unrated']),
+    );
   });
 
   it('retries read-only functions and runs others at most once', () => {
     const registry = createToolRegistry();
-    expect(registry.registerFunction({ name: 'a', description: 'A.', risk: 'read_only' }).activity({ input: '' }).maximumAttempts).toBe(3);
-    expect(registry.registerFunction({ name: 'b', description: 'B.', risk: 'write' }).activity({ input: '' }).maximumAttempts).toBe(1);
+    expect(
+      registry.registerFunction({ name: 'a', description: 'A.', risk: 'read_only' }).activity({ input: '' })
+        .maximumAttempts,
+    ).toBe(3);
+    expect(
+      registry.registerFunction({ name: 'b', description: 'B.', risk: 'write' }).activity({ input: '' })
+        .maximumAttempts,
+    ).toBe(1);
     const custom = registry.registerFunction({
       name: 'c',
       description: 'C.',
@@ -334,7 +388,9 @@ describe('registerFunction', () => {
     const registry = createToolRegistry(builtinTools);
     expect(() => registry.registerFunction({ name: 'bad name', description: 'x' })).toThrow(/Invalid tool name/);
     expect(() => registry.registerFunction({ name: 'Glob', description: 'x' })).toThrow(/already registered/);
-    expect(() => registry.registerFunction({ name: 'risky', description: 'x', risk: 'forbidden' as never })).toThrow(/unknown risk/);
+    expect(() => registry.registerFunction({ name: 'risky', description: 'x', risk: 'forbidden' as never })).toThrow(
+      /unknown risk/,
+    );
     expect(registry.get('risky')).toBeUndefined();
   });
 });
@@ -343,7 +399,9 @@ describe('fingerprint', () => {
   it('is the sha256 of the canonical JSON of getSchemas', () => {
     const registry = createToolRegistry(builtinTools);
     const context = { mode: 'default' } as const;
-    const expected = createHash('sha256').update(canonicalJson(registry.getSchemas(context)), 'utf8').digest('hex');
+    const expected = createHash('sha256')
+      .update(canonicalJson(registry.getSchemas(context)), 'utf8')
+      .digest('hex');
     expect(registry.fingerprint(context)).toBe(expected);
     expect(registry.fingerprint(context)).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -376,7 +434,9 @@ describe('fingerprint', () => {
 
 describe('canonicalJson', () => {
   it('sorts keys at every level and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('drops undefined properties as JSON.stringify does', () => {

@@ -37,7 +37,10 @@ function objectNodes(node: unknown, path = '$'): { path: string; node: JsonSchem
   if (typeof node !== 'object' || node === null) return [];
   if (Array.isArray(node)) return node.flatMap((item, index) => objectNodes(item, `${path}[${index}]`));
   const record = node as JsonSchema;
-  const own = record.type === 'object' || (Array.isArray(record.type) && record.type.includes('object')) ? [{ path, node: record }] : [];
+  const own =
+    record.type === 'object' || (Array.isArray(record.type) && record.type.includes('object'))
+      ? [{ path, node: record }]
+      : [];
   return [...own, ...Object.entries(record).flatMap(([key, value]) => objectNodes(value, `${path}.${key}`))];
 }
 
@@ -100,16 +103,20 @@ describe('schema snapshots', () => {
   }
 
   it('function tool in all three formats', async () => {
-    const contract = createFunctionTool({ name: 'lookup_customer', description: 'Look up a customer by id or email.', risk: 'read_only' });
-    await expect(`${JSON.stringify(toChatCompletionsTool(contract as unknown as ToolContract), null, 2)}\n`).toMatchFileSnapshot(
-      './__snapshots__/schemas/function-tool.chat-completions.json',
-    );
-    await expect(`${JSON.stringify(toResponsesTool(contract as unknown as ToolContract), null, 2)}\n`).toMatchFileSnapshot(
-      './__snapshots__/schemas/function-tool.responses.json',
-    );
-    await expect(`${JSON.stringify(toAnthropicTool(contract as unknown as ToolContract), null, 2)}\n`).toMatchFileSnapshot(
-      './__snapshots__/schemas/function-tool.anthropic.json',
-    );
+    const contract = createFunctionTool({
+      name: 'lookup_customer',
+      description: 'Look up a customer by id or email.',
+      risk: 'read_only',
+    });
+    await expect(
+      `${JSON.stringify(toChatCompletionsTool(contract as unknown as ToolContract), null, 2)}\n`,
+    ).toMatchFileSnapshot('./__snapshots__/schemas/function-tool.chat-completions.json');
+    await expect(
+      `${JSON.stringify(toResponsesTool(contract as unknown as ToolContract), null, 2)}\n`,
+    ).toMatchFileSnapshot('./__snapshots__/schemas/function-tool.responses.json');
+    await expect(
+      `${JSON.stringify(toAnthropicTool(contract as unknown as ToolContract), null, 2)}\n`,
+    ).toMatchFileSnapshot('./__snapshots__/schemas/function-tool.anthropic.json');
   });
 });
 
@@ -145,7 +152,13 @@ describe('format shapes', () => {
     expect(tool.input_schema).toEqual({
       type: 'object',
       properties: {
-        limit: { type: 'integer', description: 'Maximum number of lines to return (1-2000).', minimum: 1, maximum: 2000, default: 2000 },
+        limit: {
+          type: 'integer',
+          description: 'Maximum number of lines to return (1-2000).',
+          minimum: 1,
+          maximum: 2000,
+          default: 2000,
+        },
         offset: { type: 'integer', description: '1-based line number to start reading from.', minimum: 1, default: 1 },
         path: {
           type: 'string',
@@ -173,7 +186,10 @@ describe('strict rewriting of the built-ins', () => {
       const properties = plain.properties as Record<string, JsonSchema>;
       // What a strict-mode model sends when it only fills in the required fields.
       const sent: Record<string, unknown> = Object.fromEntries(
-        (strict.required as string[]).map((name) => [name, plainRequired.has(name) ? sampleValue(properties[name]!) : null]),
+        (strict.required as string[]).map((name) => [
+          name,
+          plainRequired.has(name) ? sampleValue(properties[name]!) : null,
+        ]),
       );
       // C.7 drops nulls on optional parameters.
       const fixed = Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== null));
@@ -225,7 +241,7 @@ describe('strict rewriting of the built-ins', () => {
     expect((items.properties as Record<string, JsonSchema>).replace_all?.type).toEqual(['boolean', 'null']);
   });
 
-  it('drops zod\'s safe-integer bound and $schema in every format', () => {
+  it("drops zod's safe-integer bound and $schema in every format", () => {
     const readFile = builtinTools.find((contract) => contract.name === 'ReadFile')!;
     for (const schema of [toInputJsonSchema(readFile), toChatCompletionsTool(readFile).function.parameters]) {
       expect(JSON.stringify(schema)).not.toContain(String(Number.MAX_SAFE_INTEGER));
@@ -274,8 +290,14 @@ describe('toStrictJsonSchema on other shapes', () => {
   });
 
   it('sorts properties and orders keywords the same whatever the declaration order', () => {
-    const first = contractWith(z.object({ b: z.string().describe('B.'), a: z.number().int().max(5) }).strict(), 'First');
-    const second = contractWith(z.object({ a: z.number().int().max(5), b: z.string().describe('B.') }).strict(), 'Second');
+    const first = contractWith(
+      z.object({ b: z.string().describe('B.'), a: z.number().int().max(5) }).strict(),
+      'First',
+    );
+    const second = contractWith(
+      z.object({ a: z.number().int().max(5), b: z.string().describe('B.') }).strict(),
+      'Second',
+    );
     expect(JSON.stringify(toInputJsonSchema(first))).toBe(JSON.stringify(toInputJsonSchema(second)));
     expect(JSON.stringify(toChatCompletionsTool(first).function.parameters)).toBe(
       '{"type":"object","properties":{"a":{"type":"integer","maximum":5},"b":{"type":"string","description":"B."}},"required":["a","b"],"additionalProperties":false}',
@@ -285,9 +307,14 @@ describe('toStrictJsonSchema on other shapes', () => {
   it('rejects what strict mode cannot express', () => {
     expect(() => toStrictJsonSchema({ type: 'string' })).toThrow(/object at the root/);
     expect(() =>
-      toStrictJsonSchema({ type: 'object', properties: { env: { type: 'object', additionalProperties: { type: 'string' } } } }),
+      toStrictJsonSchema({
+        type: 'object',
+        properties: { env: { type: 'object', additionalProperties: { type: 'string' } } },
+      }),
     ).toThrow(/without declared properties/);
-    expect(() => toStrictJsonSchema({ type: 'object', properties: {}, additionalProperties: true })).toThrow(/additional properties/);
+    expect(() => toStrictJsonSchema({ type: 'object', properties: {}, additionalProperties: true })).toThrow(
+      /additional properties/,
+    );
   });
 
   it('does not alter the schema it is given', () => {

@@ -7,11 +7,18 @@ import { createToolRegistry } from '../../src/tools/registry.js';
 import { toInputJsonSchema } from '../../src/tools/schema-export.js';
 import { runToolSearch, searchDeferredTools, toolSearch } from '../../src/tools/tool-search.js';
 
-function deferredTool(name: string, description: string, category: ToolCategory = 'command', shouldDefer = true): ToolContract {
+function deferredTool(
+  name: string,
+  description: string,
+  category: ToolCategory = 'command',
+  shouldDefer = true,
+): ToolContract {
   return defineTool({
     name,
     description,
-    inputSchema: z.object({ target: z.string().describe('What to act on.'), verbose: z.boolean().default(false) }).strict(),
+    inputSchema: z
+      .object({ target: z.string().describe('What to act on.'), verbose: z.boolean().default(false) })
+      .strict(),
     category,
     confirmation: category === 'read' ? 'none' : 'declared',
     isConcurrencySafe: () => false,
@@ -41,7 +48,7 @@ describe('ToolSearch contract', () => {
     expect(toolSearch.category).toBe('read');
     expect(toolSearch.isConcurrencySafe({ query: 'x', max_results: 5 })).toBe(true);
     expect(toolSearch.pathParams).toEqual([]);
-    expect(toolSearch.runInWorkflow).toBeTypeOf('function');
+    expect(Object.hasOwn(toolSearch, 'runInWorkflow')).toBe(true);
     expect(toolSearch.shouldDefer).toBeUndefined();
   });
 
@@ -62,7 +69,11 @@ describe('searchDeferredTools', () => {
     // WebSearch also mentions "web" in its description, so it ranks first.
     expect(names(matches)).toEqual(['WebSearch', 'WebFetch']);
     const webFetch = registry.get('WebFetch')!;
-    expect(matches[1]).toEqual({ name: 'WebFetch', description: webFetch.description, schema: toInputJsonSchema(webFetch) });
+    expect(matches[1]).toEqual({
+      name: 'WebFetch',
+      description: webFetch.description,
+      schema: toInputJsonSchema(webFetch),
+    });
     // "search" is in Grep's aliases and ToolSearch's own name, but neither is deferred.
     expect(names(searchDeferredTools(registry, 'search', 10))).toEqual(['WebSearch']);
   });
@@ -86,14 +97,19 @@ describe('searchDeferredTools', () => {
 
   it('selects tools by exact name with "select:", in the given order, case-insensitively', () => {
     const registry = registryWithDeferred();
-    expect(names(searchDeferredTools(registry, 'select:SqlQuery, webfetch,Unknown,SqlQuery', 10))).toEqual(['SqlQuery', 'WebFetch']);
+    expect(names(searchDeferredTools(registry, 'select:SqlQuery, webfetch,Unknown,SqlQuery', 10))).toEqual([
+      'SqlQuery',
+      'WebFetch',
+    ]);
     // Non-deferred tools cannot be selected.
     expect(names(searchDeferredTools(registry, 'select:Grep', 10))).toEqual([]);
   });
 
   it('caps the results at max, clamped to 1..10', () => {
     const many = createToolRegistry(
-      Array.from({ length: 14 }, (_, index) => deferredTool(`Widget${String(index).padStart(2, '0')}`, 'A widget tool.')),
+      Array.from({ length: 14 }, (_, index) =>
+        deferredTool(`Widget${String(index).padStart(2, '0')}`, 'A widget tool.'),
+      ),
     );
     expect(searchDeferredTools(many, 'widget', 3)).toHaveLength(3);
     expect(searchDeferredTools(many, 'widget', 50)).toHaveLength(10);
@@ -137,7 +153,9 @@ describe('runToolSearch', () => {
     const outcome = runToolSearch(registryWithDeferred(), { query: 'kubernetes', max_results: 5 });
     expect(outcome.discovered).toEqual([]);
     expect(outcome.data.available).toEqual(['NotebookEdit', 'SqlQuery', 'WebFetch', 'WebSearch']);
-    expect(outcome.text).toContain("No deferred tool matches 'kubernetes'. Available: NotebookEdit, SqlQuery, WebFetch, WebSearch.");
+    expect(outcome.text).toContain(
+      "No deferred tool matches 'kubernetes'. Available: NotebookEdit, SqlQuery, WebFetch, WebSearch.",
+    );
   });
 
   it('says so when there are no deferred tools at all', () => {

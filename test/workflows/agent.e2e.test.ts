@@ -9,7 +9,13 @@ import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { stateQuery, transcriptQuery } from '../../src/workflows/messages.js';
 import { createTranscriptStore } from '../../src/activities/transcript-store.js';
 import type { Harness } from '../support/harness.js';
-import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import {
+  assertValidChatRequest,
+  startHarness,
+  startScriptedRun,
+  toolResult,
+  workspaceFrom,
+} from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
 
 const demo = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
@@ -26,7 +32,11 @@ describe('agentWorkflow end to end', () => {
   it('runs the demo: explores in parallel, fixes the bug, runs the tests, answers', async () => {
     const workspace = await workspaceFrom(join(demo, 'project'));
     const script = JSON.parse(await readFile(join(demo, 'script.json'), 'utf8')) as ScriptTurn[];
-    const { handle, model } = await startScriptedRun(harness, { script, workspace, workflowId: `agent-demo-${Date.now()}` });
+    const { handle, model } = await startScriptedRun(harness, {
+      script,
+      workspace,
+      workflowId: `agent-demo-${Date.now()}`,
+    });
     try {
       const result = await handle.result();
       expect(result.status).toBe('completed');
@@ -123,15 +133,23 @@ describe('agentWorkflow end to end', () => {
     const workspace = await workspaceFrom();
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
-      script: [{ error: { status: 404, body: { error: { message: 'The model primary-model does not exist' } } } }, { content: 'answered by the backup' }],
+      script: [
+        { error: { status: 404, body: { error: { message: 'The model primary-model does not exist' } } } },
+        { content: 'answered by the backup' },
+      ],
       input: { selection: { model: 'primary-model' }, fallbackSelections: [{ model: 'backup-model' }] },
     });
     try {
       const result = await handle.result();
       expect(result).toMatchObject({ status: 'completed', answer: 'answered by the backup' });
-      expect(model.requests.map((request) => (request as { model: string }).model)).toEqual(['primary-model', 'backup-model']);
+      expect(model.requests.map((request) => (request as { model: string }).model)).toEqual([
+        'primary-model',
+        'backup-model',
+      ]);
       const view = await handle.query(stateQuery);
-      expect(view.progress.some((entry) => /primary-model failed .*falling back to backup-model/.test(entry.text))).toBe(true);
+      expect(
+        view.progress.some((entry) => /primary-model failed .*falling back to backup-model/.test(entry.text)),
+      ).toBe(true);
     } finally {
       await model.close();
     }

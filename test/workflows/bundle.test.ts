@@ -5,8 +5,12 @@ import { workflowsPath } from '../../src/worker.js';
 
 describe('workflow bundle', () => {
   it('bundles src/workflows without Node-only modules', async () => {
-    const { code } = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+    });
     expect(code).toContain('agentWorkflow');
-    for (const forbidden of ['node:fs', 'node:child_process', 'execa', 'new OpenAI(']) expect(code).not.toContain(forbidden);
+    for (const forbidden of ['node:fs', 'node:child_process', 'execa', 'new OpenAI('])
+      expect(code).not.toContain(forbidden);
   });
 });

@@ -22,11 +22,19 @@ const workers: ResultPromise[] = [];
 const storeDir = join(process.cwd(), '.agent', 'durability-store');
 
 function startWorkerProcess(taskQueue: string): ResultPromise {
-  const child = execa(process.execPath, [durableAgentBin, 'worker', '--address', temporalAddress(), '--task-queue', taskQueue], {
-    env: { OPENAI_API_KEY: 'test-key', DURABLE_AGENT_STATE_DIR: join(process.cwd(), '.agent', 'unused-state'), DURABLE_AGENT_STORE_DIR: storeDir },
-    reject: false,
-    all: true,
-  });
+  const child = execa(
+    process.execPath,
+    [durableAgentBin, 'worker', '--address', temporalAddress(), '--task-queue', taskQueue],
+    {
+      env: {
+        OPENAI_API_KEY: 'test-key',
+        DURABLE_AGENT_STATE_DIR: join(process.cwd(), '.agent', 'unused-state'),
+        DURABLE_AGENT_STORE_DIR: storeDir,
+      },
+      reject: false,
+      all: true,
+    },
+  );
   workers.push(child);
   return child;
 }
@@ -41,7 +49,15 @@ describe('durability', () => {
     const taskQueue = `durability-${randomBytes(4).toString('hex')}`;
     const model = await startScriptedModelServer({
       script: [
-        { tool_calls: [{ id: 'slow', name: 'Bash', arguments: { command: 'echo start >> side-effect.log; sleep 8; echo end >> side-effect.log' } }] },
+        {
+          tool_calls: [
+            {
+              id: 'slow',
+              name: 'Bash',
+              arguments: { command: 'echo start >> side-effect.log; sleep 8; echo end >> side-effect.log' },
+            },
+          ],
+        },
         { tool_calls: [{ id: 'check', name: 'ReadFile', arguments: { path: 'side-effect.log' } }] },
         { content: 'The command ran once; the run survived the worker crash.' },
       ],
@@ -53,12 +69,25 @@ describe('durability', () => {
       const handle = await client.workflow.start(agentWorkflow, {
         workflowId: `agent-durability-${randomBytes(4).toString('hex')}`,
         taskQueue,
-        args: [{ task: 'crash test', workspace, selection: { model: 'scripted', baseUrl: model.url }, maxSteps: 10, mode: 'default', askPolicy: 'deny' }],
+        args: [
+          {
+            task: 'crash test',
+            workspace,
+            selection: { model: 'scripted', baseUrl: model.url },
+            maxSteps: 10,
+            mode: 'default',
+            askPolicy: 'deny',
+          },
+        ],
       });
       const log = join(workspace, 'side-effect.log');
-      await waitFor(async () => ((await readFile(log, 'utf8')).includes('start') ? true : undefined), 'the command to start', {
-        timeoutMs: 60_000,
-      });
+      await waitFor(
+        async () => ((await readFile(log, 'utf8')).includes('start') ? true : undefined),
+        'the command to start',
+        {
+          timeoutMs: 60_000,
+        },
+      );
       first.kill('SIGKILL');
       expect((await first).signal).toBe('SIGKILL');
 
@@ -79,7 +108,10 @@ describe('durability', () => {
       const transcript = await handle.query(transcriptQuery);
       const messages = await createTranscriptStore(createDirectoryStore(storeDir)).load(transcript);
       expect(messages).toHaveLength(transcript.messages);
-      expect(messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual(['slow', 'check']);
+      expect(messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual([
+        'slow',
+        'check',
+      ]);
       expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: result.answer });
       await saveHistory('durability', handle);
     } finally {

@@ -41,7 +41,12 @@ describe('function tools', () => {
       script: [
         { tool_calls: [{ id: 'early', name: 'Weather', arguments: '{"input": "Oslo"}' }] },
         { tool_calls: [{ id: 'search', name: 'ToolSearch', arguments: { query: 'weather', max_results: 3 } }] },
-        { tool_calls: [{ id: 'raw', name: 'Weather', arguments: 'Lisbon' }, { id: 'single', name: 'Weather', arguments: { city: 'Porto' } }] },
+        {
+          tool_calls: [
+            { id: 'raw', name: 'Weather', arguments: 'Lisbon' },
+            { id: 'single', name: 'Weather', arguments: { city: 'Porto' } },
+          ],
+        },
         { tool_calls: [{ id: 'rocket', name: 'LaunchRocket', arguments: { input: 'now' } }] },
         { content: 'done' },
       ],
@@ -52,7 +57,10 @@ describe('function tools', () => {
       const offered = (index: number) => (requests[index]!.tools ?? []).map((tool) => tool.function.name);
       expect(offered(0)).toContain('ToolSearch');
       expect(offered(0)).not.toContain('Weather');
-      expect(toolResult(requests[1]!.messages, 'early').error).toMatchObject({ code: 'NOT_FOUND', details: { hint: 'use ToolSearch' } });
+      expect(toolResult(requests[1]!.messages, 'early').error).toMatchObject({
+        code: 'NOT_FOUND',
+        details: { hint: 'use ToolSearch' },
+      });
       const found = toolResult(requests[2]!.messages, 'search');
       expect(found.data.tools.map((tool: { name: string }) => tool.name)).toEqual(['Weather']);
       expect(offered(2)).toContain('Weather');
@@ -63,7 +71,9 @@ describe('function tools', () => {
         additionalProperties: false,
       });
       expect(toolResult(requests[3]!.messages, 'raw')).toMatchObject({ status: 'success', text: 'Sunny in Lisbon.' });
-      expect(toolResult(requests[3]!.messages, 'raw').context.repairs).toEqual([{ stage: 'parse', kind: 'raw_string_input' }]);
+      expect(toolResult(requests[3]!.messages, 'raw').context.repairs).toEqual([
+        { stage: 'parse', kind: 'raw_string_input' },
+      ]);
       expect(toolResult(requests[3]!.messages, 'single')).toMatchObject({ status: 'success', text: 'Sunny in Porto.' });
       expect([...calls].sort()).toEqual(['Lisbon', 'Porto']); // concurrency-safe: they ran in parallel
       expect(toolResult(requests[4]!.messages, 'rocket').error).toMatchObject({

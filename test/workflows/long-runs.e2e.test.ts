@@ -23,52 +23,63 @@ afterAll(async () => {
 
 const SUMMARY = 'Read the files one by one; nothing is wrong with them so far.';
 
-
 describe('long runs', () => {
-  it('finishes 1,000 steps with history per step flat, compacting and continuing as new on the way', { timeout: 600_000 }, async () => {
-    const workspace = await workspaceFrom();
-    await mkdir(join(workspace, 'files'));
-    for (let index = 0; index < 10; index++) await writeFile(join(workspace, 'files', `f${index}.txt`), fileOf(`f${index}`, 4096));
-    const steps = 1000;
-    const script: ScriptTurn[] = Array.from({ length: steps - 1 }, (_, index) => ({
-      tool_calls: [{ id: `read_${index + 1}`, name: 'ReadFile', arguments: { path: `files/f${index % 10}.txt` } }],
-    }));
-    script.push({ content: 'All 999 reads done.' });
-    const { handle, model } = await startScriptedRun(harness, {
-      script,
-      workspace,
-      input: { maxSteps: steps },
-      server: { keepRequests: 2, compactionSummary: SUMMARY },
-    });
-    try {
-      const result = await handle.result();
-      expect(result).toMatchObject({ status: 'completed', steps, toolCalls: steps - 1, answer: 'All 999 reads done.' });
-      // The model saw the last read's content (the transcript was rebuilt from the store every step).
-      const last = model.requests.at(-1)!;
-      expect(toolResult(last.messages, 'read_999').data.content).toContain('f8: the quick brown fox');
-      expect(JSON.stringify(last.messages)).toContain(SUMMARY);
+  it(
+    'finishes 1,000 steps with history per step flat, compacting and continuing as new on the way',
+    { timeout: 600_000 },
+    async () => {
+      const workspace = await workspaceFrom();
+      await mkdir(join(workspace, 'files'));
+      for (let index = 0; index < 10; index++)
+        await writeFile(join(workspace, 'files', `f${index}.txt`), fileOf(`f${index}`, 4096));
+      const steps = 1000;
+      const script: ScriptTurn[] = Array.from({ length: steps - 1 }, (_, index) => ({
+        tool_calls: [{ id: `read_${index + 1}`, name: 'ReadFile', arguments: { path: `files/f${index % 10}.txt` } }],
+      }));
+      script.push({ content: 'All 999 reads done.' });
+      const { handle, model } = await startScriptedRun(harness, {
+        script,
+        workspace,
+        input: { maxSteps: steps },
+        server: { keepRequests: 2, compactionSummary: SUMMARY },
+      });
+      try {
+        const result = await handle.result();
+        expect(result).toMatchObject({
+          status: 'completed',
+          steps,
+          toolCalls: steps - 1,
+          answer: 'All 999 reads done.',
+        });
+        // The model saw the last read's content (the transcript was rebuilt from the store every step).
+        const last = model.requests.at(-1)!;
+        expect(toolResult(last.messages, 'read_999').data.content).toContain('f8: the quick brown fox');
+        expect(JSON.stringify(last.messages)).toContain(SUMMARY);
 
-      const histories = await chainHistories(harness.client, handle.workflowId);
-      expect(histories.length).toBeGreaterThanOrEqual(2);
-      const { perStep } = bytesPerStep(histories);
-      const early = meanBytes(perStep, 11, 30);
-      const late = meanBytes(perStep, 981, 1000);
-      expect(late / early, `bytes per step: ${early.toFixed(0)} early, ${late.toFixed(0)} late`).toBeLessThanOrEqual(1.5);
-      expect(late).toBeLessThan(8_000);
-      expect(runtimeWarnings.filter((warning) => warning.includes('TMPRL1103'))).toEqual([]);
+        const histories = await chainHistories(harness.client, handle.workflowId);
+        expect(histories.length).toBeGreaterThanOrEqual(2);
+        const { perStep } = bytesPerStep(histories);
+        const early = meanBytes(perStep, 11, 30);
+        const late = meanBytes(perStep, 981, 1000);
+        expect(late / early, `bytes per step: ${early.toFixed(0)} early, ${late.toFixed(0)} late`).toBeLessThanOrEqual(
+          1.5,
+        );
+        expect(late).toBeLessThan(8_000);
+        expect(runtimeWarnings.filter((warning) => warning.includes('TMPRL1103'))).toEqual([]);
 
-      // The operator commands read the long chain's history in pages (no 4 MB gRPC limit in sight).
-      const cli = cliRunner(harness);
-      const replay = await cli(['replay', handle.workflowId, '--json'], harness.storeEnv);
-      expect(replay.exitCode, replay.stderr).toBe(0);
-      expect(JSON.parse(replay.stdout)).toMatchObject({ deterministic: true });
-      const history = await cli(['history', handle.workflowId, '--json'], harness.storeEnv);
-      expect(history.exitCode, history.stderr).toBe(0);
-      expect(JSON.parse(history.stdout)).toMatchObject({ status: 'completed' });
-    } finally {
-      await model.close();
-    }
-  });
+        // The operator commands read the long chain's history in pages (no 4 MB gRPC limit in sight).
+        const cli = cliRunner(harness);
+        const replay = await cli(['replay', handle.workflowId, '--json'], harness.storeEnv);
+        expect(replay.exitCode, replay.stderr).toBe(0);
+        expect(JSON.parse(replay.stdout)).toMatchObject({ deterministic: true });
+        const history = await cli(['history', handle.workflowId, '--json'], harness.storeEnv);
+        expect(history.exitCode, history.stderr).toBe(0);
+        expect(JSON.parse(history.stdout)).toMatchObject({ status: 'completed' });
+      } finally {
+        await model.close();
+      }
+    },
+  );
 
   it('reads 100 MB of tool output in 100 steps', { timeout: 300_000 }, async () => {
     const workspace = await workspaceFrom();

@@ -33,19 +33,37 @@ async function historyEvents(handle: WorkflowHandle) {
 
 describe('search attributes', () => {
   it('lets the temporal CLI find exactly the runs waiting for approval', async () => {
-    const waiting: ScriptTurn[] = [{ tool_calls: [{ name: 'Bash', arguments: { command: 'rm -rf build' } }] }, { content: 'done' }];
+    const waiting: ScriptTurn[] = [
+      { tool_calls: [{ name: 'Bash', arguments: { command: 'rm -rf build' } }] },
+      { content: 'done' },
+    ];
     const runs = await Promise.all([
       startScriptedRun(harness, { workspace: await workspaceFrom(), script: waiting, input: { askPolicy: 'wait' } }),
       startScriptedRun(harness, { workspace: await workspaceFrom(), script: waiting, input: { askPolicy: 'wait' } }),
-      startScriptedRun(harness, { workspace: await workspaceFrom(), script: [{ content: 'nothing to ask' }], input: { askPolicy: 'wait' } }),
+      startScriptedRun(harness, {
+        workspace: await workspaceFrom(),
+        script: [{ content: 'nothing to ask' }],
+        input: { askPolicy: 'wait' },
+      }),
     ]);
     try {
       await runs[2].handle.result();
       const temporal = await findTemporalBinary({ build: false });
       const query = `AgentStatus="waiting_approval" AND TaskQueue="${harness.taskQueue}"`;
       const found = await waitFor(async () => {
-        const listed = await execa(temporal.path, ['workflow', 'list', '--address', temporalAddress(), '--query', query, '--output', 'json']);
-        const ids = (JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string } }[]).map((run) => run.execution.workflowId).sort();
+        const listed = await execa(temporal.path, [
+          'workflow',
+          'list',
+          '--address',
+          temporalAddress(),
+          '--query',
+          query,
+          '--output',
+          'json',
+        ]);
+        const ids = (JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string } }[])
+          .map((run) => run.execution.workflowId)
+          .sort();
         return ids.length === 2 ? ids : undefined;
       }, 'two waiting runs in visibility');
       expect(found).toEqual([runs[0].handle.workflowId, runs[1].handle.workflowId].sort());
@@ -65,7 +83,13 @@ describe('search attributes', () => {
       workspace,
       input: { selection: { model: 'gpt-4.1-mini' } },
       script: [
-        { usage, tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }, { name: 'Grep', arguments: { pattern: 'x' } }] },
+        {
+          usage,
+          tool_calls: [
+            { name: 'Glob', arguments: { pattern: '*' } },
+            { name: 'Grep', arguments: { pattern: 'x' } },
+          ],
+        },
         { usage, tool_calls: [{ name: 'Bash', arguments: { command: 'ls -la' } }] },
         { usage, content: 'done' },
       ],
@@ -73,7 +97,7 @@ describe('search attributes', () => {
     try {
       const result = await handle.result();
       // 3 calls × (20,000 × $0.40 + 1,000 × $1.60) per 1M tokens.
-      expect(result.usage.costUsd).toBeCloseTo(3 * (20_000 * 0.4 + 1_000 * 1.6) / 1_000_000, 6);
+      expect(result.usage.costUsd).toBeCloseTo((3 * (20_000 * 0.4 + 1_000 * 1.6)) / 1_000_000, 6);
       const events = await historyEvents(handle);
       const costs: number[] = [];
       let modelCallsCompleted = 0;
@@ -84,21 +108,29 @@ describe('search attributes', () => {
         if (scheduled) {
           scheduledNames.set(String(event.eventId), scheduled.activityType?.name ?? '');
           const summary = decode(event.userMetadata?.summary);
-          expect(typeof summary === 'string' && summary.length > 0, `summary of ${scheduled.activityType?.name}`).toBe(true);
-          if (scheduled.activityType?.name === 'callModel') expect(summary).toMatch(/^callModel step \d+ gpt-4\.1-mini \(\d+ messages, \d+ tools\)$/);
+          expect(typeof summary === 'string' && summary.length > 0, `summary of ${scheduled.activityType?.name}`).toBe(
+            true,
+          );
+          if (scheduled.activityType?.name === 'callModel')
+            expect(summary).toMatch(/^callModel step \d+ gpt-4\.1-mini \(\d+ messages, \d+ tools\)$/);
           if (scheduled.activityType?.name === 'Bash') expect(summary).toBe('Bash ls -la');
         }
-        if (event.activityTaskCompletedEventAttributes && scheduledNames.get(String(event.activityTaskCompletedEventAttributes.scheduledEventId)) === 'callModel') {
+        if (
+          event.activityTaskCompletedEventAttributes &&
+          scheduledNames.get(String(event.activityTaskCompletedEventAttributes.scheduledEventId)) === 'callModel'
+        ) {
           modelCallsCompleted += 1;
         }
-        const upserted = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.AgentCostUsd;
+        const upserted =
+          event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.AgentCostUsd;
         if (upserted) {
           const cost = decode(upserted) as number;
           costs.push(cost);
           costAfterModelCall[modelCallsCompleted] = cost;
         }
       }
-      for (let index = 1; index < costs.length; index++) expect(costs[index]!).toBeGreaterThanOrEqual(costs[index - 1]!);
+      for (let index = 1; index < costs.length; index++)
+        expect(costs[index]!).toBeGreaterThanOrEqual(costs[index - 1]!);
       expect(costAfterModelCall[1]!).toBeGreaterThan(0);
       expect(costAfterModelCall[2]!).toBeGreaterThan(costAfterModelCall[1]!);
       expect(costAfterModelCall[3]!).toBeGreaterThan(costAfterModelCall[2]!);
@@ -125,7 +157,10 @@ describe('budgets', () => {
       workflowId: `agent-budget-${randomBytes(3).toString('hex')}`,
     });
     try {
-      const pending = await waitFor(async () => (await handle.query(stateQuery)).pendingApprovals[0], 'the budget approval');
+      const pending = await waitFor(
+        async () => (await handle.query(stateQuery)).pendingApprovals[0],
+        'the budget approval',
+      );
       expect(pending).toMatchObject({ callId: 'budget-step-2', tool: 'callModel', level: 'budget' });
       expect(pending.reason).toMatch(/cost budget of \$0\.0150 would be exceeded/);
       expect(model.requests).toHaveLength(1); // paused before the second model call, not after it

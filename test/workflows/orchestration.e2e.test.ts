@@ -10,7 +10,13 @@ import type { ChatMessage } from '../../src/core/messages.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { approveToolCall, stateQuery } from '../../src/workflows/messages.js';
 import type { Harness } from '../support/harness.js';
-import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import {
+  assertValidChatRequest,
+  startHarness,
+  startScriptedRun,
+  toolResult,
+  workspaceFrom,
+} from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
 
 let harness: Harness;
@@ -80,12 +86,17 @@ describe('parallel fan-out', () => {
   }
 
   function answeredInOrder(messages: Requests[number]['messages']): string[] {
-    return messages.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id);
+    return messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => (message as { tool_call_id: string }).tool_call_id);
   }
 
   it('runs four reads of a workspace on this host as local activities, all started before any completes', async () => {
     const lookups = ['l1', 'l2', 'l3', 'l4'].map((id) => ({ id, name: 'slow_lookup', arguments: { input: id } }));
-    const { handle, model } = await startScriptedRun(harness, { workspace: await readsWorkspace(), script: [{ tool_calls: lookups }, { content: 'looked up four' }] });
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await readsWorkspace(),
+      script: [{ tool_calls: lookups }, { content: 'looked up four' }],
+    });
     try {
       await handle.result();
       const reads = (await eventsOf(handle)).flatMap((event) => {
@@ -106,10 +117,17 @@ describe('parallel fan-out', () => {
   });
 
   it('answers reads run as local activities in request order', async () => {
-    const { handle, model } = await startScriptedRun(harness, { workspace: await readsWorkspace(), script: [{ tool_calls: fourReads }, { content: 'read all four' }] });
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await readsWorkspace(),
+      script: [{ tool_calls: fourReads }, { content: 'read all four' }],
+    });
     try {
       await handle.result();
-      expect((await eventsOf(handle)).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'ReadFile')).toEqual([]);
+      expect(
+        (await eventsOf(handle)).filter(
+          (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'ReadFile',
+        ),
+      ).toEqual([]);
       expect(answeredInOrder((model.requests[1] as Requests[number]).messages)).toEqual(['r1', 'g1', 'r2', 's1']);
       await saveHistory('fan-out-local', handle);
     } finally {
@@ -119,7 +137,10 @@ describe('parallel fan-out', () => {
 
   it('schedules four reads of a workspace on another host before any completes and answers them in request order', async () => {
     const toolQueue = `${harness.taskQueue}@elsewhere`;
-    const elsewhere = await startHarness({ OPENAI_API_KEY: 'test-key' }, { toolTaskQueue: toolQueue, store: harness.store });
+    const elsewhere = await startHarness(
+      { OPENAI_API_KEY: 'test-key' },
+      { toolTaskQueue: toolQueue, store: harness.store },
+    );
     const { handle, model } = await startScriptedRun(harness, {
       workspace: await readsWorkspace(),
       input: { toolTaskQueue: toolQueue },
@@ -129,11 +150,18 @@ describe('parallel fan-out', () => {
       await handle.result();
       const events = await eventsOf(handle);
       const tools = new Set(['ReadFile', 'Glob', 'Grep']);
-      const scheduled = events.filter((event) => tools.has(event.activityTaskScheduledEventAttributes?.activityType?.name ?? ''));
+      const scheduled = events.filter((event) =>
+        tools.has(event.activityTaskScheduledEventAttributes?.activityType?.name ?? ''),
+      );
       const firstToolCompletion = events.findIndex(
         (event) => event.activityTaskCompletedEventAttributes && Number(event.eventId) > Number(scheduled[0]!.eventId),
       );
-      expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual(['ReadFile', 'Glob', 'ReadFile', 'Grep']);
+      expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
+        'ReadFile',
+        'Glob',
+        'ReadFile',
+        'Grep',
+      ]);
       for (const event of scheduled) expect(events.indexOf(event)).toBeLessThan(firstToolCompletion);
       expect(answeredInOrder((model.requests[1] as Requests[number]).messages)).toEqual(['r1', 'g1', 'r2', 's1']);
       await saveHistory('fan-out', handle);
@@ -184,13 +212,20 @@ describe('fallback chains', () => {
     await writeFile(join(workspace, 'notes.md'), 'first\nFALLBACK_ME here\n');
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
-      script: [{ tool_calls: [{ id: 'g', name: 'Grep', arguments: { pattern: 'FALLBACK_ME' } }] }, { content: 'found it' }],
+      script: [
+        { tool_calls: [{ id: 'g', name: 'Grep', arguments: { pattern: 'FALLBACK_ME' } }] },
+        { content: 'found it' },
+      ],
     });
     try {
       await handle.result();
       const envelope = toolResult((model.requests[1] as Requests[number]).messages, 'g');
       expect(envelope.status).toBe('success');
-      expect(envelope.data.fallback).toMatchObject({ served_by: 'Bash', primary: 'Grep', reason: 'primary_failed:INTERNAL_ERROR' });
+      expect(envelope.data.fallback).toMatchObject({
+        served_by: 'Bash',
+        primary: 'Grep',
+        reason: 'primary_failed:INTERNAL_ERROR',
+      });
       expect(envelope.data.stdout).toContain('notes.md:2:FALLBACK_ME here');
       expect(envelope.text).toMatch(/served by Bash/);
     } finally {
@@ -219,7 +254,11 @@ describe('continue-as-new', () => {
       timeout, // 11: failure 3 → OPEN
       glob, // 12: Bash no longer offered
       glob,
-      { tool_calls: [{ id: 'edit', name: 'EditFile', arguments: { path: 'plan.txt', old_string: 'draft', new_string: 'final' } }] }, // 14
+      {
+        tool_calls: [
+          { id: 'edit', name: 'EditFile', arguments: { path: 'plan.txt', old_string: 'draft', new_string: 'final' } },
+        ],
+      }, // 14
       glob,
       glob,
       glob,
@@ -239,7 +278,9 @@ describe('continue-as-new', () => {
         const pending = view?.pendingApprovals[0];
         if (pending) {
           expect(pending).toMatchObject({ callId: 'push1', level: 'network_write', key: 'git push' });
-          await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'push1', decision: 'approve', remember: true }] });
+          await handle.executeUpdate(approveToolCall, {
+            args: [{ tool_call_id: 'push1', decision: 'approve', remember: true }],
+          });
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -267,7 +308,9 @@ describe('context compaction', () => {
   it('summarises older turns with a model call when the transcript nears the budget, keeping recent turns', async () => {
     const workspace = await workspaceFrom();
     await writeFile(join(workspace, 'big.txt'), 'lorem ipsum dolor sit amet '.repeat(200));
-    const read = (id: string): ScriptTurn => ({ tool_calls: [{ id, name: 'ReadFile', arguments: { path: 'big.txt' } }] });
+    const read = (id: string): ScriptTurn => ({
+      tool_calls: [{ id, name: 'ReadFile', arguments: { path: 'big.txt' } }],
+    });
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
       input: { compactAtTokens: 4_000 },
@@ -304,8 +347,19 @@ describe('a request too long for the model', () => {
   it('compacts the transcript and makes the call again', async () => {
     const workspace = await workspaceFrom();
     await writeFile(join(workspace, 'big.txt'), 'lorem ipsum dolor sit amet '.repeat(200));
-    const read = (id: string): ScriptTurn => ({ tool_calls: [{ id, name: 'ReadFile', arguments: { path: 'big.txt' } }] });
-    const tooLong = { status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } } };
+    const read = (id: string): ScriptTurn => ({
+      tool_calls: [{ id, name: 'ReadFile', arguments: { path: 'big.txt' } }],
+    });
+    const tooLong = {
+      status: 400,
+      body: {
+        error: {
+          message: "This model's maximum context length is 8192 tokens.",
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
+      },
+    };
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
       script: [
@@ -377,7 +431,10 @@ describe('many hosts', () => {
   it('runs each run’s tools on the worker that owns its workspace', async () => {
     const suffix = randomBytes(3).toString('hex');
     const shared = `shared-${suffix}`;
-    const hostA = await startHarness({ OPENAI_API_KEY: 'k' }, { taskQueue: shared, toolTaskQueue: `${shared}@host-a`, identity: `host-a-${suffix}` });
+    const hostA = await startHarness(
+      { OPENAI_API_KEY: 'k' },
+      { taskQueue: shared, toolTaskQueue: `${shared}@host-a`, identity: `host-a-${suffix}` },
+    );
     // Hosts share the content store, as a deployment's workers share one bucket.
     const hostB = await startHarness(
       { OPENAI_API_KEY: 'k' },
@@ -392,7 +449,12 @@ describe('many hosts', () => {
             workspace,
             input: { toolTaskQueue: `${shared}@host-${host}` },
             script: [
-              { tool_calls: [{ name: 'ReadFile', arguments: { path: 'owner.txt' } }, { name: 'Glob', arguments: { pattern: '*' } }] },
+              {
+                tool_calls: [
+                  { name: 'ReadFile', arguments: { path: 'owner.txt' } },
+                  { name: 'Glob', arguments: { pattern: '*' } },
+                ],
+              },
               { tool_calls: [{ name: 'Bash', arguments: { command: 'cat owner.txt' } }] },
               { content: `done on ${host}` },
             ],
@@ -422,7 +484,9 @@ describe('many hosts', () => {
           }
           const marker = event.markerRecordedEventAttributes;
           const data = marker?.details?.data?.payloads?.[0]?.data;
-          const type = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+          const type = data
+            ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type
+            : undefined;
           const result = marker?.details?.result?.payloads?.[0]?.data;
           // A read tried on a worker that does not own the workspace answered `elsewhere` and ran on the right host.
           const elsewhere = result?.length ? Buffer.from(result).toString('utf8').includes('"elsewhere":true') : false;

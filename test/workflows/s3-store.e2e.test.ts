@@ -13,12 +13,16 @@ let s3: TestS3Server | undefined;
 let harness: Harness | undefined;
 let problem: unknown;
 // Not provisioned: skipped with the reason on a developer's machine; in CI every scenario fails with it.
-const mayskip = (error: unknown): error is S3ServerUnavailableError => error instanceof S3ServerUnavailableError && process.env.CI !== 'true';
+const mayskip = (error: unknown): error is S3ServerUnavailableError =>
+  error instanceof S3ServerUnavailableError && process.env.CI !== 'true';
 
 beforeAll(async () => {
   try {
     s3 = await startS3Server();
-    harness = await startHarness({ OPENAI_API_KEY: 'test-key' }, { store: storeFromEnv(s3.storeEnv('workflows/'), { stateDir: '/nonexistent' }) });
+    harness = await startHarness(
+      { OPENAI_API_KEY: 'test-key' },
+      { store: storeFromEnv(s3.storeEnv('workflows/'), { stateDir: '/nonexistent' }) },
+    );
   } catch (error) {
     problem = error;
   }

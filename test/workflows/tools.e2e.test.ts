@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import type { Harness } from '../support/harness.js';
-import { assertValidChatRequest, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import {
+  assertValidChatRequest,
+  startHarness,
+  startScriptedRun,
+  toolResult,
+  workspaceFrom,
+} from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
 let harness: Harness;
@@ -37,11 +43,24 @@ describe('read-before-write through the workflow', () => {
     const next = await runScript(
       workspace,
       [
-        { tool_calls: [{ id: 'blind', name: 'EditFile', arguments: { path: 'a.txt', old_string: 'one', new_string: '1' } }] },
+        {
+          tool_calls: [
+            { id: 'blind', name: 'EditFile', arguments: { path: 'a.txt', old_string: 'one', new_string: '1' } },
+          ],
+        },
         { tool_calls: [{ id: 'read', name: 'ReadFile', arguments: { path: 'a.txt' } }] },
-        { tool_calls: [{ id: 'edit', name: 'EditFile', arguments: { path: './a.txt', old_string: 'one', new_string: '1' } }] },
+        {
+          tool_calls: [
+            { id: 'edit', name: 'EditFile', arguments: { path: './a.txt', old_string: 'one', new_string: '1' } },
+          ],
+        },
         // The file is changed by someone else while the model thinks about its next edit.
-        { delay_ms: 1500, tool_calls: [{ id: 'stale', name: 'EditFile', arguments: { path: 'a.txt', old_string: 'two', new_string: '2' } }] },
+        {
+          delay_ms: 1500,
+          tool_calls: [
+            { id: 'stale', name: 'EditFile', arguments: { path: 'a.txt', old_string: 'two', new_string: '2' } },
+          ],
+        },
         { content: 'done' },
       ],
       async (requests) => {
@@ -50,9 +69,15 @@ describe('read-before-write through the workflow', () => {
         await writeFile(join(workspace, 'a.txt'), '1\ntwo\nexternal\n');
       },
     );
-    expect(toolResult(next(1), 'blind').error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'read_required' } });
+    expect(toolResult(next(1), 'blind').error).toMatchObject({
+      code: 'INVALID_PARAM',
+      details: { reason: 'read_required' },
+    });
     expect(toolResult(next(3), 'edit')).toMatchObject({ status: 'success', data: { applied: true } });
-    expect(toolResult(next(4), 'stale').error).toMatchObject({ code: 'CONFLICT', details: { reason: 'modified_since_read' } });
+    expect(toolResult(next(4), 'stale').error).toMatchObject({
+      code: 'CONFLICT',
+      details: { reason: 'modified_since_read' },
+    });
     expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe('1\ntwo\nexternal\n');
   });
 });
@@ -60,7 +85,10 @@ describe('read-before-write through the workflow', () => {
 describe('argument repair through the workflow', () => {
   it('executes trailing-comma, single-quoted and code-fenced arguments, and coerces "limit":"10"', async () => {
     const workspace = await workspaceFrom();
-    await writeFile(join(workspace, 'long.txt'), Array.from({ length: 50 }, (_, index) => `line ${index + 1}`).join('\n'));
+    await writeFile(
+      join(workspace, 'long.txt'),
+      Array.from({ length: 50 }, (_, index) => `line ${index + 1}`).join('\n'),
+    );
     const next = await runScript(workspace, [
       {
         tool_calls: [
@@ -72,7 +100,8 @@ describe('argument repair through the workflow', () => {
       },
       { content: 'done' },
     ]);
-    const kinds = (id: string) => (toolResult(next(1), id).context.repairs ?? []).map((repair: { kind: string }) => repair.kind);
+    const kinds = (id: string) =>
+      (toolResult(next(1), id).context.repairs ?? []).map((repair: { kind: string }) => repair.kind);
     expect(toolResult(next(1), 'comma').data.lines_read).toBe(2);
     expect(kinds('comma')).toContain('trailing_comma');
     expect(toolResult(next(1), 'quotes').data.start_line).toBe(49);
@@ -82,15 +111,26 @@ describe('argument repair through the workflow', () => {
     const limited = toolResult(next(1), 'limit');
     expect(limited.data.lines_read).toBe(10);
     expect(limited.data.end_line).toBe(10);
-    expect(limited.context.repairs).toEqual(expect.arrayContaining([expect.objectContaining({ stage: 'coerce', param: 'limit', from: 'string', to: 'integer' })]));
+    expect(limited.context.repairs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ stage: 'coerce', param: 'limit', from: 'string', to: 'integer' }),
+      ]),
+    );
   });
 
   it('answers an unknown tool with NOT_FOUND listing the available tools, without running anything', async () => {
     const workspace = await workspaceFrom();
-    const next = await runScript(workspace, [{ tool_calls: [{ id: 'x', name: 'FormatDisk', arguments: '{}' }] }, { content: 'ok' }]);
+    const next = await runScript(workspace, [
+      { tool_calls: [{ id: 'x', name: 'FormatDisk', arguments: '{}' }] },
+      { content: 'ok' },
+    ]);
     expect(toolResult(next(1), 'x').error).toMatchObject({
       code: 'NOT_FOUND',
-      details: { kind: 'unknown_tool', requested: 'FormatDisk', available_tools: ['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile'] },
+      details: {
+        kind: 'unknown_tool',
+        requested: 'FormatDisk',
+        available_tools: ['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile'],
+      },
     });
   });
 });

@@ -4,7 +4,16 @@ import { readPaths, verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
 import { hasOption, hasShortLetter, parseArguments } from './words.js';
 
-const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--attr-source']);
+const GLOBAL_WITH_VALUE = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--super-prefix',
+  '--attr-source',
+]);
 const GLOBAL_PATHS = new Set(['-C', '--git-dir', '--work-tree']);
 
 /** Read-only subcommands (the table's list plus a few more that only print). */
@@ -27,9 +36,29 @@ const READ_SUBCOMMANDS = new Set([
 ]);
 
 /** Options that make a read-only subcommand write a file or run a program. */
-const UNSAFE_READ_OPTIONS = ['--output', '--ext-diff', '--textconv', '--exec', '--open-files-in-pager', '-O', '--paginate'];
+const UNSAFE_READ_OPTIONS = [
+  '--output',
+  '--ext-diff',
+  '--textconv',
+  '--exec',
+  '--open-files-in-pager',
+  '-O',
+  '--paginate',
+];
 
-const BRANCH_LISTING = new Set(['-a', '-r', '-v', '-vv', '--list', '-l', '--all', '--remotes', '--verbose', '--show-current', '--no-color']);
+const BRANCH_LISTING = new Set([
+  '-a',
+  '-r',
+  '-v',
+  '-vv',
+  '--list',
+  '-l',
+  '--all',
+  '--remotes',
+  '--verbose',
+  '--show-current',
+  '--no-color',
+]);
 
 const NETWORK_SUBCOMMANDS = new Set(['push', 'pull', 'fetch', 'clone']);
 
@@ -69,7 +98,19 @@ function parseGit(args: readonly ShellWord[]): GitCommand {
   return { subcommand: undefined, args: [], paths, configOverride, paginate, globals };
 }
 
-const GIT_LOCAL_WITH_VALUE = ['-b', '-B', '--orphan', '-m', '--message', '-F', '--file', '-C', '-c', '--author', '--date'];
+const GIT_LOCAL_WITH_VALUE = [
+  '-b',
+  '-B',
+  '--orphan',
+  '-m',
+  '--message',
+  '-F',
+  '--file',
+  '-C',
+  '-c',
+  '--author',
+  '--date',
+];
 
 /** The first git row that matches; unknown subcommands (and aliases) are unclassified. */
 export async function gitVerdict(args: readonly ShellWord[], context: CommandContext): Promise<CommandVerdict> {
@@ -87,7 +128,9 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
   const { subcommand } = git;
   if (subcommand === undefined) {
     const onlyInfo = git.globals.length === 1 && ['--version', '--help', '-v', '-h'].includes(git.globals[0] as string);
-    return onlyInfo ? verdict('read_only', 'version_query', 'prints version or help') : verdict('unclassified', 'git_other', 'git without a subcommand');
+    return onlyInfo
+      ? verdict('read_only', 'version_query', 'prints version or help')
+      : verdict('unclassified', 'git_other', 'git without a subcommand');
   }
   const parsed = parseArguments(git.args, { withValue: GIT_LOCAL_WITH_VALUE });
   const sub = `git ${subcommand}`;
@@ -95,7 +138,10 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
   if (subcommand === 'rebase' && (hasOption(parsed, '-i', '--interactive') || hasShortLetter(parsed, 'i'))) {
     return verdict('forbidden', 'interactive', 'interactive');
   }
-  if (subcommand === 'add' && (hasOption(parsed, '-i', '-p', '--interactive', '--patch') || hasShortLetter(parsed, 'p'))) {
+  if (
+    subcommand === 'add' &&
+    (hasOption(parsed, '-i', '-p', '--interactive', '--patch') || hasShortLetter(parsed, 'p'))
+  ) {
     return verdict('forbidden', 'interactive', 'interactive');
   }
 
@@ -119,7 +165,8 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
   }
   if (subcommand === 'stash') {
     const action = parsed.positionals[0]?.value;
-    if (action === undefined || action === 'push' || action === 'save') return verdict('write', 'git_write', 'git stash saves changes');
+    if (action === undefined || action === 'push' || action === 'save')
+      return verdict('write', 'git_write', 'git stash saves changes');
   }
   return verdict('unclassified', 'git_other', `${sub} is not a known safe git command`);
 }
@@ -137,7 +184,10 @@ async function destructiveRow(
     case 'rebase':
       return destructive(`git ${subcommand} can discard work`);
     case 'checkout': {
-      if (hasOption(parsed, '-f', '--force', '-p', '--patch') || parsed.positionals.some((word) => word.value === '.')) {
+      if (
+        hasOption(parsed, '-f', '--force', '-p', '--patch') ||
+        parsed.positionals.some((word) => word.value === '.')
+      ) {
         return destructive('git checkout overwrites files');
       }
       if (parsed.endOfOptions || (await namesExistingPath(parsed, context))) {
@@ -146,10 +196,14 @@ async function destructiveRow(
       return undefined;
     }
     case 'switch':
-      return hasOption(parsed, '-f', '--force', '--discard-changes') ? destructive('git switch discards changes') : undefined;
+      return hasOption(parsed, '-f', '--force', '--discard-changes')
+        ? destructive('git switch discards changes')
+        : undefined;
     case 'stash': {
       const action = parsed.positionals[0]?.value;
-      return action === 'drop' || action === 'clear' ? destructive(`git stash ${action} deletes stashed changes`) : undefined;
+      return action === 'drop' || action === 'clear'
+        ? destructive(`git stash ${action} deletes stashed changes`)
+        : undefined;
     }
     case 'branch':
       return hasOption(parsed, '-d', '-D', '--delete') ? destructive('git branch -d deletes a branch') : undefined;
@@ -185,7 +239,12 @@ function readRow(git: GitCommand, subcommand: string, parsed: ParsedArguments): 
     (subcommand === 'grep' && hasShortLetter(parsed, 'O'));
   const reading = (reason: string, paths: PathUse[] = []): CommandVerdict =>
     unsafe
-      ? verdict('unclassified', 'git_unsafe_option', `git ${subcommand} with an option that writes files or runs programs`, paths)
+      ? verdict(
+          'unclassified',
+          'git_unsafe_option',
+          `git ${subcommand} with an option that writes files or runs programs`,
+          paths,
+        )
       : verdict('read_only', 'git_read', reason, paths);
 
   if (READ_SUBCOMMANDS.has(subcommand)) {
@@ -200,7 +259,11 @@ function readRow(git: GitCommand, subcommand: string, parsed: ParsedArguments): 
     return listing ? reading('git branch lists branches') : undefined;
   }
   if (subcommand === 'stash' && (first === 'list' || first === 'show')) return reading(`git stash ${first} only reads`);
-  if (subcommand === 'tag' && (parsed.positionals.length === 0 || hasOption(parsed, '-l', '--list')) && parsed.options.every((option) => ['-l', '--list', '-n'].includes(option.name))) {
+  if (
+    subcommand === 'tag' &&
+    (parsed.positionals.length === 0 || hasOption(parsed, '-l', '--list')) &&
+    parsed.options.every((option) => ['-l', '--list', '-n'].includes(option.name))
+  ) {
     return reading('git tag lists tags');
   }
   if (subcommand === 'remote' && parsed.positionals.length === 0) return reading('git remote lists remotes');

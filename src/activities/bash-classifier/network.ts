@@ -5,8 +5,38 @@ import type { ParsedArguments, ShellWord } from './words.js';
 import { parseArguments } from './words.js';
 
 const JS_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
-const JS_NETWORK = new Set(['install', 'i', 'in', 'isntall', 'add', 'ci', 'clean-install', 'install-test', 'it', 'update', 'up', 'upgrade', 'publish', 'unpublish', 'login', 'adduser']);
-const JS_WITH_VALUE = ['--prefix', '-C', '--dir', '--cwd', '-w', '--workspace', '--filter', '-F', '--registry', '--userconfig', '--cache', '--loglevel'];
+const JS_NETWORK = new Set([
+  'install',
+  'i',
+  'in',
+  'isntall',
+  'add',
+  'ci',
+  'clean-install',
+  'install-test',
+  'it',
+  'update',
+  'up',
+  'upgrade',
+  'publish',
+  'unpublish',
+  'login',
+  'adduser',
+]);
+const JS_WITH_VALUE = [
+  '--prefix',
+  '-C',
+  '--dir',
+  '--cwd',
+  '-w',
+  '--workspace',
+  '--filter',
+  '-F',
+  '--registry',
+  '--userconfig',
+  '--cache',
+  '--loglevel',
+];
 // npm spells one command several ways; the approval key uses one spelling so an approval covers all of them.
 const NPM_CANONICAL: Record<string, string> = {
   i: 'install',
@@ -44,7 +74,8 @@ export function packageManagerVerdict(name: string, args: readonly ShellWord[]):
   if (JS_MANAGERS.has(name)) {
     const parsed = parseArguments(args, { withValue: JS_WITH_VALUE });
     const sub = parsed.positionals[0]?.value;
-    if (sub === undefined) return name === 'yarn' && parsed.positionals.length === 0 ? install('yarn install') : undefined;
+    if (sub === undefined)
+      return name === 'yarn' && parsed.positionals.length === 0 ? install('yarn install') : undefined;
     if (!JS_NETWORK.has(sub)) return undefined;
     return install(`${name} ${name === 'npm' ? (NPM_CANONICAL[sub] ?? sub) : sub}`);
   }
@@ -89,42 +120,253 @@ export function moduleArgument(args: readonly ShellWord[]): { name: string; rest
 }
 
 const CURL_WITH_VALUE = [
-  '-o', '--output', '-d', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--data-ascii', '--json', '-H', '--header',
-  '-X', '--request', '-u', '--user', '-A', '--user-agent', '-e', '--referer', '-b', '--cookie', '-c', '--cookie-jar', '-F', '--form',
-  '--form-string', '-T', '--upload-file', '-x', '--proxy', '-m', '--max-time', '--connect-timeout', '-w', '--write-out', '-K',
-  '--config', '-r', '--range', '-C', '--continue-at', '-E', '--cert', '--key', '--cacert', '--capath', '--retry', '--retry-delay',
-  '--max-redirs', '--url', '--resolve', '--interface', '-U', '--proxy-user', '--limit-rate', '-z', '--time-cond', '--output-dir',
-  '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--unix-socket', '-Q', '--quote', '--oauth2-bearer', '-Y', '-y',
+  '-o',
+  '--output',
+  '-d',
+  '--data',
+  '--data-raw',
+  '--data-binary',
+  '--data-urlencode',
+  '--data-ascii',
+  '--json',
+  '-H',
+  '--header',
+  '-X',
+  '--request',
+  '-u',
+  '--user',
+  '-A',
+  '--user-agent',
+  '-e',
+  '--referer',
+  '-b',
+  '--cookie',
+  '-c',
+  '--cookie-jar',
+  '-F',
+  '--form',
+  '--form-string',
+  '-T',
+  '--upload-file',
+  '-x',
+  '--proxy',
+  '-m',
+  '--max-time',
+  '--connect-timeout',
+  '-w',
+  '--write-out',
+  '-K',
+  '--config',
+  '-r',
+  '--range',
+  '-C',
+  '--continue-at',
+  '-E',
+  '--cert',
+  '--key',
+  '--cacert',
+  '--capath',
+  '--retry',
+  '--retry-delay',
+  '--max-redirs',
+  '--url',
+  '--resolve',
+  '--interface',
+  '-U',
+  '--proxy-user',
+  '--limit-rate',
+  '-z',
+  '--time-cond',
+  '--output-dir',
+  '-D',
+  '--dump-header',
+  '--trace',
+  '--trace-ascii',
+  '--stderr',
+  '--unix-socket',
+  '-Q',
+  '--quote',
+  '--oauth2-bearer',
+  '-Y',
+  '-y',
 ];
-const CURL_WRITES = new Set(['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--output-dir']);
+const CURL_WRITES = new Set([
+  '-o',
+  '--output',
+  '-c',
+  '--cookie-jar',
+  '-D',
+  '--dump-header',
+  '--trace',
+  '--trace-ascii',
+  '--stderr',
+  '--output-dir',
+]);
 const CURL_READS = new Set(['-T', '--upload-file', '-K', '--config', '-E', '--cert', '--key', '--cacert', '--capath']);
 const CURL_DATA = new Set(['-d', '--data', '--data-binary', '--data-urlencode', '--data-ascii', '--json']);
 const CURL_FORM = new Set(['-F', '--form']);
 
 const WGET_WITH_VALUE = [
-  '-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '-P', '--directory-prefix', '-i', '--input-file', '-U',
-  '--user-agent', '--header', '-t', '--tries', '-T', '--timeout', '-w', '--wait', '-e', '--execute', '--post-data', '--post-file',
-  '--body-file', '--body-data', '--method', '-Q', '--quota', '-l', '--level', '--user', '--password', '--load-cookies',
-  '--save-cookies', '--certificate', '--private-key', '--ca-certificate', '-D', '--domains', '-A', '--accept', '-R', '--reject',
-  '-X', '-I', '--limit-rate', '-B', '--base',
+  '-O',
+  '--output-document',
+  '-o',
+  '--output-file',
+  '-a',
+  '--append-output',
+  '-P',
+  '--directory-prefix',
+  '-i',
+  '--input-file',
+  '-U',
+  '--user-agent',
+  '--header',
+  '-t',
+  '--tries',
+  '-T',
+  '--timeout',
+  '-w',
+  '--wait',
+  '-e',
+  '--execute',
+  '--post-data',
+  '--post-file',
+  '--body-file',
+  '--body-data',
+  '--method',
+  '-Q',
+  '--quota',
+  '-l',
+  '--level',
+  '--user',
+  '--password',
+  '--load-cookies',
+  '--save-cookies',
+  '--certificate',
+  '--private-key',
+  '--ca-certificate',
+  '-D',
+  '--domains',
+  '-A',
+  '--accept',
+  '-R',
+  '--reject',
+  '-X',
+  '-I',
+  '--limit-rate',
+  '-B',
+  '--base',
 ];
-const WGET_WRITES = new Set(['-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '-P', '--directory-prefix', '--save-cookies']);
-const WGET_READS = new Set(['-i', '--input-file', '--post-file', '--body-file', '--load-cookies', '--certificate', '--private-key', '--ca-certificate']);
+const WGET_WRITES = new Set([
+  '-O',
+  '--output-document',
+  '-o',
+  '--output-file',
+  '-a',
+  '--append-output',
+  '-P',
+  '--directory-prefix',
+  '--save-cookies',
+]);
+const WGET_READS = new Set([
+  '-i',
+  '--input-file',
+  '--post-file',
+  '--body-file',
+  '--load-cookies',
+  '--certificate',
+  '--private-key',
+  '--ca-certificate',
+]);
 
 const HTTPIE_WITH_VALUE = [
-  '-a', '--auth', '-A', '--auth-type', '-o', '--output', '--session', '--session-read-only', '--verify', '--cert', '--cert-key',
-  '--proxy', '--timeout', '-p', '--print', '--pretty', '-s', '--style', '--format-options', '--max-redirects', '--default-scheme',
-  '--boundary', '--raw', '--ssl', '--ciphers',
+  '-a',
+  '--auth',
+  '-A',
+  '--auth-type',
+  '-o',
+  '--output',
+  '--session',
+  '--session-read-only',
+  '--verify',
+  '--cert',
+  '--cert-key',
+  '--proxy',
+  '--timeout',
+  '-p',
+  '--print',
+  '--pretty',
+  '-s',
+  '--style',
+  '--format-options',
+  '--max-redirects',
+  '--default-scheme',
+  '--boundary',
+  '--raw',
+  '--ssl',
+  '--ciphers',
 ];
 const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
-const SSH_WITH_VALUE = ['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w', '-B'];
+const SSH_WITH_VALUE = [
+  '-b',
+  '-c',
+  '-D',
+  '-E',
+  '-e',
+  '-F',
+  '-I',
+  '-i',
+  '-J',
+  '-L',
+  '-l',
+  '-m',
+  '-O',
+  '-o',
+  '-p',
+  '-Q',
+  '-R',
+  '-S',
+  '-W',
+  '-w',
+  '-B',
+];
 const SCP_WITH_VALUE = ['-c', '-F', '-i', '-J', '-l', '-o', '-P', '-S', '-X'];
 const RSYNC_WITH_VALUE = [
-  '-e', '--rsh', '--rsync-path', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from', '-f', '--filter',
-  '--partial-dir', '--temp-dir', '-T', '--log-file', '--password-file', '--chmod', '--chown', '--max-size', '--min-size', '--bwlimit',
-  '--timeout', '--contimeout', '--port', '--address', '--out-format', '--backup-dir', '--suffix', '--compare-dest', '--copy-dest',
-  '--link-dest', '--info', '--debug', '-M', '--remote-option', '--iconv',
+  '-e',
+  '--rsh',
+  '--rsync-path',
+  '--exclude',
+  '--include',
+  '--exclude-from',
+  '--include-from',
+  '--files-from',
+  '-f',
+  '--filter',
+  '--partial-dir',
+  '--temp-dir',
+  '-T',
+  '--log-file',
+  '--password-file',
+  '--chmod',
+  '--chown',
+  '--max-size',
+  '--min-size',
+  '--bwlimit',
+  '--timeout',
+  '--contimeout',
+  '--port',
+  '--address',
+  '--out-format',
+  '--backup-dir',
+  '--suffix',
+  '--compare-dest',
+  '--copy-dest',
+  '--link-dest',
+  '--info',
+  '--debug',
+  '-M',
+  '--remote-option',
+  '--iconv',
 ];
 
 /** `host:path`, `user@host:path`, `host::module` or `rsync://…`: a remote operand of scp/rsync. */
@@ -139,7 +381,9 @@ function isRemoteOperand(value: string | undefined): boolean {
 /** The host of a URL operand (`https://example.com/x`, `example.com:8080/x`); undefined when it is not one. */
 export function urlHost(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value.startsWith(':') ? `localhost${value}` : value}`;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+    ? value
+    : `http://${value.startsWith(':') ? `localhost${value}` : value}`;
   try {
     const host = new URL(withScheme).hostname.toLowerCase();
     return host === '' ? undefined : host;
@@ -167,7 +411,8 @@ function curlDataFiles(parsed: ParsedArguments): PathUse[] {
     let file: string | undefined;
     if (CURL_DATA.has(option.name) && value.startsWith('@')) file = value.slice(1);
     if (CURL_FORM.has(option.name)) file = /^[^=]*=[@<]([^;]+)/.exec(value)?.[1];
-    if (file !== undefined && file !== '-' && file !== '') paths.push({ word: { ...option.value, value: file, glob: false } });
+    if (file !== undefined && file !== '-' && file !== '')
+      paths.push({ word: { ...option.value, value: file, glob: false } });
   }
   return paths;
 }
@@ -210,7 +455,11 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
       const parsed = parseArguments(args, { withValue: name === 'scp' ? SCP_WITH_VALUE : RSYNC_WITH_VALUE });
       if (!parsed.positionals.some((word) => isRemoteOperand(word.value))) return undefined;
       const local = parsed.positionals.filter((word) => !isRemoteOperand(word.value));
-      return network(name, local.map((word) => ({ word })), `${name} copies to or from another host`);
+      return network(
+        name,
+        local.map((word) => ({ word })),
+        `${name} copies to or from another host`,
+      );
     }
     case 'ssh': {
       const parsed = parseArguments(args, { withValue: SSH_WITH_VALUE, stopAtFirstPositional: true });

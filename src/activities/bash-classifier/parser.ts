@@ -12,7 +12,9 @@ let loading: Promise<Parser> | undefined;
 
 async function loadParser(): Promise<Parser> {
   await treeSitter.Parser.init();
-  const language = await treeSitter.Language.load(require.resolve('@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm'));
+  const language = await treeSitter.Language.load(
+    require.resolve('@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm'),
+  );
   const parser = new treeSitter.Parser();
   parser.setLanguage(language);
   return parser;
@@ -52,7 +54,10 @@ export function nestsDeeperThan(root: SyntaxNode, limit: number): boolean {
  * Parses a script and hands its tree to `use`, freeing the tree's WebAssembly memory afterwards. `undefined` is passed
  * when the text does not parse cleanly (tree-sitter recovers from errors, so an ERROR or MISSING node counts as failure).
  */
-export async function withParsedScript<T>(script: string, use: (root: SyntaxNode | undefined) => Promise<T>): Promise<T> {
+export async function withParsedScript<T>(
+  script: string,
+  use: (root: SyntaxNode | undefined) => Promise<T>,
+): Promise<T> {
   const parser = await bashParser();
   let tree: Tree | null = null;
   try {

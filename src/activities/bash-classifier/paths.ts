@@ -45,7 +45,11 @@ export function globPrefix(value: string): { directory: string; rest: string } {
  * Resolves a word against the working directory `cwd` (absolute, real; undefined when it cannot be known) and checks
  * it against the workspace `root` with `resolveInWorkspace`. A glob is checked by its literal directory prefix.
  */
-export async function resolveShellPath(root: string, cwd: string | undefined, word: ShellWord): Promise<PathResolution> {
+export async function resolveShellPath(
+  root: string,
+  cwd: string | undefined,
+  word: ShellWord,
+): Promise<PathResolution> {
   const value = word.value;
   if (value === undefined) return { kind: 'unknown', why: 'dynamic' };
   if (value === '') return { kind: 'none' };
@@ -59,7 +63,9 @@ export async function resolveShellPath(root: string, cwd: string | undefined, wo
 
   const resolved = await resolveInWorkspace(root, absolute);
   if (!resolved.ok) {
-    return resolved.code === 'ACCESS_DENIED' ? { kind: 'outside', shown: value } : { kind: 'unknown', why: 'unresolvable' };
+    return resolved.code === 'ACCESS_DENIED'
+      ? { kind: 'outside', shown: value }
+      : { kind: 'unknown', why: 'unresolvable' };
   }
   let isDirectory = false;
   if (resolved.exists) {

@@ -12,20 +12,95 @@ const DISK = new Set(['mkfs', 'fdisk', 'sfdisk', 'parted', 'wipefs']);
 const POWER = new Set(['shutdown', 'reboot', 'poweroff', 'halt']);
 /** Interpreters and tools whose arguments are programs: unclassified, with a reason that says so. */
 const CODE_RUNNERS = /^(python(\d+(\.\d+)?)?|node|nodejs|deno|perl|ruby|php|awk|gawk|mawk|nawk|lua|Rscript|osascript)$/;
-const INTERACTIVE = new Set(['vim', 'vi', 'nvim', 'nano', 'emacs', 'less', 'more', 'top', 'htop', 'watch', 'tmux', 'screen', 'telnet', 'ftp', 'sftp']);
+const INTERACTIVE = new Set([
+  'vim',
+  'vi',
+  'nvim',
+  'nano',
+  'emacs',
+  'less',
+  'more',
+  'top',
+  'htop',
+  'watch',
+  'tmux',
+  'screen',
+  'telnet',
+  'ftp',
+  'sftp',
+]);
 const REPL = /^(python(\d+(\.\d+)?)?|node|nodejs)$/;
 const DELETE = new Set(['rm', 'rmdir', 'shred', 'unlink', 'truncate']);
 const OWNERSHIP = new Set(['chmod', 'chown', 'chgrp']);
 const KILL = new Set(['kill', 'pkill', 'killall']);
-const FIND_MUTATING = new Set(['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls']);
+const FIND_MUTATING = new Set([
+  '-delete',
+  '-exec',
+  '-execdir',
+  '-ok',
+  '-okdir',
+  '-fprint',
+  '-fprint0',
+  '-fprintf',
+  '-fls',
+]);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
 
 /** Commands that only read or print (the table's read-only list, plus shell builtins that only test or set variables). */
 const READ_COMMANDS = new Set([
-  'pwd', 'ls', 'cat', 'head', 'tail', 'wc', 'stat', 'file', 'du', 'df', 'tree', 'echo', 'printf', 'true', 'false', 'sleep', 'date',
-  'whoami', 'id', 'uname', 'which', 'type', 'printenv', 'basename', 'dirname', 'realpath', 'readlink', 'sort', 'uniq', 'cut', 'tr',
-  'nl', 'rev', 'seq', 'diff', 'cmp', 'md5sum', 'sha1sum', 'sha256sum', 'jq', ':', 'test', '[', 'set', 'exit', 'return', 'wait',
-  'read', 'shift', 'break', 'continue', 'let', 'getopts',
+  'pwd',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'stat',
+  'file',
+  'du',
+  'df',
+  'tree',
+  'echo',
+  'printf',
+  'true',
+  'false',
+  'sleep',
+  'date',
+  'whoami',
+  'id',
+  'uname',
+  'which',
+  'type',
+  'printenv',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'nl',
+  'rev',
+  'seq',
+  'diff',
+  'cmp',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'jq',
+  ':',
+  'test',
+  '[',
+  'set',
+  'exit',
+  'return',
+  'wait',
+  'read',
+  'shift',
+  'break',
+  'continue',
+  'let',
+  'getopts',
 ]);
 
 /**
@@ -33,20 +108,80 @@ const READ_COMMANDS = new Set([
  * tree nl rev uniq cut md5sum sha1sum sha256sum).
  */
 const PATH_OPERAND_COMMANDS = new Set([
-  'cd', 'pushd', 'rm', 'rmdir', 'mv', 'cp', 'ln', 'mkdir', 'touch', 'chmod', 'chown', 'chgrp', 'truncate', 'tee', 'shred', 'unlink',
-  'cat', 'head', 'tail', 'ls', 'stat', 'wc', 'file', 'du', 'sort', 'diff', 'cmp', 'tree', 'nl', 'rev', 'uniq', 'cut', 'md5sum',
-  'sha1sum', 'sha256sum',
+  'cd',
+  'pushd',
+  'rm',
+  'rmdir',
+  'mv',
+  'cp',
+  'ln',
+  'mkdir',
+  'touch',
+  'chmod',
+  'chown',
+  'chgrp',
+  'truncate',
+  'tee',
+  'shred',
+  'unlink',
+  'cat',
+  'head',
+  'tail',
+  'ls',
+  'stat',
+  'wc',
+  'file',
+  'du',
+  'sort',
+  'diff',
+  'cmp',
+  'tree',
+  'nl',
+  'rev',
+  'uniq',
+  'cut',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
 ]);
 
 /** Options that take a value, per command, so the value is not mistaken for an operand. */
 const VALUE_OPTIONS: Record<string, readonly string[]> = {
   cut: ['-d', '-f', '-b', '-c', '--delimiter', '--fields', '--bytes', '--characters', '--output-delimiter'],
-  sort: ['-k', '-t', '-S', '-T', '-o', '--key', '--field-separator', '--buffer-size', '--temporary-directory', '--output', '--parallel', '--batch-size'],
+  sort: [
+    '-k',
+    '-t',
+    '-S',
+    '-T',
+    '-o',
+    '--key',
+    '--field-separator',
+    '--buffer-size',
+    '--temporary-directory',
+    '--output',
+    '--parallel',
+    '--batch-size',
+  ],
   head: ['-n', '-c', '--lines', '--bytes'],
   tail: ['-n', '-c', '--lines', '--bytes', '-s', '--sleep-interval', '--pid'],
   stat: ['-c', '--format', '--printf'],
   du: ['-d', '--max-depth', '-B', '--block-size', '-t', '--threshold', '--exclude', '-X', '--exclude-from'],
-  ls: ['-I', '--ignore', '-w', '--width', '-T', '--tabsize', '--hide', '--block-size', '--time-style', '--format', '--sort', '--quoting-style', '--indicator-style', '--time'],
+  ls: [
+    '-I',
+    '--ignore',
+    '-w',
+    '--width',
+    '-T',
+    '--tabsize',
+    '--hide',
+    '--block-size',
+    '--time-style',
+    '--format',
+    '--sort',
+    '--quoting-style',
+    '--indicator-style',
+    '--time',
+  ],
   truncate: ['-s', '--size', '-r', '--reference'],
   mkdir: ['-m', '--mode', '--context'],
   touch: ['-d', '--date', '-t', '-r', '--reference'],
@@ -57,7 +192,22 @@ const VALUE_OPTIONS: Record<string, readonly string[]> = {
   chown: ['--from', '--reference'],
   chgrp: ['--reference'],
   wc: ['--files0-from'],
-  diff: ['-I', '--ignore-matching-lines', '-U', '-C', '--unified', '--context', '-W', '--width', '--label', '-L', '-x', '-X', '--exclude', '--exclude-from'],
+  diff: [
+    '-I',
+    '--ignore-matching-lines',
+    '-U',
+    '-C',
+    '--unified',
+    '--context',
+    '-W',
+    '--width',
+    '--label',
+    '-L',
+    '-x',
+    '-X',
+    '--exclude',
+    '--exclude-from',
+  ],
   nl: ['-b', '-d', '-f', '-h', '-i', '-l', '-n', '-s', '-v', '-w'],
   uniq: ['-f', '-s', '-w'],
   tree: ['-L', '-P', '-I', '-o', '--filelimit', '-H', '-T', '--charset', '--sort', '--timefmt'],
@@ -86,22 +236,114 @@ const PATH_VALUE_OPTIONS: Record<string, { reads?: readonly string[]; writes?: r
 };
 
 const GREP_WITH_VALUE = [
-  '-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context',
-  '--directories', '--devices', '--label', '--include', '--exclude', '--exclude-dir', '--exclude-from', '--color', '--colour',
-  '--binary-files', '--group-separator',
+  '-e',
+  '-f',
+  '-m',
+  '-A',
+  '-B',
+  '-C',
+  '-d',
+  '-D',
+  '--regexp',
+  '--file',
+  '--max-count',
+  '--after-context',
+  '--before-context',
+  '--context',
+  '--directories',
+  '--devices',
+  '--label',
+  '--include',
+  '--exclude',
+  '--exclude-dir',
+  '--exclude-from',
+  '--color',
+  '--colour',
+  '--binary-files',
+  '--group-separator',
 ];
 const RG_WITH_VALUE = [
-  '-e', '-f', '-g', '-t', '-T', '-m', '-A', '-B', '-C', '-j', '-M', '-E', '-r', '-d', '--regexp', '--file', '--glob', '--iglob',
-  '--type', '--type-not', '--type-add', '--type-clear', '--max-count', '--after-context', '--before-context', '--context', '--threads',
-  '--max-columns', '--encoding', '--replace', '--max-depth', '--maxdepth', '--max-filesize', '--ignore-file', '--path-separator',
-  '--colors', '--color', '--sort', '--sortr', '--context-separator', '--field-match-separator', '--field-context-separator',
-  '--dfa-size-limit', '--regex-size-limit', '--engine', '--pre', '--pre-glob', '--hostname-bin', '--hyperlink-format',
+  '-e',
+  '-f',
+  '-g',
+  '-t',
+  '-T',
+  '-m',
+  '-A',
+  '-B',
+  '-C',
+  '-j',
+  '-M',
+  '-E',
+  '-r',
+  '-d',
+  '--regexp',
+  '--file',
+  '--glob',
+  '--iglob',
+  '--type',
+  '--type-not',
+  '--type-add',
+  '--type-clear',
+  '--max-count',
+  '--after-context',
+  '--before-context',
+  '--context',
+  '--threads',
+  '--max-columns',
+  '--encoding',
+  '--replace',
+  '--max-depth',
+  '--maxdepth',
+  '--max-filesize',
+  '--ignore-file',
+  '--path-separator',
+  '--colors',
+  '--color',
+  '--sort',
+  '--sortr',
+  '--context-separator',
+  '--field-match-separator',
+  '--field-context-separator',
+  '--dfa-size-limit',
+  '--regex-size-limit',
+  '--engine',
+  '--pre',
+  '--pre-glob',
+  '--hostname-bin',
+  '--hyperlink-format',
 ];
 const SED_WITH_VALUE = ['-e', '-f', '-l', '--expression', '--file', '--line-length'];
-const SED_HARMLESS = new Set(['-n', '--quiet', '--silent', '-e', '--expression', '-E', '-r', '--regexp-extended', '-s', '--separate', '-u', '--unbuffered', '-z', '--null-data', '--posix', '--sandbox']);
+const SED_HARMLESS = new Set([
+  '-n',
+  '--quiet',
+  '--silent',
+  '-e',
+  '--expression',
+  '-E',
+  '-r',
+  '--regexp-extended',
+  '-s',
+  '--separate',
+  '-u',
+  '--unbuffered',
+  '-z',
+  '--null-data',
+  '--posix',
+  '--sandbox',
+]);
 const JQ_WITH_VALUE = ['--indent', '-L', '--tab-size'];
 const JQ_TWO_VALUES = new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']);
-const FIND_PATH_PRIMARIES = new Set(['-newer', '-anewer', '-cnewer', '-samefile', '-fprint', '-fprint0', '-fls', '-files0-from']);
+const FIND_PATH_PRIMARIES = new Set([
+  '-newer',
+  '-anewer',
+  '-cnewer',
+  '-samefile',
+  '-fprint',
+  '-fprint0',
+  '-fls',
+  '-files0-from',
+]);
 
 const BUILD_TOOLS = new Set(['tsc', 'jest', 'vitest', 'pytest', 'make', 'gradle', 'mvn']);
 const JS_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
@@ -135,14 +377,19 @@ export function takesPathOperands(name: string): boolean {
 }
 
 /** The classification of one simple command (C.5.2 level table); `name` is the basename of the command word. */
-export async function commandVerdict(name: string, args: readonly ShellWord[], context: CommandContext): Promise<CommandVerdict> {
+export async function commandVerdict(
+  name: string,
+  args: readonly ShellWord[],
+  context: CommandContext,
+): Promise<CommandVerdict> {
   const parsed = operands(name, args);
   const paths = PATH_OPERAND_COMMANDS.has(name) ? operandPaths(name, parsed) : [];
 
   // forbidden
   if (PRIVILEGE.has(name)) return verdict('forbidden', 'privilege_escalation', `${name} runs commands as another user`);
   if (POWER.has(name)) return verdict('forbidden', 'system_destructive', `${name} stops the machine`);
-  if (DISK.has(name) || name.startsWith('mkfs.')) return verdict('forbidden', 'system_destructive', `${name} formats or repartitions disks`);
+  if (DISK.has(name) || name.startsWith('mkfs.'))
+    return verdict('forbidden', 'system_destructive', `${name} formats or repartitions disks`);
   if (name === 'dd' && args.some((word) => word.value?.startsWith('of=') === true)) {
     return verdict('forbidden', 'system_destructive', 'dd of= writes raw devices or files');
   }
@@ -163,12 +410,14 @@ export async function commandVerdict(name: string, args: readonly ShellWord[], c
   // destructive
   if (DELETE.has(name)) return verdict('destructive', 'delete', `${name} deletes or truncates files`, paths);
   if (name === 'mv') return verdict('destructive', 'move', 'mv moves or overwrites files', paths);
-  if (OWNERSHIP.has(name)) return verdict('destructive', 'permissions', `${name} changes file permissions or owners`, paths);
+  if (OWNERSHIP.has(name))
+    return verdict('destructive', 'permissions', `${name} changes file permissions or owners`, paths);
   if (name === 'sed') {
     const sed = sedVerdict(args);
     if (sed) return sed;
   }
-  if (name === 'perl' && perlInPlace(args)) return verdict('destructive', 'in_place_edit', 'perl -i edits files in place');
+  if (name === 'perl' && perlInPlace(args))
+    return verdict('destructive', 'in_place_edit', 'perl -i edits files in place');
   if (name === 'find') {
     const find = findVerdict(args);
     if (find.level === 'destructive') return find;
@@ -187,11 +436,13 @@ export async function commandVerdict(name: string, args: readonly ShellWord[], c
     if (extra) return extra;
     return verdict('read_only', 'read_command', `${name} only reads or prints`, paths);
   }
-  if (name === 'env' || name === 'xargs' || name === 'time') return verdict('read_only', 'read_command', `${name} only prints`);
+  if (name === 'env' || name === 'xargs' || name === 'time')
+    return verdict('read_only', 'read_command', `${name} only prints`);
   if (name === 'command' && args.some((word) => word.value === '-v' || word.value === '-V')) {
     return verdict('read_only', 'read_command', 'command -v looks a name up');
   }
-  if (name === 'exec' && args.length === 0) return verdict('read_only', 'read_command', 'exec only sets up redirections');
+  if (name === 'exec' && args.length === 0)
+    return verdict('read_only', 'read_command', 'exec only sets up redirections');
   if (name === 'cd' || name === 'pushd' || name === 'popd') return directoryVerdict(name, parsed);
   if (name === 'grep' || name === 'egrep' || name === 'fgrep' || name === 'rg') return grepVerdict(name, args);
   if (name === 'find') return findVerdict(args);
@@ -201,16 +452,27 @@ export async function commandVerdict(name: string, args: readonly ShellWord[], c
 
   // write
   if (name === 'mkdir' || name === 'touch' || name === 'cp' || name === 'ln') {
-    return verdict('write', 'file_write', `${name} creates or copies files`, paths.map((use) => ({ ...use, write: true })));
+    return verdict(
+      'write',
+      'file_write',
+      `${name} creates or copies files`,
+      paths.map((use) => ({ ...use, write: true })),
+    );
   }
   if (name === 'tee') {
     const append = hasOption(parsed, '-a', '--append') || hasShortLetter(parsed, 'a');
-    return verdict('write', 'file_write', 'tee writes files', parsed.positionals.map((word) => ({ word, write: true, truncates: !append })));
+    return verdict(
+      'write',
+      'file_write',
+      'tee writes files',
+      parsed.positionals.map((word) => ({ word, write: true, truncates: !append })),
+    );
   }
   const build = buildVerdict(name, args);
   if (build) return build;
 
-  if (name === 'sed') return verdict('unclassified', 'sed_script', 'sed with a script that may write or run commands', sedPaths(args));
+  if (name === 'sed')
+    return verdict('unclassified', 'sed_script', 'sed with a script that may write or run commands', sedPaths(args));
   if (CODE_RUNNERS.test(name)) return verdict('unclassified', 'code_execution', `${name} runs arbitrary code`);
   return verdict('unclassified', 'unclassified', `${name} is not a classified command`);
 }
@@ -252,7 +514,8 @@ function shellVerdict(name: string, args: readonly ShellWord[], context: Command
   }
   const operand = args[index];
   if (command) {
-    if (operand?.value === undefined) return verdict('unclassified', 'dynamic_script', `${name} -c with a script only known at run time`);
+    if (operand?.value === undefined)
+      return verdict('unclassified', 'dynamic_script', `${name} -c with a script only known at run time`);
     return { ...verdict('read_only', 'shell_c', `${name} -c runs its script`), script: operand.value };
   }
   if (operand === undefined) {
@@ -266,7 +529,9 @@ function sedPaths(args: readonly ShellWord[]): PathUse[] {
   const parsed = parseArguments(args, { withValue: SED_WITH_VALUE });
   const scriptGiven = hasOption(parsed, '-e', '--expression', '-f', '--file');
   const files = scriptGiven ? parsed.positionals : parsed.positionals.slice(1);
-  const scriptFiles = parsed.options.filter((option) => (option.name === '-f' || option.name === '--file') && option.value);
+  const scriptFiles = parsed.options.filter(
+    (option) => (option.name === '-f' || option.name === '--file') && option.value,
+  );
   return [...readPaths(files), ...scriptFiles.map((option) => ({ word: option.value as ShellWord }))];
 }
 
@@ -275,10 +540,18 @@ function sedVerdict(args: readonly ShellWord[]): CommandVerdict | undefined {
   const parsed = parseArguments(args, { withValue: SED_WITH_VALUE });
   const inPlace = parsed.options.some((option) => option.name === '--in-place' || /^-[^-]*i/.test(option.name));
   const paths = sedPaths(args);
-  if (inPlace) return verdict('destructive', 'in_place_edit', 'sed -i edits files in place (bypassing the read-before-write check)', paths);
+  if (inPlace)
+    return verdict(
+      'destructive',
+      'in_place_edit',
+      'sed -i edits files in place (bypassing the read-before-write check)',
+      paths,
+    );
   const quiet = hasOption(parsed, '-n', '--quiet', '--silent');
   const harmless = parsed.options.every((option) => SED_HARMLESS.has(option.name));
-  const scripts = parsed.options.filter((option) => option.name === '-e' || option.name === '--expression').map((option) => option.value?.value);
+  const scripts = parsed.options
+    .filter((option) => option.name === '-e' || option.name === '--expression')
+    .map((option) => option.value?.value);
   const script = scripts.length > 0 ? (scripts.length === 1 ? scripts[0] : undefined) : parsed.positionals[0]?.value;
   if (quiet && harmless && script !== undefined && /^\d+(,\d+)?p$/.test(script)) {
     return verdict('read_only', 'sed_print', 'sed -n prints lines', paths);
@@ -308,7 +581,11 @@ function findVerdict(args: readonly ShellWord[]): CommandVerdict {
   const starts: ShellWord[] = [];
   for (; index < args.length; index++) {
     const value = args[index]?.value;
-    if (value !== undefined && (value.startsWith('-') || value === '(' || value === '!' || value === ')' || value === ',')) break;
+    if (
+      value !== undefined &&
+      (value.startsWith('-') || value === '(' || value === '!' || value === ')' || value === ',')
+    )
+      break;
     starts.push(args[index] as ShellWord);
   }
   const paths: PathUse[] = readPaths(starts);
@@ -321,17 +598,20 @@ function findVerdict(args: readonly ShellWord[]): CommandVerdict {
       paths.push({ word: args[index + 1] as ShellWord, write: value.startsWith('-fprint') || value === '-fls' });
     }
   }
-  if (mutating) return verdict('destructive', 'find_mutation', `find ${mutating} changes files or runs commands`, paths);
+  if (mutating)
+    return verdict('destructive', 'find_mutation', `find ${mutating} changes files or runs commands`, paths);
   return verdict('read_only', 'find', 'find only lists files', paths);
 }
 
 function grepVerdict(name: string, args: readonly ShellWord[]): CommandVerdict {
   const rg = name === 'rg';
   const parsed = parseArguments(args, { withValue: rg ? RG_WITH_VALUE : GREP_WITH_VALUE });
-  const patternGiven = hasOption(parsed, '-e', '--regexp', '-f', '--file') || (rg && hasOption(parsed, '--files', '--type-list'));
+  const patternGiven =
+    hasOption(parsed, '-e', '--regexp', '-f', '--file') || (rg && hasOption(parsed, '--files', '--type-list'));
   const paths = readPaths(patternGiven ? parsed.positionals : parsed.positionals.slice(1));
   for (const option of parsed.options) {
-    if (['-f', '--file', '--exclude-from', '--ignore-file'].includes(option.name) && option.value) paths.push({ word: option.value });
+    if (['-f', '--file', '--exclude-from', '--ignore-file'].includes(option.name) && option.value)
+      paths.push({ word: option.value });
   }
   if (rg && (hasOption(parsed, '--pre', '--hostname-bin', '-z', '--search-zip') || hasShortLetter(parsed, 'z'))) {
     return verdict('unclassified', 'rg_preprocessor', 'rg --pre/--search-zip runs other programs', paths);
@@ -340,7 +620,11 @@ function grepVerdict(name: string, args: readonly ShellWord[]): CommandVerdict {
 }
 
 function directoryVerdict(name: 'cd' | 'pushd' | 'popd', parsed: ParsedArguments): CommandVerdict {
-  if (name === 'popd') return { ...verdict('read_only', 'cd_inside', 'popd returns to an earlier directory'), directoryChange: { command: 'popd' } };
+  if (name === 'popd')
+    return {
+      ...verdict('read_only', 'cd_inside', 'popd returns to an earlier directory'),
+      directoryChange: { command: 'popd' },
+    };
   const target = parsed.positionals[0];
   // `cd -` goes back to the previous directory, which the walker tracks; it is not a path operand.
   const checked = target && target.value !== '-' ? [{ word: target }] : [];
@@ -349,13 +633,26 @@ function directoryVerdict(name: 'cd' | 'pushd' | 'popd', parsed: ParsedArguments
 }
 
 /** The read-only commands that can still write (`sort -o`, `uniq in out`, `tree -o`) or read through a filter argument. */
-function readCommandExtras(name: string, args: readonly ShellWord[], parsed: ParsedArguments, paths: PathUse[]): CommandVerdict | undefined {
+function readCommandExtras(
+  name: string,
+  args: readonly ShellWord[],
+  parsed: ParsedArguments,
+  paths: PathUse[],
+): CommandVerdict | undefined {
   if (name === 'uniq' && parsed.positionals.length >= 2) {
     const [input, output] = parsed.positionals as [ShellWord, ShellWord];
-    return verdict('write', 'file_write', 'uniq writes its output file', [{ word: input }, { word: output, write: true, truncates: true }]);
+    return verdict('write', 'file_write', 'uniq writes its output file', [
+      { word: input },
+      { word: output, write: true, truncates: true },
+    ]);
   }
   if (paths.some((use) => use.write)) {
-    return verdict('write', 'file_write', `${name} writes its output file`, paths.map((use) => (use.write ? { ...use, truncates: true } : use)));
+    return verdict(
+      'write',
+      'file_write',
+      `${name} writes its output file`,
+      paths.map((use) => (use.write ? { ...use, truncates: true } : use)),
+    );
   }
   if (name === 'jq') return verdict('read_only', 'read_command', 'jq only reads', jqPaths(args));
   return undefined;
@@ -370,7 +667,8 @@ function jqPaths(args: readonly ShellWord[]): PathUse[] {
     const value = word.value;
     if (value === '--args' || value === '--jsonargs') break;
     if (value !== undefined && JQ_TWO_VALUES.has(value)) {
-      if ((value === '--slurpfile' || value === '--rawfile') && args[index + 2]) paths.push({ word: args[index + 2] as ShellWord });
+      if ((value === '--slurpfile' || value === '--rawfile') && args[index + 2])
+        paths.push({ word: args[index + 2] as ShellWord });
       index += 2;
       continue;
     }
@@ -393,10 +691,14 @@ function buildVerdict(name: string, args: readonly ShellWord[]): CommandVerdict 
   const build = (reason: string): CommandVerdict => verdict('write', 'build_test', reason);
   const first = parseArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
   if (BUILD_TOOLS.has(name)) return build(`${name} builds or tests the project`);
-  if (JS_MANAGERS.has(name) && first !== undefined && JS_SCRIPT_COMMANDS.has(first)) return build(`${name} ${first} runs a project script`);
+  if (JS_MANAGERS.has(name) && first !== undefined && JS_SCRIPT_COMMANDS.has(first))
+    return build(`${name} ${first} runs a project script`);
   if (name === 'npx' && first === 'tsc') return build('npx tsc type-checks the project');
-  if (name === 'go' && first !== undefined && GO_BUILD.has(first)) return build(`go ${first} builds or tests the project`);
-  if (name === 'cargo' && first !== undefined && CARGO_BUILD.has(first)) return build(`cargo ${first} builds or tests the project`);
-  if (REPL.test(name) && name.startsWith('python') && moduleArgument(args)?.name === 'pytest') return build('pytest runs the tests');
+  if (name === 'go' && first !== undefined && GO_BUILD.has(first))
+    return build(`go ${first} builds or tests the project`);
+  if (name === 'cargo' && first !== undefined && CARGO_BUILD.has(first))
+    return build(`cargo ${first} builds or tests the project`);
+  if (REPL.test(name) && name.startsWith('python') && moduleArgument(args)?.name === 'pytest')
+    return build('pytest runs the tests');
   return undefined;
 }

@@ -25,7 +25,12 @@ const MAX_SUBSTITUTION_DEPTH = 16;
 const MAX_SYNTAX_DEPTH = 256;
 
 /** Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, C.5.2). */
-export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = ['file_write', 'git_write', 'build_test', 'redirect_write'];
+export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = [
+  'file_write',
+  'git_write',
+  'build_test',
+  'redirect_write',
+];
 
 /** What every segment of one classification shares. */
 export interface ClassifierOptions {
@@ -80,7 +85,18 @@ const STATEMENTS = new Set([
   'else_clause',
   'case_item',
 ]);
-const SEQUENCES = new Set(['program', 'compound_statement', 'do_group', 'else_clause', 'elif_clause', 'if_statement', 'case_statement', 'case_item', 'negated_command', 'list']);
+const SEQUENCES = new Set([
+  'program',
+  'compound_statement',
+  'do_group',
+  'else_clause',
+  'elif_clause',
+  'if_statement',
+  'case_statement',
+  'case_item',
+  'negated_command',
+  'list',
+]);
 const LOOPS = new Set(['while_statement', 'for_statement', 'c_style_for_statement']);
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
@@ -91,7 +107,15 @@ const IGNORED_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/de
 const DANGEROUS_VARIABLE =
   /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS|SHELLOPTS|BASHOPTS|PS4|HOME|CDPATH|GIT_\w+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHON\w*|PERL5\w*|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/;
 /** Directories whose programs are taken by their basename; a program elsewhere (`./ls`) may be anything. */
-const SYSTEM_BIN = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
+const SYSTEM_BIN = new Set([
+  '/bin',
+  '/usr/bin',
+  '/usr/local/bin',
+  '/sbin',
+  '/usr/sbin',
+  '/usr/local/sbin',
+  '/opt/homebrew/bin',
+]);
 
 /** One segment under construction: levels only ever rise. */
 class SegmentDraft {
@@ -164,16 +188,31 @@ class SegmentDraft {
 }
 
 /** Classifies a script (the whole command, or the script of `sh -c`) into segments. */
-export async function classifyScript(script: string, scope: Scope, options: ClassifierOptions, depth: number): Promise<BashSegment[]> {
+export async function classifyScript(
+  script: string,
+  scope: Scope,
+  options: ClassifierOptions,
+  depth: number,
+): Promise<BashSegment[]> {
   const text = normalizeCommand(script);
   const forbidden = matchForbiddenPattern(script);
   if (forbidden) return [{ text, level: 'forbidden', rule: forbidden.rule, reason: forbidden.reason, action: 'deny' }];
   return withParsedScript(script, async (root) => {
     if (!root) {
-      return [{ text, level: 'unclassified', rule: 'parse_error', reason: 'the command could not be parsed', action: 'ask' }];
+      return [
+        { text, level: 'unclassified', rule: 'parse_error', reason: 'the command could not be parsed', action: 'ask' },
+      ];
     }
     if (nestsDeeperThan(root, MAX_SYNTAX_DEPTH)) {
-      return [{ text, level: 'unclassified', rule: 'too_complex', reason: 'the command nests too deeply to classify', action: 'ask' }];
+      return [
+        {
+          text,
+          level: 'unclassified',
+          rule: 'too_complex',
+          reason: 'the command nests too deeply to classify',
+          action: 'ask',
+        },
+      ];
     }
     const walker = new Walker(options, depth, 0);
     await walker.visitSequence(root, scope);
@@ -211,10 +250,18 @@ class Walker {
         return this.visitCommand(node, [], scope, piped, node.text);
       case 'redirected_statement': {
         const body = node.childForFieldName('body');
-        const redirects = node.children.filter((child): child is SyntaxNode => child !== null && REDIRECTS.has(child.type));
+        const redirects = node.children.filter(
+          (child): child is SyntaxNode => child !== null && REDIRECTS.has(child.type),
+        );
         if (body?.type === 'command') return this.visitCommand(body, redirects, scope, piped, node.text);
         if (body) await this.visitStatement(body, scope, piped);
-        return this.visitCommand(undefined, redirects, scope, false, redirects.map((redirect) => redirect.text).join(' '));
+        return this.visitCommand(
+          undefined,
+          redirects,
+          scope,
+          false,
+          redirects.map((redirect) => redirect.text).join(' '),
+        );
       }
       case 'pipeline': {
         // Every element of a pipeline runs in its own subshell; all but the first read the previous one's output.
@@ -253,7 +300,13 @@ class Walker {
           return;
         }
         if (SEQUENCES.has(node.type)) return this.visitSequence(node, scope, piped);
-        return this.visitConstruct(node, scope, 'unclassified', 'unsupported_syntax', `unsupported shell syntax (${node.type})`);
+        return this.visitConstruct(
+          node,
+          scope,
+          'unclassified',
+          'unsupported_syntax',
+          `unsupported shell syntax (${node.type})`,
+        );
     }
   }
 
@@ -267,7 +320,13 @@ class Walker {
     this.segments.splice(insertAt, 0, draft.finish(this.options.bashWriteAutoAllow));
   }
 
-  private async visitConstruct(node: SyntaxNode, scope: Scope, level: RiskLevel, rule: string, reason: string): Promise<void> {
+  private async visitConstruct(
+    node: SyntaxNode,
+    scope: Scope,
+    level: RiskLevel,
+    rule: string,
+    reason: string,
+  ): Promise<void> {
     const insertAt = this.segments.length;
     const draft = new SegmentDraft(normalizeCommand(node.text));
     draft.apply(verdict(level, rule, reason));
@@ -281,7 +340,8 @@ class Walker {
     const draft = new SegmentDraft(normalizeCommand(node.text));
     draft.apply(verdict('read_only', 'assignment', 'sets shell variables'));
     for (const name of assignedNames(node)) {
-      if (DANGEROUS_VARIABLE.test(name)) draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what later commands run`);
+      if (DANGEROUS_VARIABLE.test(name))
+        draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what later commands run`);
     }
     await this.substitute(findSubstitutions([node]), draft, scope);
     this.segments.splice(insertAt, 0, draft.finish(this.options.bashWriteAutoAllow));
@@ -327,17 +387,21 @@ class Walker {
 
     for (const assignment of assignments) {
       const name = assignment.childForFieldName('name')?.text ?? '';
-      if (DANGEROUS_VARIABLE.test(name)) draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
+      if (DANGEROUS_VARIABLE.test(name))
+        draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
     }
 
     let directoryTarget: { row: CommandVerdict; resolution?: PathResolution } | undefined;
     if (!nameNode) {
-      draft.apply(verdict('read_only', 'assignment', assignments.length > 0 ? 'sets shell variables' : 'only redirects'));
+      draft.apply(
+        verdict('read_only', 'assignment', assignments.length > 0 ? 'sets shell variables' : 'only redirects'),
+      );
     } else {
       const words = [evaluateWord(nameNode, environment), ...wordNodes.map((word) => evaluateWord(word, environment))];
       const unwrapped = unwrapCommand(words);
       for (const name of unwrapped.assignments) {
-        if (DANGEROUS_VARIABLE.test(name)) draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
+        if (DANGEROUS_VARIABLE.test(name))
+          draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
       }
       if (unwrapped.opaque) draft.raise('unclassified', 'wrapper_option', unwrapped.opaque);
       const [commandWord, ...args] = unwrapped.words;
@@ -356,7 +420,11 @@ class Walker {
           await this.nestedScript(row.script, draft, scope);
         }
         if (commandWord?.value?.includes('/') && !isSystemProgram(commandWord.value)) {
-          draft.raise('unclassified', 'path_program', `${commandWord.value} is a program outside the system directories`);
+          draft.raise(
+            'unclassified',
+            'path_program',
+            `${commandWord.value} is a program outside the system directories`,
+          );
         }
         if (unwrapped.viaXargs && takesPathOperands(name)) {
           draft.raise('unclassified', 'xargs_operands', `xargs gives ${name} operands that are only known at run time`);
@@ -385,7 +453,11 @@ class Walker {
   }
 
   /** Checks path arguments; returns each word's resolution (cd needs its target's). */
-  private async checkPaths(uses: readonly PathUse[], draft: SegmentDraft, scope: Scope): Promise<Map<ShellWord, PathResolution>> {
+  private async checkPaths(
+    uses: readonly PathUse[],
+    draft: SegmentDraft,
+    scope: Scope,
+  ): Promise<Map<ShellWord, PathResolution>> {
     const resolutions = new Map<ShellWord, PathResolution>();
     for (const use of uses) {
       const resolution = await resolveShellPath(this.options.root, scope.cwd, use.word);
@@ -403,7 +475,10 @@ class Walker {
     const target = ruleTarget(resolution);
     const rule = fileWriteRule(target, this.options.policy);
     if (rule.action === 'ask') {
-      const reason = rule.rule === 'protected_path' ? `writes protected path ${target}` : `writes ${target}, which is not in writeAutoAllow`;
+      const reason =
+        rule.rule === 'protected_path'
+          ? `writes protected path ${target}`
+          : `writes ${target}, which is not in writeAutoAllow`;
       draft.blockWrite(rule.rule, reason);
     }
     if (truncates && resolution.exists && !resolution.directory) {
@@ -426,7 +501,8 @@ class Walker {
       if ((operator === '>&' || operator === '<&') && (target.type === 'number' || target.text === '-')) continue;
       if (SUBSTITUTIONS.has(target.type)) continue; // classified as a substitution
       const word = evaluateWord(target, environment);
-      if (word.value !== undefined && (IGNORED_TARGETS.has(word.value) || /^\/dev\/fd\/\d+$/.test(word.value))) continue;
+      if (word.value !== undefined && (IGNORED_TARGETS.has(word.value) || /^\/dev\/fd\/\d+$/.test(word.value)))
+        continue;
       const resolution = await resolveShellPath(this.options.root, scope.cwd, { ...word, glob: false });
       if (resolution.kind === 'outside') {
         draft.deny(resolution.shown);
@@ -451,7 +527,11 @@ class Walker {
     const change = row.directoryChange;
     if (!change) return;
     if (scope.repeats) {
-      draft.raise('unclassified', 'cd_in_loop', `${change.command} inside a loop or function leaves the directory unknown`);
+      draft.raise(
+        'unclassified',
+        'cd_in_loop',
+        `${change.command} inside a loop or function leaves the directory unknown`,
+      );
       scope.cwd = undefined;
       return;
     }
@@ -466,7 +546,8 @@ class Walker {
     let next: string | undefined;
     if (change.target?.value === '-') {
       next = scope.previous;
-      if (next === undefined) draft.raise('unclassified', 'unknown_cwd', `${change.command} - returns to a directory that is not known`);
+      if (next === undefined)
+        draft.raise('unclassified', 'unknown_cwd', `${change.command} - returns to a directory that is not known`);
     } else {
       // `cd` alone goes to $HOME, which has to pass the same boundary check.
       const resolved = resolution ?? (change.target ? undefined : await this.checkHome(draft, scope));
@@ -515,7 +596,8 @@ class Walker {
 
 function unknownPath(draft: SegmentDraft, why: 'dynamic' | 'unknown_cwd' | 'unresolvable'): void {
   if (why === 'dynamic') draft.raise('unclassified', 'dynamic_path', 'a path is only known at run time');
-  else if (why === 'unknown_cwd') draft.raise('unclassified', 'unknown_cwd', 'a relative path after a directory change that cannot be followed');
+  else if (why === 'unknown_cwd')
+    draft.raise('unclassified', 'unknown_cwd', 'a relative path after a directory change that cannot be followed');
   else draft.raise('unclassified', 'unresolvable_path', 'a path could not be resolved');
 }
 

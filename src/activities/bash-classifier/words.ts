@@ -184,7 +184,9 @@ function ansiC(body: string): Evaluated {
       value += simple;
       continue;
     }
-    const numeric = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3}))/.exec(body.slice(index));
+    const numeric = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3}))/.exec(
+      body.slice(index),
+    );
     if (numeric) {
       const [match, hex, unicode, wide, octal] = numeric;
       const code = hex ?? unicode ?? wide;
@@ -249,7 +251,8 @@ export function parseArguments(args: readonly ShellWord[], grammar: OptionGramma
       endOfOptions = true;
       continue;
     }
-    const isOption = isOptionWord(word) || (grammar.plusOptions === true && word.value !== undefined && /^\+./.test(word.value));
+    const isOption =
+      isOptionWord(word) || (grammar.plusOptions === true && word.value !== undefined && /^\+./.test(word.value));
     if (!isOption) {
       positionals.push(word);
       if (grammar.stopAtFirstPositional) ended = true;

@@ -14,8 +14,23 @@ export interface Unwrapped {
 }
 
 const XARGS_WITH_VALUE = new Set([
-  '-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args',
-  '--max-procs', '--max-chars', '--process-slot-var',
+  '-a',
+  '-d',
+  '-E',
+  '-I',
+  '-L',
+  '-n',
+  '-P',
+  '-s',
+  '--arg-file',
+  '--delimiter',
+  '--eof',
+  '--replace',
+  '--max-lines',
+  '--max-args',
+  '--max-procs',
+  '--max-chars',
+  '--process-slot-var',
 ]);
 const TIMEOUT_WITH_VALUE = new Set(['-s', '--signal', '-k', '--kill-after']);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
@@ -65,7 +80,12 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
             index++;
             break;
           }
-          if (value.startsWith('-S') || value.startsWith('--split-string') || value.startsWith('-C') || value.startsWith('--chdir')) {
+          if (
+            value.startsWith('-S') ||
+            value.startsWith('--split-string') ||
+            value.startsWith('-C') ||
+            value.startsWith('--chdir')
+          ) {
             return { words: current, assignments, viaXargs, opaque: 'env -S/-C hides what runs and where' };
           }
           if (value === '-u' || value === '--unset') {
@@ -98,7 +118,8 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         break;
       case 'command':
         // `command -v x` / `command -V x` only look the name up: the row table treats them as read-only.
-        if (args.some((word) => word.value === '-v' || word.value === '-V')) return { words: current, assignments, viaXargs };
+        if (args.some((word) => word.value === '-v' || word.value === '-V'))
+          return { words: current, assignments, viaXargs };
         start = skipOptions(args, new Set());
         break;
       case 'exec':

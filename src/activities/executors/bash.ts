@@ -134,7 +134,14 @@ export const executeBash: ToolExecutor = async (context) => {
   const parsed = bash.inputSchema.safeParse(context.request.input);
   if (!parsed.success) {
     const message = `Invalid arguments for Bash: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`;
-    return { envelope: errorEnvelope({ code: 'INVALID_PARAM', message, details: { reason: 'schema' }, context: context.context }) };
+    return {
+      envelope: errorEnvelope({
+        code: 'INVALID_PARAM',
+        message,
+        details: { reason: 'schema' },
+        context: context.context,
+      }),
+    };
   }
   const input: BashInput = parsed.data;
   const classification = context.request.classification ?? { level: 'unclassified', rule: 'none' };
@@ -142,7 +149,12 @@ export const executeBash: ToolExecutor = async (context) => {
   const resolved = await resolveInWorkspace(context.root, input.cwd);
   if (!resolved.ok) {
     return {
-      envelope: errorEnvelope({ code: resolved.code, message: resolved.message, details: { param: 'cwd' }, context: context.context }),
+      envelope: errorEnvelope({
+        code: resolved.code,
+        message: resolved.message,
+        details: { param: 'cwd' },
+        context: context.context,
+      }),
     };
   }
   const envelopeContext: EnvelopeContext = { ...context.context, cwd: resolved.rel };
@@ -249,20 +261,40 @@ function toEnvelope(
   input: BashInput,
   timeMs: number,
   suffix: string,
-  parts: { data: Record<string, unknown>; stats: Record<string, unknown> & { time_ms: number }; context: EnvelopeContext },
+  parts: {
+    data: Record<string, unknown>;
+    stats: Record<string, unknown> & { time_ms: number };
+    context: EnvelopeContext;
+  },
 ): Envelope {
   if (outcome.cancelled) {
-    return errorEnvelope({ code: 'CANCELLED', message: `Command was cancelled after ${timeMs} ms and its process group was killed.`, ...parts });
+    return errorEnvelope({
+      code: 'CANCELLED',
+      message: `Command was cancelled after ${timeMs} ms and its process group was killed.`,
+      ...parts,
+    });
   }
   if (outcome.timedOut) {
     const hasOutput = (parts.stats.stdout_bytes as number) + (parts.stats.stderr_bytes as number) > 0;
     if (!hasOutput) {
-      return errorEnvelope({ code: 'TIMEOUT', message: `Command timed out after ${input.timeout_ms} ms with no output and was killed.`, ...parts });
+      return errorEnvelope({
+        code: 'TIMEOUT',
+        message: `Command timed out after ${input.timeout_ms} ms with no output and was killed.`,
+        ...parts,
+      });
     }
-    return okEnvelope({ status: 'partial', text: `Command timed out after ${input.timeout_ms} ms and was killed; its output so far is shown.${suffix}`, ...parts });
+    return okEnvelope({
+      status: 'partial',
+      text: `Command timed out after ${input.timeout_ms} ms and was killed; its output so far is shown.${suffix}`,
+      ...parts,
+    });
   }
   if (outcome.exitCode === null) {
-    return okEnvelope({ status: 'partial', text: `Command was killed by signal ${outcome.signal ?? 'unknown'} after ${timeMs} ms.${suffix}`, ...parts });
+    return okEnvelope({
+      status: 'partial',
+      text: `Command was killed by signal ${outcome.signal ?? 'unknown'} after ${timeMs} ms.${suffix}`,
+      ...parts,
+    });
   }
   // C.1: truncated output is "usable but discounted", so a clean exit with cut streams is partial too.
   const truncated = parts.data.stdout_truncated === true || parts.data.stderr_truncated === true;
@@ -273,7 +305,13 @@ function toEnvelope(
   });
 }
 
-function spillTarget(context: ExecutorContext): { taskId: string; turn: number; index: number; toolName: string; callId: string } {
+function spillTarget(context: ExecutorContext): {
+  taskId: string;
+  turn: number;
+  index: number;
+  toolName: string;
+  callId: string;
+} {
   const { taskId, turn, index, callId } = context.request;
   return { taskId, turn, index, toolName: 'Bash', callId };
 }
@@ -304,7 +342,13 @@ async function runProcess(
   const pid = subprocess.pid;
   if (pid === undefined) {
     const result = await subprocess;
-    return { spawnError: result.originalMessage || result.message || 'unknown error', exitCode: null, signal: null, timedOut: false, cancelled: false };
+    return {
+      spawnError: result.originalMessage || result.message || 'unknown error',
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      cancelled: false,
+    };
   }
 
   subprocess.stdout.on('data', (chunk: Uint8Array) => stdout.push(Buffer.from(chunk)));

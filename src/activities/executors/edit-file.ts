@@ -79,7 +79,10 @@ function editList(input: {
         : 'Provide old_string and new_string, or edits (a list of {old_string, new_string}).',
     };
   }
-  return { ok: true, edits: [{ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }] };
+  return {
+    ok: true,
+    edits: [{ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }],
+  };
 }
 
 async function notFound(executor: ExecutorContext, target: EditTarget): Promise<ToolActivityResult> {
@@ -151,7 +154,12 @@ async function edit(executor: ExecutorContext, target: EditTarget): Promise<Tool
   const result = {
     text: `Edited '${rel}': ${summary}.`,
     data,
-    stats: { bytes_written: newBytes.length, original_size: bytes.length, new_size: newBytes.length, new_sha256: intendedSha },
+    stats: {
+      bytes_written: newBytes.length,
+      original_size: bytes.length,
+      new_size: newBytes.length,
+      new_sha256: intendedSha,
+    },
   };
   return commitWrite({
     executor,

@@ -61,6 +61,14 @@ export function functionExecutor(definition: FunctionToolDefinition): ToolExecut
         }),
       };
     }
-    return { envelope: okEnvelope({ status: result.status, data: result.data, text: result.text, stats, context: context.context }) };
+    return {
+      envelope: okEnvelope({
+        status: result.status,
+        data: result.data,
+        text: result.text,
+        stats,
+        context: context.context,
+      }),
+    };
   };
 }

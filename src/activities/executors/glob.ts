@@ -25,9 +25,13 @@ export function createGlobExecutor(limits: SearchLimits = {}): ToolExecutor {
     if (!exists) return fail('NOT_FOUND', `Directory '${rel}' does not exist.`);
     try {
       if (!(await stat(real)).isDirectory()) {
-        return fail('INVALID_PARAM', `'${rel}' is not a directory; set path to a directory, or use ReadFile to read it.`, {
-          reason: 'not_a_directory',
-        });
+        return fail(
+          'INVALID_PARAM',
+          `'${rel}' is not a directory; set path to a directory, or use ReadFile to read it.`,
+          {
+            reason: 'not_a_directory',
+          },
+        );
       }
       const compiled = compileGlob(checked.pattern);
       const walked = await walkFiles({
@@ -69,7 +73,8 @@ function globEnvelope(
   if (reasons.includes('match_limit')) {
     notes.push(`Showing the first ${paths.length} of ${walked.files.length}; narrow the pattern or raise limit.`);
   }
-  if (walked.stopped === 'scan_limit') notes.push(`The scan stopped after ${maxEntries} entries; results are incomplete.`);
+  if (walked.stopped === 'scan_limit')
+    notes.push(`The scan stopped after ${maxEntries} entries; results are incomplete.`);
   if (walked.stopped === 'timeout') notes.push('The scan timed out; results are incomplete.');
   if (paths.length === 0) notes.push(...missHints(input));
   return okEnvelope({
@@ -91,7 +96,10 @@ function globEnvelope(
 function missHints(input: { pattern: string; include_hidden: boolean; include_ignored: boolean }): string[] {
   const segments = input.pattern.split('/');
   const hints: string[] = [];
-  if (!input.include_hidden && segments.some((segment) => segment.startsWith('.') && segment !== '.' && segment !== '..')) {
+  if (
+    !input.include_hidden &&
+    segments.some((segment) => segment.startsWith('.') && segment !== '.' && segment !== '..')
+  ) {
     hints.push('Hidden names are skipped; set include_hidden=true to search them.');
   }
   if (!input.include_ignored && segments.some((segment) => IGNORED_DIRECTORY_NAMES.has(segment))) {

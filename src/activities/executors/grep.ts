@@ -120,7 +120,10 @@ async function directoryCandidates(
     deadline: options.deadline,
     signal: executor.signal,
   });
-  const text = await dropBinaryFiles(executor.root, walked.files, { deadline: options.deadline, signal: executor.signal });
+  const text = await dropBinaryFiles(executor.root, walked.files, {
+    deadline: options.deadline,
+    signal: executor.signal,
+  });
   const stopped = walked.stopped ?? (text.timedOut ? 'timeout' : undefined);
   return { candidates: text.files, filesVisited: walked.filesVisited, ...(stopped ? { stopped } : {}) };
 }
@@ -136,7 +139,9 @@ function grepEnvelope(
   filesVisited: number,
 ) {
   const fileCount =
-    data.matches !== undefined ? new Set(data.matches.map((match) => match.file)).size : (data.files ?? data.counts ?? []).length;
+    data.matches !== undefined
+      ? new Set(data.matches.map((match) => match.file)).size
+      : (data.files ?? data.counts ?? []).length;
   const summary =
     input.mode === 'files_with_matches'
       ? `Found ${data.count} file(s) with matches under '${input.rel}'.`
@@ -147,7 +152,8 @@ function grepEnvelope(
   }
   if (data.truncation_reasons.includes('line_length')) notes.push('Long lines were cut.');
   if (data.truncation_reasons.includes('timeout')) notes.push('The search timed out; results are incomplete.');
-  if (data.truncation_reasons.includes('scan_limit')) notes.push('The scan hit its entry limit; results are incomplete.');
+  if (data.truncation_reasons.includes('scan_limit'))
+    notes.push('The scan hit its entry limit; results are incomplete.');
   return okEnvelope({
     status: data.truncated ? 'partial' : 'success',
     data: {

@@ -54,7 +54,11 @@ export const executeWriteFile: ToolExecutor = async (executor) => {
   });
 };
 
-async function overwrite(executor: ExecutorContext, target: WriteTarget, info: FileSnapshot): Promise<ToolActivityResult> {
+async function overwrite(
+  executor: ExecutorContext,
+  target: WriteTarget,
+  info: FileSnapshot,
+): Promise<ToolActivityResult> {
   const { rel, real } = target;
   const gated = await readForWrite({ executor, tool: 'WriteFile', rel, real, info });
   if (!gated.ok) return gated.result;

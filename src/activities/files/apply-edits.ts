@@ -27,7 +27,12 @@ interface Range {
  * original at the mapped offsets, so bytes outside the matched ranges, including each line's own ending, are kept
  * exactly; new text takes the file's dominant line ending (CRLF iff CRLF endings outnumber bare LF ones).
  */
-export function applyEdits(options: { original: string; edits: readonly EditSpec[]; rel: string; multi: boolean }): EditPlan {
+export function applyEdits(options: {
+  original: string;
+  edits: readonly EditSpec[];
+  rel: string;
+  multi: boolean;
+}): EditPlan {
   const { original, edits, rel, multi } = options;
   const normalized = original.replace(/\r\n/g, '\n');
   const removedCarriageReturns = carriageReturnPositions(original);

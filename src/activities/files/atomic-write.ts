@@ -8,8 +8,7 @@ import type { FileSnapshot } from './snapshot.js';
 
 /** The outcome of a commit: the new file's snapshot, or the CONFLICT reason that stopped it. */
 export type CommitResult =
-  | { ok: true; snapshot: FileSnapshot }
-  | { ok: false; reason: 'modified_during_write' | 'created_concurrently' };
+  { ok: true; snapshot: FileSnapshot } | { ok: false; reason: 'modified_during_write' | 'created_concurrently' };
 
 // Keeps the temp name under NAME_MAX (255) however long the target's name is.
 const MAX_NAME_IN_TEMP = 150;

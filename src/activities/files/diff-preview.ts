@@ -96,7 +96,13 @@ function coarsePatch(oldName: string, newName: string, before: string, after: st
       ...trailing.map((line) => ` ${line}`),
     ],
   };
-  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: removed.length + added.length > 0 ? [hunk] : [] };
+  return {
+    oldFileName: oldName,
+    newFileName: newName,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: removed.length + added.length > 0 ? [hunk] : [],
+  };
 }
 
 function splitForDiff(text: string): string[] {

@@ -41,7 +41,8 @@ export function sameVersion(left: FileSnapshot, right: FileSnapshot): boolean {
 }
 
 /** A whole-file read that saw one version of the file, or the report that it kept changing. */
-export type StableRead = { ok: true; bytes: Buffer; snapshot: FileSnapshot } | { ok: false; reason: 'changed_during_read' };
+export type StableRead =
+  { ok: true; bytes: Buffer; snapshot: FileSnapshot } | { ok: false; reason: 'changed_during_read' };
 
 /** Reads a whole file between two stats; if the stats differ it retries once, then gives up (C.11 ReadFile step 2). */
 export async function readStable(filePath: string): Promise<StableRead> {

@@ -35,7 +35,9 @@ export function compileSearchRegex(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // V8 says "Invalid regular expression: /<source>/<flags>: <problem>"; the caller quotes the pattern already.
-    const problem = message.startsWith('Invalid regular expression:') ? message.slice(message.lastIndexOf(': ') + 2) : message;
+    const problem = message.startsWith('Invalid regular expression:')
+      ? message.slice(message.lastIndexOf(': ') + 2)
+      : message;
     return { ok: false, message: problem };
   }
 }
@@ -99,7 +101,8 @@ export function toRustRegex(source: string, options: RustRegexOptions = {}): Rus
       const escape = parseEscape(chars, index + 1, false);
       if (!escape.ok) return { ok: false, reason: escape.reason };
       const token = escape.value;
-      if (token.kind === 'char' && token.codePoint === 0x0a) return { ok: false, reason: 'a newline never matches a line' };
+      if (token.kind === 'char' && token.codePoint === 0x0a)
+        return { ok: false, reason: 'a newline never matches a line' };
       if (token.kind === 'char') output += literal(token.codePoint, false);
       else output += token.kind === 'set' ? setOutside(token.letter) : token.text;
       boundary ||= token.kind === 'raw' && token.boundary === true;
@@ -192,7 +195,8 @@ function parseClass(chars: readonly string[], start: number): Step<TranslatedCla
     if (chars[index] === '-' && chars[index + 1] !== undefined && chars[index + 1] !== ']') {
       const second = parseClassAtom(chars, index + 1);
       if (!second.ok) return second;
-      if (first.value.kind !== 'char' || second.value.kind !== 'char') return { ok: false, reason: 'class range of sets' };
+      if (first.value.kind !== 'char' || second.value.kind !== 'char')
+        return { ok: false, reason: 'class range of sets' };
       items += `${literal(first.value.codePoint, true)}-${literal(second.value.codePoint, true)}`;
       matchesReplacement ||=
         first.value.codePoint <= REPLACEMENT_CHARACTER && REPLACEMENT_CHARACTER <= second.value.codePoint;
@@ -267,7 +271,11 @@ function parseEscape(chars: readonly string[], index: number, inClass: boolean):
   if (char === 'p' || char === 'P') {
     const close = chars.indexOf('}', next);
     if (chars[next] !== '{' || close === -1) return { ok: false, reason: 'invalid property escape' };
-    return { ok: true, value: { kind: 'raw', text: `\\${char}${chars.slice(next, close + 1).join('')}` }, next: close + 1 };
+    return {
+      ok: true,
+      value: { kind: 'raw', text: `\\${char}${chars.slice(next, close + 1).join('')}` },
+      next: close + 1,
+    };
   }
   if (IDENTITY_ESCAPES.has(char) || (inClass && char === '-')) {
     return { ok: true, value: { kind: 'char', codePoint: char.codePointAt(0)! }, next };

@@ -86,10 +86,14 @@ export function assembleGrepResult(options: {
   timedOut: boolean;
 }): GrepResultData {
   const { mode, limit, context } = options;
-  const hits = options.hits.filter((hit) => hit.matchCount > 0).sort((left, right) => compareCodeUnits(left.file, right.file));
+  const hits = options.hits
+    .filter((hit) => hit.matchCount > 0)
+    .sort((left, right) => compareCodeUnits(left.file, right.file));
   const reasons = new Set<string>();
   const base = { files_searched: options.filesSearched };
-  const finish = (data: Omit<GrepResultData, 'truncated' | 'truncation_reasons' | 'files_searched'>): GrepResultData => {
+  const finish = (
+    data: Omit<GrepResultData, 'truncated' | 'truncation_reasons' | 'files_searched'>,
+  ): GrepResultData => {
     if (options.timedOut) reasons.add('timeout');
     const truncation_reasons = ['match_limit', 'line_length', 'timeout'].filter((reason) => reasons.has(reason));
     return { ...data, ...base, truncated: truncation_reasons.length > 0, truncation_reasons };

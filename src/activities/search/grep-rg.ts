@@ -22,8 +22,7 @@ export type RipgrepFallbackReason = 'rg_not_found' | 'rg_unsupported_pattern' | 
 
 /** A ripgrep answer, or why there is none. */
 export type RipgrepOutcome =
-  | { ok: true; output: EngineOutput }
-  | { ok: false; reason: RipgrepFallbackReason; message: string };
+  { ok: true; output: EngineOutput } | { ok: false; reason: RipgrepFallbackReason; message: string };
 
 /** Environment variable naming the ripgrep binary; otherwise `rg` is looked up on PATH. */
 export const RG_PATH_VARIABLE = 'DURABLE_AGENT_RG_PATH';
@@ -149,7 +148,8 @@ async function runBatch(
     request.signal?.throwIfAborted();
     if (result.isCanceled) return { ok: true, files, timedOut: true };
     if (result.exitCode === 0 || result.exitCode === 1) return { ok: true, files, timedOut: false };
-    if (result.code === 'ENOENT') return { ok: false, reason: 'rg_not_found', message: `ripgrep not found at ${rgPath}` };
+    if (result.code === 'ENOENT')
+      return { ok: false, reason: 'rg_not_found', message: `ripgrep not found at ${rgPath}` };
     const stderr = typeof result.stderr === 'string' ? result.stderr.trim() : '';
     const reason = /regex|not allowed in a|size limit/i.test(stderr) ? 'rg_unsupported_pattern' : 'rg_failed';
     const message = stderr.split('\n').slice(0, 5).join('\n') || (result.shortMessage ?? 'ripgrep failed');

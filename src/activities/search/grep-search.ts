@@ -35,7 +35,10 @@ const SNIFF_CONCURRENCY = 16;
  * Runs the chosen engine. With `engine: "rg"` a missing or failing ripgrep throws instead of falling back, so a
  * test comparing the engines cannot silently compare JavaScript with itself.
  */
-export async function runGrepEngine(request: EngineRequest, options: GrepEngineOptions = {}): Promise<GrepEngineResult> {
+export async function runGrepEngine(
+  request: EngineRequest,
+  options: GrepEngineOptions = {},
+): Promise<GrepEngineResult> {
   const choice = options.engine ?? 'auto';
   if (choice === 'js') return { output: await searchWithJs(request), engine: 'js' };
   const fallback = async (reason: RipgrepFallbackReason, message: string): Promise<GrepEngineResult> => {

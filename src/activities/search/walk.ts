@@ -61,7 +61,8 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
   const maxEntries = options.maxEntries ?? MAX_SCAN_ENTRIES;
   const deadline = options.deadline ?? performance.now() + SEARCH_TIMEOUT_MS;
   const gitignore = effectiveGitignore(options);
-  const workspaceRelative = (relative: string) => (options.startRel === '.' ? relative : `${options.startRel}/${relative}`);
+  const workspaceRelative = (relative: string) =>
+    options.startRel === '.' ? relative : `${options.startRel}/${relative}`;
 
   const skipDirectory = (name: string, relative: string) =>
     (!options.includeHidden && isHiddenName(name)) ||

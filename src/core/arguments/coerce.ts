@@ -42,7 +42,12 @@ function coerceRepair(param: string, value: unknown, to: string): Repair {
   return { stage: 'coerce', kind: 'coerce', param, from: jsonTypeOf(value), to };
 }
 
-function toType(type: string, schema: JsonSchema, value: unknown, param: string): { value: unknown; repairs: Repair[] } | undefined {
+function toType(
+  type: string,
+  schema: JsonSchema,
+  value: unknown,
+  param: string,
+): { value: unknown; repairs: Repair[] } | undefined {
   switch (type) {
     case 'integer': {
       // Only text is converted: a fractional number is refused rather than truncated.
@@ -65,7 +70,9 @@ function toType(type: string, schema: JsonSchema, value: unknown, param: string)
     case 'object': {
       if (typeof value !== 'string') return undefined;
       const decoded = parseJsonAs(value.trim(), 'object');
-      return decoded.kind === 'value' ? { value: decoded.value, repairs: [{ stage: 'coerce', kind: 'string_to_object', param }] } : undefined;
+      return decoded.kind === 'value'
+        ? { value: decoded.value, repairs: [{ stage: 'coerce', kind: 'string_to_object', param }] }
+        : undefined;
     }
     case 'array':
       return toArray(schema, value, param);
@@ -79,7 +86,8 @@ function toArray(schema: JsonSchema, value: unknown, param: string): { value: un
   const itemTypes = items ? declaredTypes(items) : [];
   if (typeof value === 'string') {
     const decoded = parseJsonAs(value.trim(), 'array');
-    if (decoded.kind === 'value') return { value: decoded.value, repairs: [{ stage: 'coerce', kind: 'string_to_array', param }] };
+    if (decoded.kind === 'value')
+      return { value: decoded.value, repairs: [{ stage: 'coerce', kind: 'string_to_array', param }] };
     // One element sent as JSON text, e.g. a single edit object encoded as a string.
     if (itemTypes.includes('object')) {
       const single = parseJsonAs(value.trim(), 'object');

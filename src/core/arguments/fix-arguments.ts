@@ -217,7 +217,9 @@ function fixNested(schema: JsonSchema, value: unknown, param: string, fixing: Fi
         fixing.problems.push({ param: itemParam, expected: coerced.expected, got: item });
         return item;
       }
-      return shape && isPlainObject(coerced.value) ? fixObject(shape, coerced.value, itemParam, [], fixing) : coerced.value;
+      return shape && isPlainObject(coerced.value)
+        ? fixObject(shape, coerced.value, itemParam, [], fixing)
+        : coerced.value;
     });
   }
   const shape = objectShape(schema);
@@ -248,7 +250,9 @@ function describeGot(value: unknown): string {
 }
 
 function shortValue(value: unknown): unknown {
-  return typeof value === 'string' && value.length > GOT_PREVIEW_CHARS ? `${value.slice(0, GOT_PREVIEW_CHARS)}…` : value;
+  return typeof value === 'string' && value.length > GOT_PREVIEW_CHARS
+    ? `${value.slice(0, GOT_PREVIEW_CHARS)}…`
+    : value;
 }
 
 // zod reports integer bounds it adds itself (`.int()` implies ±2^53-1); those are not limits a model should see.
@@ -298,10 +302,19 @@ function validationFailure(tool: string, schema: JsonSchema, normalized: Record<
  * C.7: repairs already-parsed arguments against a tool contract's schema, then validates them with it.
  * Model mistakes come back as INVALID_PARAM data; nothing here throws for bad input.
  */
-export function fixArguments<I extends Record<string, unknown>>(contract: ToolContract<I>, value: Record<string, unknown>): FixResult {
+export function fixArguments<I extends Record<string, unknown>>(
+  contract: ToolContract<I>,
+  value: Record<string, unknown>,
+): FixResult {
   const schema = inputJsonSchema(contract.inputSchema);
   const shape = objectShape(schema) ?? schema;
-  const fixing: Fixing = { repairs: [], ignored: [], problems: [], missing: [], aliases: contract.parameterAliases ?? [] };
+  const fixing: Fixing = {
+    repairs: [],
+    ignored: [],
+    problems: [],
+    missing: [],
+    aliases: contract.parameterAliases ?? [],
+  };
   const derived = Object.hasOwn(DERIVED_ALIASES, contract.name) ? (DERIVED_ALIASES[contract.name] ?? []) : [];
   const normalized = fixObject(shape, value, '', derived, fixing);
   const { repairs, ignored: ignoredParams } = fixing;
@@ -327,15 +340,18 @@ export function fixArguments<I extends Record<string, unknown>>(contract: ToolCo
       (problem) =>
         `Invalid value for parameter '${problem.param}' of ${contract.name}: expected ${describeExpected(problem.expected)}, got ${describeGot(problem.got)}.`,
     );
-    return fail(`${sentences.join(' ')} Re-issue the call with ${fixing.problems.length > 1 ? 'corrected values' : 'a corrected value'}.`, {
-      reason: 'invalid_type',
-      param: first.param,
-      expected: first.expected,
-      got: shortValue(first.got),
-      ...(fixing.problems.length > 1
-        ? { problems: fixing.problems.map((problem) => ({ ...problem, got: shortValue(problem.got) })) }
-        : {}),
-    });
+    return fail(
+      `${sentences.join(' ')} Re-issue the call with ${fixing.problems.length > 1 ? 'corrected values' : 'a corrected value'}.`,
+      {
+        reason: 'invalid_type',
+        param: first.param,
+        expected: first.expected,
+        got: shortValue(first.got),
+        ...(fixing.problems.length > 1
+          ? { problems: fixing.problems.map((problem) => ({ ...problem, got: shortValue(problem.got) })) }
+          : {}),
+      },
+    );
   }
 
   const parsed = contract.inputSchema.safeParse(normalized);

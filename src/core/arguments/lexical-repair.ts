@@ -78,7 +78,13 @@ const LITERALS: Readonly<Record<string, string>> = {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const BARE_WORD_CHAR = /[A-Za-z0-9_$.+-]/;
 
-const CONTROL_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+const CONTROL_ESCAPES: Readonly<Record<string, string>> = {
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 
 function escapeControl(char: string): string {
   return CONTROL_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -154,7 +160,11 @@ export function repairLexically(text: string): LexicalResult {
       }
       if (!closed) {
         flush();
-        return { text: out, kinds: ordered(kinds), end: { inString: true, stringIsKey: isKey, stringStart: start, frames } };
+        return {
+          text: out,
+          kinds: ordered(kinds),
+          end: { inString: true, stringIsKey: isKey, stringStart: start, frames },
+        };
       }
       if (frame && isKey) {
         frame.phase = 'colon';

@@ -90,7 +90,11 @@ export function parseJsonAs(text: string, target: JsonTarget, depth = 0): Decode
       tried.push('S6');
       const inner = parseJsonAs(encoded, target, depth + 1);
       if (inner.kind === 'value') {
-        return { kind: 'value', value: inner.value, repairs: [...repairs, parseRepair('double_encoded'), ...inner.repairs] };
+        return {
+          kind: 'value',
+          value: inner.value,
+          repairs: [...repairs, parseRepair('double_encoded'), ...inner.repairs],
+        };
       }
       if (inner.kind === 'failed' && encoded.startsWith(opener)) {
         return { kind: 'failed', parseError: inner.parseError, strategiesTried: [...tried, ...inner.strategiesTried] };
@@ -192,7 +196,8 @@ export function parseArguments(raw: unknown, options: ParseOptions = {}): ParseR
   if (text === '') return { ok: true, value: {}, repairs: [] };
 
   const decoded = parseJsonAs(text, 'object');
-  if (decoded.kind === 'value') return { ok: true, value: decoded.value as Record<string, unknown>, repairs: decoded.repairs };
+  if (decoded.kind === 'value')
+    return { ok: true, value: decoded.value as Record<string, unknown>, repairs: decoded.repairs };
   if (options.functionTool) return rawInput();
   if (decoded.kind === 'other') {
     // `null` means "no arguments", exactly as a missing arguments field does.

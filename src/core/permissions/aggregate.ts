@@ -52,14 +52,26 @@ export function aggregateSegments(
   const approvalKeys: string[] = [];
   segments.forEach((segment, index) => {
     const key = segment.approvalKey;
-    if (actions[index] === 'ask' && segment.level === 'network_write' && key !== undefined && !approvalKeys.includes(key)) {
+    if (
+      actions[index] === 'ask' &&
+      segment.level === 'network_write' &&
+      key !== undefined &&
+      !approvalKeys.includes(key)
+    ) {
       approvalKeys.push(key);
     }
   });
 
   const forbidden = segments.find((segment, index) => actions[index] === 'deny' && segment.level === 'forbidden');
   if (forbidden) {
-    return { level, rule: forbidden.rule, reason: forbidden.reason, outcome: 'deny', denyCode: 'PERMISSION_DENIED', approvalKeys };
+    return {
+      level,
+      rule: forbidden.rule,
+      reason: forbidden.reason,
+      outcome: 'deny',
+      denyCode: 'PERMISSION_DENIED',
+      approvalKeys,
+    };
   }
   const outside = segments.find((_segment, index) => actions[index] === 'deny');
   if (outside) {

@@ -72,7 +72,13 @@ export function decidePermission(call: PermissionCall, context: PermissionContex
 
 function pathDecision(relPath: string | undefined, context: PermissionContext): PermissionDecision {
   if (relPath === undefined) {
-    return { action: 'ask', level: 'write', rule: 'no_path', reason: 'writes without a path to check', approvalKeys: [] };
+    return {
+      action: 'ask',
+      level: 'write',
+      rule: 'no_path',
+      reason: 'writes without a path to check',
+      approvalKeys: [],
+    };
   }
   const verdict = fileWriteRule(relPath, context.policy);
   const reason =
@@ -95,13 +101,26 @@ function declaredRisk(tool: PermissionTool): PermissionDecision {
   }
   // A function has no path for the auto-allow patterns to match, so a declared `write` asks.
   const action = levelAction(tool.risk, false);
-  return { action, level: tool.risk, rule: 'declared_risk', reason: `declared risk ${tool.risk}`, ...denyCodeFor(action), approvalKeys: [] };
+  return {
+    action,
+    level: tool.risk,
+    rule: 'declared_risk',
+    reason: `declared risk ${tool.risk}`,
+    ...denyCodeFor(action),
+    approvalKeys: [],
+  };
 }
 
 function bashDecision(context: PermissionContext): PermissionDecision {
   const classification = context.bash;
   if (!classification) {
-    return { action: 'ask', level: 'unclassified', rule: 'not_classified', reason: 'the command was not classified', approvalKeys: [] };
+    return {
+      action: 'ask',
+      level: 'unclassified',
+      rule: 'not_classified',
+      reason: 'the command was not classified',
+      approvalKeys: [],
+    };
   }
   if (classification.outcome === 'deny') {
     return {

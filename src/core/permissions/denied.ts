@@ -25,7 +25,10 @@ export interface DeniedError {
 const MAX_SUBJECT_CHARS = 200;
 
 /** What the texts call the call: the command of a shell tool, otherwise the tool name. */
-export function permissionSubject(tool: Pick<ToolContract, 'name' | 'confirmation'>, input: Record<string, unknown>): string {
+export function permissionSubject(
+  tool: Pick<ToolContract, 'name' | 'confirmation'>,
+  input: Record<string, unknown>,
+): string {
   const command = input.command;
   if (tool.confirmation === 'command' && typeof command === 'string') {
     const single = command.replace(/\s+/g, ' ').trim();
@@ -35,7 +38,10 @@ export function permissionSubject(tool: Pick<ToolContract, 'name' | 'confirmatio
 }
 
 /** `details.permission = {level, action, effective_action, reason, rule, approval_key?}` (C.4). */
-export function permissionDetails(decision: PermissionDecision, effectiveAction: PermissionAction = 'deny'): PermissionDetails {
+export function permissionDetails(
+  decision: PermissionDecision,
+  effectiveAction: PermissionAction = 'deny',
+): PermissionDetails {
   const [firstKey] = decision.approvalKeys;
   return {
     level: decision.level,
@@ -57,7 +63,9 @@ export function deniedEnvelopeText(decision: PermissionDecision, subject: string
     return `'${subject}' requires confirmation (${decision.level}: ${decision.reason}) and was not approved.`;
   }
   if (decision.denyCode === 'ACCESS_DENIED') {
-    return decision.deniedPath !== undefined ? `Path '${decision.deniedPath}' is outside the workspace.` : decision.reason;
+    return decision.deniedPath !== undefined
+      ? `Path '${decision.deniedPath}' is outside the workspace.`
+      : decision.reason;
   }
   switch (decision.rule) {
     case 'tool_disabled':
@@ -86,6 +94,7 @@ export function permissionDeniedError(
     permission: permissionDetails(decision, 'deny'),
   };
   if (code === 'ACCESS_DENIED' && decision.deniedPath !== undefined) details.path = decision.deniedPath;
-  if (options.rejectionReason !== undefined && options.rejectionReason !== '') details.rejection_reason = options.rejectionReason;
+  if (options.rejectionReason !== undefined && options.rejectionReason !== '')
+    details.rejection_reason = options.rejectionReason;
   return { code, message: deniedEnvelopeText(decision, subject), details };
 }

@@ -55,7 +55,9 @@ export function fileWriteRule(relPath: string, policy: FileWritePolicy = {}): Fi
   const protectedPatterns = policy.writeProtected ?? DEFAULT_WRITE_PROTECTED;
   if (rel === '.') {
     // The root directory itself (`cp a .`): no pattern names it, so it follows a catch-all auto-allow.
-    return autoAllow.includes('**') ? { action: 'allow', rule: 'auto_allow_pattern' } : { action: 'ask', rule: 'not_auto_allowed' };
+    return autoAllow.includes('**')
+      ? { action: 'allow', rule: 'auto_allow_pattern' }
+      : { action: 'ask', rule: 'not_auto_allowed' };
   }
   if (matchesAny(rel, protectedPatterns)) return { action: 'ask', rule: 'protected_path' };
   if (matchesAny(rel, autoAllow)) return { action: 'allow', rule: 'auto_allow_pattern' };

@@ -15,7 +15,10 @@ export type BudgetGate =
 
 /** The budget a task starts with: the run's own limits, if any. */
 export function initialBudget(input: AgentInput): AgentState['budget'] {
-  return { ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}), ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}) };
+  return {
+    ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
+    ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+  };
 }
 
 /** The run has a budget to check at all (a run without one awaits nothing for it). */
@@ -42,14 +45,25 @@ export function budgetGate(state: AgentState, input: AgentInput, now: number): B
   state.status = 'waiting_approval';
   return {
     action: 'ask',
-    request: { callId: `budget-step-${state.step + 1}`, tool: 'callModel', level: 'budget', reason: check.message, requestedAt: now },
+    request: {
+      callId: `budget-step-${state.step + 1}`,
+      tool: 'callModel',
+      level: 'budget',
+      reason: check.message,
+      requestedAt: now,
+    },
     timeoutMs: input.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
     message: `${stop} (not approved)`,
   };
 }
 
 /** The operator's answer to a budget question: an approval extends the budget, anything else stops the run. */
-export function onBudgetDecision(state: AgentState, input: AgentInput, approved: boolean, gate: Extract<BudgetGate, { action: 'ask' }>): BudgetGate {
+export function onBudgetDecision(
+  state: AgentState,
+  input: AgentInput,
+  approved: boolean,
+  gate: Extract<BudgetGate, { action: 'ask' }>,
+): BudgetGate {
   state.status = 'running';
   if (!approved) return { action: 'stop', message: gate.message };
   extendBudget(state, input);

@@ -23,7 +23,11 @@ export function currentDetails(state: AgentState, input: AgentInput, pending: re
   ].join('\n\n');
 }
 
-export function publishedValues(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): PublishedValues {
+export function publishedValues(
+  state: AgentState,
+  input: AgentInput,
+  pending: readonly PendingApproval[],
+): PublishedValues {
   const model = state.model ?? input.selection.model;
   return {
     status: state.status,

@@ -16,7 +16,12 @@ export const DEFAULT_COMPACT_AT_TOKENS = 96_000;
  * Continue-as-new is decided on steps taken in this run (`firstStep`), never on the step it resumed at: when Temporal
  * suggests it, or every N steps when the run says so.
  */
-export function shouldContinueAsNew(state: AgentState, input: AgentInput, firstStep: number, suggested: boolean): boolean {
+export function shouldContinueAsNew(
+  state: AgentState,
+  input: AgentInput,
+  firstStep: number,
+  suggested: boolean,
+): boolean {
   if (state.step === firstStep) return false;
   if (suggested) return true;
   const every = input.continueAsNewEverySteps;
@@ -30,20 +35,40 @@ export function needsCompaction(state: AgentState, input: AgentInput): boolean {
 
 /** The run's model chain: its selection, then each fallback over it. */
 export function modelChain(input: AgentInput): ModelSelection[] {
-  return [input.selection, ...(input.fallbackSelections ?? []).map((fallback) => ({ ...input.selection, ...fallback }))];
+  return [
+    input.selection,
+    ...(input.fallbackSelections ?? []).map((fallback) => ({ ...input.selection, ...fallback })),
+  ];
 }
 
 /** The request of a step's model call: the transcript by key, what the workflow made since, the tools' names. */
-export function modelRequest(state: AgentState, input: AgentInput, selection: ModelSelection, toolNames: string[], writes: PendingWrites): ModelRequest {
+export function modelRequest(
+  state: AgentState,
+  input: AgentInput,
+  selection: ModelSelection,
+  toolNames: string[],
+  writes: PendingWrites,
+): ModelRequest {
   // The bench's inline-transcript comparison sends the whole transcript with every call, as a design without the store.
   const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
   return { transcript: state.transcript, writes, toolNames, selection, step: state.step, ...inline };
 }
 
 /** The summarising call of a compaction, and its label in the Web UI. */
-export function compactionRequest(state: AgentState, input: AgentInput, writes: PendingWrites): { request: ModelRequest; summary: string } {
+export function compactionRequest(
+  state: AgentState,
+  input: AgentInput,
+  writes: PendingWrites,
+): { request: ModelRequest; summary: string } {
   return {
-    request: { transcript: state.transcript, writes, toolNames: [], selection: input.selection, step: state.step, purpose: 'compaction' },
+    request: {
+      transcript: state.transcript,
+      writes,
+      toolNames: [],
+      selection: input.selection,
+      step: state.step,
+      purpose: 'compaction',
+    },
     summary: `callModel compaction: summarise the older part of ${state.transcript.messages} messages (~${state.transcript.tokens} tokens)`,
   };
 }
@@ -61,16 +86,30 @@ export const CONTEXT_LENGTH_EXCEEDED = 'ModelInvocationError.ContextLengthExceed
  * What a model call that failed for good leads to: a request too long for the model compacts the transcript and is
  * made again (once a step); otherwise the next model of the chain, and when there is none the run fails.
  */
-export function afterModelFailure(error: unknown, context: { compactedThisStep: boolean; hasNextModel: boolean }): 'compact' | 'next_model' | 'fail' {
+export function afterModelFailure(
+  error: unknown,
+  context: { compactedThisStep: boolean; hasNextModel: boolean },
+): 'compact' | 'next_model' | 'fail' {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure && cause.type === CONTEXT_LENGTH_EXCEEDED && !context.compactedThisStep) return 'compact';
+  if (cause instanceof ApplicationFailure && cause.type === CONTEXT_LENGTH_EXCEEDED && !context.compactedThisStep)
+    return 'compact';
   return context.hasNextModel ? 'next_model' : 'fail';
 }
 
 /** A model failed for good; the same request goes to `next`, and the run says so. */
-export function recordModelFallback(state: AgentState, from: ModelSelection, next: ModelSelection, reason: string, now: number): void {
+export function recordModelFallback(
+  state: AgentState,
+  from: ModelSelection,
+  next: ModelSelection,
+  reason: string,
+  now: number,
+): void {
   addEvent(state, 'model_fallback', now, { from: from.model ?? null, to: next.model ?? null, reason });
-  addProgress(state, { kind: 'error', step: state.step, text: `${from.model ?? 'model'} failed (${reason}); falling back to ${next.model ?? 'the next endpoint'}` });
+  addProgress(state, {
+    kind: 'error',
+    step: state.step,
+    text: `${from.model ?? 'model'} failed (${reason}); falling back to ${next.model ?? 'the next endpoint'}`,
+  });
 }
 
 /** The prices the run's costs are computed with: the defaults, overridden by the run's own. */
@@ -95,7 +134,13 @@ export function recordModelTurn(state: AgentState, input: AgentInput, turn: Mode
  * A compaction call's result: nothing old enough (no model was called), nothing usable (the full transcript is kept
  * rather than lost), or the shorter transcript, which the run takes from here on.
  */
-export function applyCompaction(state: AgentState, input: AgentInput, summary: ModelTurn, ms: number, now: number): void {
+export function applyCompaction(
+  state: AgentState,
+  input: AgentInput,
+  summary: ModelTurn,
+  ms: number,
+  now: number,
+): void {
   if (summary.skipped) return;
   addUsage(state, summary.usage, summary.model, summary.attempt ?? 1, priceTable(input));
   const compacted = summary.compacted;

@@ -13,7 +13,12 @@ import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTr
 import type { Envelope, EnvelopeContext } from '../envelope.js';
 import { abbreviateParams, errorEnvelope, okEnvelope, serializeEnvelope } from '../envelope.js';
 import type { BashClassification, PermissionDecision } from '../permissions/index.js';
-import { decidePermission, normalizeRelativePath, permissionDeniedError, permissionSubject } from '../permissions/index.js';
+import {
+  decidePermission,
+  normalizeRelativePath,
+  permissionDeniedError,
+  permissionSubject,
+} from '../permissions/index.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';
 import type { PlannedCall } from '../tool-calls.js';
@@ -92,7 +97,11 @@ export type CallNeed =
 
 /** Starts a planned call: a call that failed planning is done at once with its envelope. */
 export function startCall(env: TurnEnv, plan: PlannedCall, now: number): { run?: CallRun; need: CallNeed } {
-  addEvent(env.state, 'tool_lifecycle', now, { tool_call_id: plan.callId, tool_name: toolNameOf(plan), status: 'requested' });
+  addEvent(env.state, 'tool_lifecycle', now, {
+    tool_call_id: plan.callId,
+    tool_name: toolNameOf(plan),
+    status: 'requested',
+  });
   if (plan.state === 'failed') {
     const result = workflowResult(env, plan.callId, plan.envelope);
     recordFinish(env, plan.toolName, plan.callId, result.outcome, plan.envelope.context.params_input, now, now);
@@ -175,17 +184,28 @@ export function onDecision(env: TurnEnv, run: CallRun, decision: ApprovalDecisio
  * The tool activity answered. A short read tried in the workflow's worker may answer that the workspace is on another
  * host: then it goes to the workspace's queue.
  */
-export function onActivityResult(env: TurnEnv, run: CallRun, answer: StoredToolResult | ElsewhereResult, now: number): CallNeed {
+export function onActivityResult(
+  env: TurnEnv,
+  run: CallRun,
+  answer: StoredToolResult | ElsewhereResult,
+  now: number,
+): CallNeed {
   if ('elsewhere' in answer) {
     if (run.local) return activityNeed(env, run, false);
-    return onActivityFailure(env, run, new Error(`Tool '${run.tool.name}' answered from a worker that does not own the workspace.`), now);
+    return onActivityFailure(
+      env,
+      run,
+      new Error(`Tool '${run.tool.name}' answered from a worker that does not own the workspace.`),
+      now,
+    );
   }
   const { state } = env;
   const update = answer.readStateUpdate;
   if (update) {
     if (update.entry) state.readState[update.key] = update.entry;
     else delete state.readState[update.key];
-    if (run.lexicalPath !== undefined && run.lexicalPath !== update.key) state.readStateAliases[run.lexicalPath] = update.key;
+    if (run.lexicalPath !== undefined && run.lexicalPath !== update.key)
+      state.readStateAliases[run.lexicalPath] = update.key;
   }
   ranAttempt(env, run, { message: answer.message, outcome: answer.outcome }, now);
   return nextNeed(env, run, now);
@@ -193,7 +213,12 @@ export function onActivityResult(env: TurnEnv, run: CallRun, answer: StoredToolR
 
 /** The tool activity failed for good (or answered from a host that does not own the workspace). */
 export function onActivityFailure(env: TurnEnv, run: CallRun, error: unknown, now: number): CallNeed {
-  const envelope = activityFailureEnvelope(run.tool, run.tool.activity(run.input).startToCloseTimeoutMs, error, run.context);
+  const envelope = activityFailureEnvelope(
+    run.tool,
+    run.tool.activity(run.input).startToCloseTimeoutMs,
+    error,
+    run.context,
+  );
   ranAttempt(env, run, workflowResult(env, run.callId, envelope), now);
   return nextNeed(env, run, now);
 }
@@ -268,7 +293,12 @@ function decide(env: TurnEnv, run: CallRun, now: number): CallNeed | undefined {
     return undefined;
   }
   const key = permission.approvalKeys[0];
-  addEvent(state, 'permission_ask', now, { tool_call_id: run.callId, tool: run.tool.name, level: permission.level, ...(key ? { key } : {}) });
+  addEvent(state, 'permission_ask', now, {
+    tool_call_id: run.callId,
+    tool: run.tool.name,
+    level: permission.level,
+    ...(key ? { key } : {}),
+  });
   switch (askPolicyOf(input)) {
     case 'approve':
       approve(env, run, now);
@@ -279,7 +309,11 @@ function decide(env: TurnEnv, run: CallRun, now: number): CallNeed | undefined {
     case 'wait':
       run.phase = 'awaiting_approval';
       state.status = 'waiting_approval';
-      return { type: 'approval', request: approvalRequest(run, permission, now), timeoutMs: input.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS };
+      return {
+        type: 'approval',
+        request: approvalRequest(run, permission, now),
+        timeoutMs: input.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+      };
   }
 }
 
@@ -314,11 +348,21 @@ function rememberKeys(state: AgentState, keys: readonly string[]): void {
 }
 
 /** A DENY, or an ASK that was not approved (`why` is what was said, or why nobody was asked). */
-function denied(env: TurnEnv, run: CallRun, permission: PermissionDecision, why: string | undefined, now: number): void {
+function denied(
+  env: TurnEnv,
+  run: CallRun,
+  permission: PermissionDecision,
+  why: string | undefined,
+  now: number,
+): void {
   const { state } = env;
   // The call never ran: a HALF_OPEN trial it held goes back for the next call.
   setBreaker(state, run.tool.name, releaseTrial(state.breakers[run.tool.name]), now);
-  const error = permissionDeniedError(permission, permissionSubject(run.tool, run.input), why !== undefined ? { rejectionReason: why } : {});
+  const error = permissionDeniedError(
+    permission,
+    permissionSubject(run.tool, run.input),
+    why !== undefined ? { rejectionReason: why } : {},
+  );
   const envelope = errorEnvelope({ ...error, context: run.context });
   settleAttempt(env, run, { result: workflowResult(env, run.callId, envelope), ran: false, circuitOpen: false }, now);
 }
@@ -344,7 +388,9 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
     ...(run.context.repairs ? { repairs: run.context.repairs } : {}),
     ...(run.context.ignored_params ? { ignoredParams: run.context.ignored_params } : {}),
     ...(run.tool.usesReadState ? { readState: readStateFor(state, run.lexicalPath) } : {}),
-    ...(run.classification ? { classification: { level: run.classification.level, rule: run.classification.rule } } : {}),
+    ...(run.classification
+      ? { classification: { level: run.classification.level, rule: run.classification.rule } }
+      : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
   };
   // A short read is tried in the workflow's own worker first; a run pinned to a host sends it there when this worker
@@ -380,7 +426,9 @@ function ranAttempt(env: TurnEnv, run: CallRun, result: ToolResult, now: number)
 function settleAttempt(env: TurnEnv, run: CallRun, attempt: Attempt, now: number): void {
   if (!run.primary) {
     run.primary = attempt;
-    const failing = attempt.circuitOpen || (attempt.ran && classifyOutcome(attempt.result.outcome, { ranTool: true }) === 'counted_failure');
+    const failing =
+      attempt.circuitOpen ||
+      (attempt.ran && classifyOutcome(attempt.result.outcome, { ranTool: true }) === 'counted_failure');
     if (failing && nextFallback(env, run, now)) return;
     return finish(env, run, attempt.result, now);
   }
@@ -394,18 +442,30 @@ function nextFallback(env: TurnEnv, run: CallRun, now: number): boolean {
   const { registry, state } = env;
   const primary = run.primary!;
   const fallbacks = run.primaryTool.fallbacks ?? [];
-  const reason = primary.circuitOpen ? 'circuit_open' : `primary_failed:${primary.result.outcome.error?.code ?? 'error'}`;
+  const reason = primary.circuitOpen
+    ? 'circuit_open'
+    : `primary_failed:${primary.result.outcome.error?.code ?? 'error'}`;
   while (run.fallbacksSeen < fallbacks.length) {
     const fallback = fallbacks[run.fallbacksSeen++]!;
     const next = registry.get(fallback.tool);
     if (!next || !registry.isEnabled(next.name)) continue;
     const fixed = fixArguments(next, fallback.mapInput(run.primaryInput));
     if (!fixed.ok) continue;
-    addEvent(state, 'tool_fallback', now, { tool_call_id: run.callId, from: run.primaryTool.name, to: next.name, reason });
+    addEvent(state, 'tool_fallback', now, {
+      tool_call_id: run.callId,
+      from: run.primaryTool.name,
+      to: next.name,
+      reason,
+    });
     run.tool = next;
     run.input = fixed.input;
     run.context = { ...run.context, params_input: abbreviateParams(fixed.normalized) };
-    run.fallback = { served_by: next.name, primary: run.primaryTool.name, reason, primary_error: primary.result.outcome.text };
+    run.fallback = {
+      served_by: next.name,
+      primary: run.primaryTool.name,
+      reason,
+      primary_error: primary.result.outcome.text,
+    };
     run.classification = undefined;
     run.permission = undefined;
     Object.assign(run, lexicalPathOf(env, run.input));
@@ -451,18 +511,29 @@ function recordFinish(
 
 /** The argument that says most about a call (its path, pattern, command…), on one line. */
 export function progressLabel(params: Record<string, unknown>, callId: string): string {
-  const label = ['path', 'pattern', 'command', 'query', 'input'].map((key) => params[key]).find((value) => typeof value === 'string');
+  const label = ['path', 'pattern', 'command', 'query', 'input']
+    .map((key) => params[key])
+    .find((value) => typeof value === 'string');
   const single = typeof label === 'string' ? label.replace(/\s+/g, ' ') : callId;
   return single.length > 60 ? `${single.slice(0, 59)}…` : single;
 }
 
 /** A result the workflow made itself (planning errors, gates, lost activities): its message waits to be stored. */
 export function workflowResult(env: Pick<TurnEnv, 'state'>, callId: string, envelope: Envelope): ToolResult {
-  const message = workflowMessage({ role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) }, env.state.pendingWrites);
+  const message = workflowMessage(
+    { role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) },
+    env.state.pendingWrites,
+  );
   return { message, outcome: outcomeOf(envelope) };
 }
 
-function setBreaker(state: AgentState, tool: string, next: BreakerState, now: number, transition?: BreakerTransition): void {
+function setBreaker(
+  state: AgentState,
+  tool: string,
+  next: BreakerState,
+  now: number,
+  transition?: BreakerTransition,
+): void {
   state.breakers[tool] = next;
   if (transition) addEvent(state, 'circuit_state_change', now, { tool_name: tool, ...transition });
 }
@@ -472,7 +543,9 @@ export function toolNameOf(plan: PlannedCall): string {
 }
 
 function lexicalPathOf(env: TurnEnv, input: Record<string, unknown>): { lexicalPath?: string } {
-  return typeof input.path === 'string' ? { lexicalPath: relativeToWorkspace(env.input.workspace, input.path) } : { lexicalPath: undefined };
+  return typeof input.path === 'string'
+    ? { lexicalPath: relativeToWorkspace(env.input.workspace, input.path) }
+    : { lexicalPath: undefined };
 }
 
 /**

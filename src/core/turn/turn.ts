@@ -28,7 +28,10 @@ export interface PlannedTurn {
 export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTurn {
   const { state, input, registry } = env;
   const ids = normalizeToolCallIds(turn.toolCalls, state.step);
-  const assistant = workflowMessage({ role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) }, state.pendingWrites);
+  const assistant = workflowMessage(
+    { role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) },
+    state.pendingWrites,
+  );
   const discovered = new Set(state.discovered);
   const plans = planToolCalls(turn.toolCalls, ids, {
     resolveName: (raw) => registry.resolveName(raw),
@@ -49,12 +52,20 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
     if (repairs?.length) addEvent(state, 'argument_repair', now, { tool_call_id: plan.callId, repairs });
   }
   const limit = Math.max(1, input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY);
-  return { assistant, plans, batches: batches.map((batch) => ({ ...batch, concurrency: batch.safe ? Math.min(limit, batch.calls.length) : 1 })) };
+  return {
+    assistant,
+    plans,
+    batches: batches.map((batch) => ({ ...batch, concurrency: batch.safe ? Math.min(limit, batch.calls.length) : 1 })),
+  };
 }
 
 /** Trace events around a batch (C.3 step 5). */
 export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['batches'][number], now: number): void {
-  addEvent(env.state, 'tool_batch_start', now, { batch: number, size: batch.calls.length, concurrency_safe: batch.safe });
+  addEvent(env.state, 'tool_batch_start', now, {
+    batch: number,
+    size: batch.calls.length,
+    concurrency_safe: batch.safe,
+  });
 }
 
 export function batchEnded(env: TurnEnv, number: number, now: number): void {
@@ -66,7 +77,9 @@ export function visibleToolNames(env: TurnEnv, now: number): string[] {
   const { state, input, registry } = env;
   const open = openTools(state.breakers, now, input.breaker ?? {});
   // Names only: the schemas are built in the model activity (the workflow never needs them).
-  return registry.visible({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) }).map((tool) => tool.name);
+  return registry
+    .visible({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) })
+    .map((tool) => tool.name);
 }
 
 /**
@@ -93,7 +106,13 @@ export function turnBudgetRequest(env: TurnEnv, plans: PlannedCall[], results: T
 }
 
 /** The budgeted results in place of the originals, each change traced. */
-export function applyTurnBudget(env: TurnEnv, plans: PlannedCall[], results: ToolResult[], budgeted: BudgetTurnResult, now: number): ToolResult[] {
+export function applyTurnBudget(
+  env: TurnEnv,
+  plans: PlannedCall[],
+  results: ToolResult[],
+  budgeted: BudgetTurnResult,
+  now: number,
+): ToolResult[] {
   const next = [...results];
   for (const item of budgeted.items) {
     addEvent(env.state, 'tool_result_budget_item', now, { tool_call_id: plans[item.index]!.callId, ...item.event });
@@ -107,7 +126,10 @@ export function endTurn(env: TurnEnv, turn: PlannedTurn, results: ToolResult[]):
   const { state } = env;
   state.transcript = appendMessages(
     state.transcript,
-    [{ ...turn.assistant, role: 'assistant' }, ...results.map((result) => ({ ...result.message, role: 'tool' as const }))],
+    [
+      { ...turn.assistant, role: 'assistant' },
+      ...results.map((result) => ({ ...result.message, role: 'tool' as const })),
+    ],
     state.pendingWrites,
   );
   state.toolCalls += turn.plans.length;

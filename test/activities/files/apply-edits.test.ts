@@ -2,8 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { applyEdits } from '../../../src/activities/files/apply-edits.js';
 import type { EditSpec } from '../../../src/activities/files/apply-edits.js';
 
-const one = (old_string: string, new_string: string, replace_all = false): EditSpec => ({ old_string, new_string, replace_all });
-const run = (original: string, edits: EditSpec[], multi = edits.length > 1) => applyEdits({ original, edits, rel: 'f.txt', multi });
+const one = (old_string: string, new_string: string, replace_all = false): EditSpec => ({
+  old_string,
+  new_string,
+  replace_all,
+});
+const run = (original: string, edits: EditSpec[], multi = edits.length > 1) =>
+  applyEdits({ original, edits, rel: 'f.txt', multi });
 
 describe('applyEdits', () => {
   it('maps matches back onto CRLF text so a match may start or end at a line break', () => {
@@ -44,7 +49,10 @@ describe('applyEdits', () => {
   it('checks no_match before multiple_matches before no_change, per edit in order', () => {
     expect(run('x x', [one('x', 'x')])).toMatchObject({ ok: false, details: { reason: 'multiple_matches' } });
     expect(run('x', [one('x', 'x')])).toMatchObject({ ok: false, details: { reason: 'no_change', failed_index: 0 } });
-    expect(run('x', [one('x', 'y'), one('q', 'q')])).toMatchObject({ ok: false, details: { reason: 'no_match', failed_index: 1 } });
+    expect(run('x', [one('x', 'y'), one('q', 'q')])).toMatchObject({
+      ok: false,
+      details: { reason: 'no_match', failed_index: 1 },
+    });
   });
 
   it('lists several whitespace-insensitive near matches by line', () => {

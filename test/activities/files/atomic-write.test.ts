@@ -1,7 +1,11 @@
 import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileExclusively, replaceFileAtomically, tempPathFor } from '../../../src/activities/files/atomic-write.js';
+import {
+  createFileExclusively,
+  replaceFileAtomically,
+  tempPathFor,
+} from '../../../src/activities/files/atomic-write.js';
 import { statSnapshot } from '../../../src/activities/files/snapshot.js';
 import { makeWorkspace, removeWorkspace } from './session.js';
 
@@ -51,7 +55,12 @@ describe('replaceFileAtomically', () => {
     await writeFile(target, 'old');
     const expected = await statSnapshot(target);
     const { unlink } = await import('node:fs/promises');
-    const result = await replaceFileAtomically({ target, content: Buffer.from('x'), expected, beforeCommit: () => unlink(target) });
+    const result = await replaceFileAtomically({
+      target,
+      content: Buffer.from('x'),
+      expected,
+      beforeCommit: () => unlink(target),
+    });
     expect(result).toEqual({ ok: false, reason: 'modified_during_write' });
     expect(await listing()).toEqual([]);
   });

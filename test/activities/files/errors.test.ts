@@ -33,8 +33,14 @@ describe('fileSystemErrorEnvelope', () => {
   });
 
   it('maps name and symlink-loop errors to INVALID_PARAM', () => {
-    expect(map(systemError('ENAMETOOLONG'))?.error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'name_too_long' } });
-    expect(map(systemError('ELOOP'))?.error).toMatchObject({ code: 'INVALID_PARAM', details: { reason: 'symlink_loop' } });
+    expect(map(systemError('ENAMETOOLONG'))?.error).toMatchObject({
+      code: 'INVALID_PARAM',
+      details: { reason: 'name_too_long' },
+    });
+    expect(map(systemError('ELOOP'))?.error).toMatchObject({
+      code: 'INVALID_PARAM',
+      details: { reason: 'symlink_loop' },
+    });
   });
 
   it('leaves errors that are not file-system errors to the caller', () => {

@@ -30,7 +30,11 @@ describe('checkReadBeforeWrite', () => {
   });
 
   it('compares hashes, not sizes or times: same size and mtime with other bytes is a conflict', () => {
-    const verdict = checkReadBeforeWrite({ rel: 'a.txt', entry, current: { mtime_ms: 1000.5, size_bytes: 3, sha256: 'bbb' } });
+    const verdict = checkReadBeforeWrite({
+      rel: 'a.txt',
+      entry,
+      current: { mtime_ms: 1000.5, size_bytes: 3, sha256: 'bbb' },
+    });
     expect(verdict).toEqual({
       ok: false,
       code: 'CONFLICT',
@@ -44,8 +48,12 @@ describe('checkReadBeforeWrite', () => {
   });
 
   it('lets the same bytes through, noting an mtime-only change', () => {
-    expect(checkReadBeforeWrite({ rel: 'a.txt', entry, current: { mtime_ms: 1000.5, size_bytes: 3, sha256: 'aaa' } })).toEqual({ ok: true });
-    expect(checkReadBeforeWrite({ rel: 'a.txt', entry, current: { mtime_ms: 2000, size_bytes: 3, sha256: 'aaa' } })).toEqual({
+    expect(
+      checkReadBeforeWrite({ rel: 'a.txt', entry, current: { mtime_ms: 1000.5, size_bytes: 3, sha256: 'aaa' } }),
+    ).toEqual({ ok: true });
+    expect(
+      checkReadBeforeWrite({ rel: 'a.txt', entry, current: { mtime_ms: 2000, size_bytes: 3, sha256: 'aaa' } }),
+    ).toEqual({
       ok: true,
       lockNote: 'mtime_only_change',
     });

@@ -6,13 +6,15 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('withPathLock', () => {
   it('runs tasks on one key one at a time, in arrival order, even when one fails', async () => {
     const events: string[] = [];
-    const task = (name: string, ms: number, fail = false) => async () => {
-      events.push(`${name}:start`);
-      await pause(ms);
-      events.push(`${name}:end`);
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const task =
+      (name: string, ms: number, fail = false) =>
+      async () => {
+        events.push(`${name}:start`);
+        await pause(ms);
+        events.push(`${name}:end`);
+        if (fail) throw new Error(name);
+        return name;
+      };
     const results = await Promise.allSettled([
       withPathLock('/w/a', task('first', 20, true)),
       withPathLock('/w/a', task('second', 1)),

@@ -6,7 +6,9 @@ import { makeWorkspace, removeWorkspace } from './session.js';
 const run = promisify(execFile);
 
 /** Mounts a tmpfs of `sizeKiB` on a fresh directory; undefined when this environment does not allow it. */
-export async function mountSmallTmpfs(sizeKiB: number): Promise<{ root: string; unmount(): Promise<void> } | undefined> {
+export async function mountSmallTmpfs(
+  sizeKiB: number,
+): Promise<{ root: string; unmount(): Promise<void> } | undefined> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
   const root = await makeWorkspace('tmpfs-');
   try {

@@ -45,7 +45,10 @@ const crafted: Record<string, string | Buffer> = {
   ].join('\n'),
   'data/bom.txt': '\uFEFFfoo needle\nbar\n',
   'data/late-nul.txt': `${'a'.repeat(9000)}\nneedle\0after\ntail needle\n`,
-  'data/many.txt': Array.from({ length: 300 }, (_, index) => `${index % 3 === 0 ? 'needle' : 'filler'} ${index + 1}\n`).join(''),
+  'data/many.txt': Array.from(
+    { length: 300 },
+    (_, index) => `${index % 3 === 0 ? 'needle' : 'filler'} ${index + 1}\n`,
+  ).join(''),
   'data/-dash file.txt': 'needle dash\n',
   'data/empty.txt': '',
   'data/no-newline.txt': 'first\nlast needle',

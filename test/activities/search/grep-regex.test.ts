@@ -90,7 +90,17 @@ describe('toRustRegex', () => {
   const linesMatchedByRipgrep = async (source: string, caseSensitive: boolean): Promise<number[]> => {
     const result = await execa(
       rgPath!,
-      ['--no-config', '--text', '--line-number', '--no-filename', caseSensitive ? '-s' : '-i', '-e', source, '--', file],
+      [
+        '--no-config',
+        '--text',
+        '--line-number',
+        '--no-filename',
+        caseSensitive ? '-s' : '-i',
+        '-e',
+        source,
+        '--',
+        file,
+      ],
       { reject: false },
     );
     expect(result.exitCode, String(result.stderr)).toBeLessThan(2);
@@ -114,14 +124,27 @@ describe('toRustRegex', () => {
   );
 
   it('refuses what ripgrep cannot express', () => {
-    for (const pattern of ['(?<=a)b', '(?<!a)b', 'a(?=b)', 'a(?!b)', '(a)\\1', '(?<x>a)\\k<x>', '[]', 'a\\nb', '\\uD83D']) {
+    for (const pattern of [
+      '(?<=a)b',
+      '(?<!a)b',
+      'a(?=b)',
+      'a(?!b)',
+      '(a)\\1',
+      '(?<x>a)\\k<x>',
+      '[]',
+      'a\\nb',
+      '\\uD83D',
+    ]) {
       expect(compileSearchRegex(pattern, { caseSensitive: true, fixedStrings: false }).ok).toBe(true);
       expect(toRustRegex(pattern).ok, pattern).toBe(false);
     }
   });
 
   it('translates the JavaScript-specific classes explicitly', () => {
-    expect(toRustRegex('\\d\\w.$')).toEqual({ ok: true, source: '[0-9][0-9A-Za-z_][^\\n\\r\\x{2028}\\x{2029}](?:\\r?$)' });
+    expect(toRustRegex('\\d\\w.$')).toEqual({
+      ok: true,
+      source: '[0-9][0-9A-Za-z_][^\\n\\r\\x{2028}\\x{2029}](?:\\r?$)',
+    });
     expect(toRustRegex('\\bx\\B')).toEqual({ ok: true, source: '(?-u:\\b)x(?-u:\\B)' });
     expect(toRustRegex('a#b&c~d-e')).toEqual({ ok: true, source: 'a\\#b\\&c\\~d\\-e' });
   });

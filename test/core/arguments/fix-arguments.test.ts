@@ -80,7 +80,13 @@ const probe = defineTool({
 }) as unknown as ToolContract;
 
 describe('C.7 step 3: the coercion table, row by row', () => {
-  const coerce = (param: string, from: string, to: string): Repair => ({ stage: 'coerce', kind: 'coerce', param, from, to });
+  const coerce = (param: string, from: string, to: string): Repair => ({
+    stage: 'coerce',
+    kind: 'coerce',
+    param,
+    from,
+    to,
+  });
 
   it.each([
     // integer ← string matching ^\s*[+-]?\d+(\.0+)?\s*$
@@ -279,7 +285,10 @@ describe('C.7 step 1: the special aliases', () => {
   });
 
   it('Grep ignore_case must be a boolean', () => {
-    expect(refused('Grep', { pattern: 'x', ignore_case: 'sometimes' }).details).toMatchObject({ param: 'ignore_case', expected: 'boolean' });
+    expect(refused('Grep', { pattern: 'x', ignore_case: 'sometimes' }).details).toMatchObject({
+      param: 'ignore_case',
+      expected: 'boolean',
+    });
   });
 });
 
@@ -340,7 +349,10 @@ describe('C.7 step 4: unknown and reserved keys', () => {
   });
 
   it('never lets __proto__ or inherited names through', () => {
-    const value = JSON.parse('{"pattern": "x", "__proto__": {"polluted": true}, "toString": "y"}') as Record<string, unknown>;
+    const value = JSON.parse('{"pattern": "x", "__proto__": {"polluted": true}, "toString": "y"}') as Record<
+      string,
+      unknown
+    >;
     const result = fixed('Glob', value);
     expect(result.ignoredParams).toEqual(['__proto__', 'toString']);
     expect(Object.getPrototypeOf(result.normalized)).toBe(Object.prototype);
@@ -355,12 +367,20 @@ describe('C.7 step 4: unknown and reserved keys', () => {
   });
 
   it('removes reserved keys inside edits items too', () => {
-    const result = fixed('EditFile', { path: 'a.txt', edits: [{ old_string: 'a', new_string: 'b', expected_sha256: 'f00' }] });
+    const result = fixed('EditFile', {
+      path: 'a.txt',
+      edits: [{ old_string: 'a', new_string: 'b', expected_sha256: 'f00' }],
+    });
     expect(result.repairs).toEqual([{ stage: 'drop', kind: 'dropped_reserved', param: 'edits[0].expected_sha256' }]);
   });
 
   it('lists exactly the four reserved keys of C.7', () => {
-    expect([...RESERVED_KEYS].sort()).toEqual(['expected_mtime_ms', 'expected_sha256', 'expected_size_bytes', 'file_mtime_ms']);
+    expect([...RESERVED_KEYS].sort()).toEqual([
+      'expected_mtime_ms',
+      'expected_sha256',
+      'expected_size_bytes',
+      'file_mtime_ms',
+    ]);
   });
 });
 
@@ -368,7 +388,9 @@ describe('C.7 step 5: validation', () => {
   it('asks for missing required parameters by name, never inventing them', () => {
     const result = refused('WriteFile', { filename: 'a.txt' });
     expect(result.details).toEqual({ reason: 'missing_required', missing: ['path', 'content'] });
-    expect(result.message).toBe('Missing required parameter(s) for WriteFile: path, content. Re-issue the call including them.');
+    expect(result.message).toBe(
+      'Missing required parameter(s) for WriteFile: path, content. Re-issue the call including them.',
+    );
     expect(result.ignoredParams).toEqual(['filename']);
   });
 
@@ -393,7 +415,9 @@ describe('C.7 step 5: validation', () => {
   it('an out-of-range value given as text is coerced, then refused', () => {
     const result = refused('ReadFile', { path: 'a.txt', limit: '5000' });
     expect(result.details).toMatchObject({ reason: 'out_of_range', got: 5000 });
-    expect(result.repairs).toEqual([{ stage: 'coerce', kind: 'coerce', param: 'limit', from: 'string', to: 'integer' }]);
+    expect(result.repairs).toEqual([
+      { stage: 'coerce', kind: 'coerce', param: 'limit', from: 'string', to: 'integer' },
+    ]);
   });
 
   it.each([
@@ -436,7 +460,8 @@ describe('C.7 step 5: validation', () => {
 
 describe('C.6 and C.7 together', () => {
   it('repairs a messy model call end to end', () => {
-    const raw = "```json\n{file: 'src/a.ts', startLine: '10', end_line: 19, expected_mtime_ms: 1, encoding: None,}\n```";
+    const raw =
+      "```json\n{file: 'src/a.ts', startLine: '10', end_line: 19, expected_mtime_ms: 1, encoding: None,}\n```";
     const parsedArguments = parseArguments(raw, { toolName: 'ReadFile' });
     expect(parsedArguments.ok).toBe(true);
     if (!parsedArguments.ok) return;

@@ -88,15 +88,14 @@ describe('C.6 strategies', () => {
     });
   });
 
-  it.each([
-    '```json\n{"path": "a.txt"}\n```',
-    '```\n{"path": "a.txt"}\n```',
-    '```JSON {"path": "a.txt"}```',
-  ])('S2: unwraps the code fence %j', (raw) => {
-    const result = parsed(raw);
-    expect(result.value).toEqual({ path: 'a.txt' });
-    expect(result.repairs).toEqual([{ stage: 'parse', kind: 'code_fence' }]);
-  });
+  it.each(['```json\n{"path": "a.txt"}\n```', '```\n{"path": "a.txt"}\n```', '```JSON {"path": "a.txt"}```'])(
+    'S2: unwraps the code fence %j',
+    (raw) => {
+      const result = parsed(raw);
+      expect(result.value).toEqual({ path: 'a.txt' });
+      expect(result.repairs).toEqual([{ stage: 'parse', kind: 'code_fence' }]);
+    },
+  );
 
   it('S2 then S4: a fenced argument string with a trailing comma', () => {
     const result = parsed('```json\n{"path": "a.txt",}\n```');
@@ -118,7 +117,7 @@ describe('C.6 strategies', () => {
     expect(parsed('ok {"pattern": "}{"}').value).toEqual({ pattern: '}{' });
   });
 
-  it('S4 single_quotes: converts the quotes, escaping inner double quotes and unescaping \\\'', () => {
+  it("S4 single_quotes: converts the quotes, escaping inner double quotes and unescaping \\'", () => {
     const result = parsed(`{'command': 'echo "hi" it\\'s', "path": 'a.txt'}`);
     expect(result.value).toEqual({ command: `echo "hi" it's`, path: 'a.txt' });
     expect(result.repairs).toEqual([{ stage: 'parse', kind: 'single_quotes' }]);
@@ -141,7 +140,9 @@ describe('C.6 strategies', () => {
   });
 
   it('S4 python_literals: True/False/None/undefined/NaN/Infinity outside strings', () => {
-    const result = parsed('{"a": True, "b": False, "c": None, "d": undefined, "e": NaN, "f": Infinity, "g": -Infinity, "h": [None]}');
+    const result = parsed(
+      '{"a": True, "b": False, "c": None, "d": undefined, "e": NaN, "f": Infinity, "g": -Infinity, "h": [None]}',
+    );
     expect(result.value).toEqual({ a: true, b: false, c: null, d: null, e: null, f: null, g: null, h: [null] });
     expect(result.repairs).toEqual([{ stage: 'parse', kind: 'python_literals' }]);
   });
@@ -179,7 +180,11 @@ describe('C.6 strategies', () => {
     ['a half-written escape', '{"content": "tab\\', { content: 'tab' }],
     ['a half-written unicode escape', '{"content": "e\\u00', { content: 'e' }],
     ['an escaped backslash at the end', '{"content": "dir\\\\', { content: 'dir\\' }],
-    ['nested brackets, innermost first', '{"edits": [{"old_string": "a", "new_string": "b"', { edits: [{ old_string: 'a', new_string: 'b' }] }],
+    [
+      'nested brackets, innermost first',
+      '{"edits": [{"old_string": "a", "new_string": "b"',
+      { edits: [{ old_string: 'a', new_string: 'b' }] },
+    ],
     ['only an opening brace', '{', {}],
   ])('S5 closes truncated JSON: %s', (_label, raw, value) => {
     const result = parsed(raw);

@@ -62,8 +62,16 @@ describe('C.4 levels and actions', () => {
 
 describe('decidePermission (C.5.1)', () => {
   it('step 1: a disabled tool is denied with tool_disabled', () => {
-    const decision = decidePermission({ tool: asTool(readFile), input: { path: 'a.txt' } }, context({ enabled: false }));
-    expect(decision).toMatchObject({ action: 'deny', rule: 'tool_disabled', denyCode: 'PERMISSION_DENIED', level: 'read_only' });
+    const decision = decidePermission(
+      { tool: asTool(readFile), input: { path: 'a.txt' } },
+      context({ enabled: false }),
+    );
+    expect(decision).toMatchObject({
+      action: 'deny',
+      rule: 'tool_disabled',
+      denyCode: 'PERMISSION_DENIED',
+      level: 'read_only',
+    });
   });
 
   it('step 2: read-only mode denies every tool that is not a read tool, Bash included', () => {
@@ -81,15 +89,24 @@ describe('decidePermission (C.5.1)', () => {
     const readOnlyFunction = createFunctionTool({ name: 'lookup', description: 'x', risk: 'read_only' });
     expect(decidePermission({ tool: asTool(readOnlyFunction), input: { input: 'q' } }, readOnly).action).toBe('allow');
     const writingFunction = createFunctionTool({ name: 'store', description: 'x', risk: 'write' });
-    expect(decidePermission({ tool: asTool(writingFunction), input: { input: 'q' } }, readOnly).rule).toBe('read_only_mode');
+    expect(decidePermission({ tool: asTool(writingFunction), input: { input: 'q' } }, readOnly).rule).toBe(
+      'read_only_mode',
+    );
   });
 
   it('step 3: a path that lexically leaves the workspace is ACCESS_DENIED before classification', () => {
-    const decision = decidePermission({ tool: asTool(writeFile), input: { path: '../x.txt' }, relPath: '../x.txt' }, context());
+    const decision = decidePermission(
+      { tool: asTool(writeFile), input: { path: '../x.txt' }, relPath: '../x.txt' },
+      context(),
+    );
     expect(decision).toMatchObject({ action: 'deny', denyCode: 'ACCESS_DENIED', deniedPath: '../x.txt' });
     expect(deniedEnvelopeText(decision, 'WriteFile')).toBe("Path '../x.txt' is outside the workspace.");
-    expect(decidePermission({ tool: asTool(readFile), input: { path: 'a/../../etc/passwd' } }, context()).denyCode).toBe('ACCESS_DENIED');
-    expect(decidePermission({ tool: asTool(readFile), input: { path: '~/.ssh/id_rsa' } }, context()).denyCode).toBe('ACCESS_DENIED');
+    expect(
+      decidePermission({ tool: asTool(readFile), input: { path: 'a/../../etc/passwd' } }, context()).denyCode,
+    ).toBe('ACCESS_DENIED');
+    expect(decidePermission({ tool: asTool(readFile), input: { path: '~/.ssh/id_rsa' } }, context()).denyCode).toBe(
+      'ACCESS_DENIED',
+    );
   });
 
   it('step 4: read tools are read_only and allowed', () => {
@@ -111,7 +128,9 @@ describe('decidePermission (C.5.1)', () => {
       level: 'write',
       rule: 'protected_path',
     });
-    expect(decidePermission({ tool: asTool(writeFile), input: { path: '.git/hooks/pre-commit' } }, context()).rule).toBe('protected_path');
+    expect(
+      decidePermission({ tool: asTool(writeFile), input: { path: '.git/hooks/pre-commit' } }, context()).rule,
+    ).toBe('protected_path');
     const narrow = context({ policy: { writeAutoAllow: ['src/**'] } });
     expect(decidePermission({ tool: asTool(writeFile), input: { path: 'README.md' } }, narrow)).toMatchObject({
       action: 'ask',
@@ -145,7 +164,11 @@ describe('decidePermission (C.5.1)', () => {
     ] as const;
     for (const [risk, action] of expectations) {
       const tool = createFunctionTool({ name: `f_${risk}`, description: 'x', risk });
-      expect(decidePermission({ tool: asTool(tool), input: { input: '' } }, context())).toMatchObject({ action, level: risk, rule: 'declared_risk' });
+      expect(decidePermission({ tool: asTool(tool), input: { input: '' } }, context())).toMatchObject({
+        action,
+        level: risk,
+        rule: 'declared_risk',
+      });
     }
     expect(decidePermission({ tool: { ...mcp, risk: 'forbidden' }, input: {} }, context())).toMatchObject({
       action: 'deny',
@@ -164,7 +187,10 @@ describe('decidePermission (C.5.1)', () => {
       [segment({ level: 'forbidden', rule: 'privilege_escalation', action: 'deny' }), 'deny'],
     ] as const;
     for (const [bashSegment, action] of cases) {
-      const decision = decidePermission({ tool: asTool(bash), input: { command: bashSegment.text } }, context({ bash: classification([bashSegment]) }));
+      const decision = decidePermission(
+        { tool: asTool(bash), input: { command: bashSegment.text } },
+        context({ bash: classification([bashSegment]) }),
+      );
       expect(decision.action).toBe(action);
       expect(decision.level).toBe(bashSegment.level);
     }
@@ -172,20 +198,36 @@ describe('decidePermission (C.5.1)', () => {
 
   it('Bash: a network_write key asks once; once approved, later calls with the same key are allowed', () => {
     const bashClassification = classification([segment({ text: 'ls' }), npmInstall]);
-    const first = decidePermission({ tool: asTool(bash), input: { command: 'ls && npm install lodash' } }, context({ bash: bashClassification }));
+    const first = decidePermission(
+      { tool: asTool(bash), input: { command: 'ls && npm install lodash' } },
+      context({ bash: bashClassification }),
+    );
     expect(first).toMatchObject({ action: 'ask', level: 'network_write', approvalKeys: ['npm install'] });
 
     const approvals = new Set(first.approvalKeys);
-    const later = decidePermission({ tool: asTool(bash), input: { command: 'npm install zod' } }, context({ bash: classification([{ ...npmInstall, text: 'npm install zod' }]), approvals }));
-    expect(later).toMatchObject({ action: 'allow', level: 'network_write', rule: 'approved_in_task', approvalKeys: [] });
+    const later = decidePermission(
+      { tool: asTool(bash), input: { command: 'npm install zod' } },
+      context({ bash: classification([{ ...npmInstall, text: 'npm install zod' }]), approvals }),
+    );
+    expect(later).toMatchObject({
+      action: 'allow',
+      level: 'network_write',
+      rule: 'approved_in_task',
+      approvalKeys: [],
+    });
 
     const otherKey = classification([segment({ ...npmInstall, text: 'pip install x', approvalKey: 'pip install' })]);
-    expect(decidePermission({ tool: asTool(bash), input: {} }, context({ bash: otherKey, approvals })).action).toBe('ask');
+    expect(decidePermission({ tool: asTool(bash), input: {} }, context({ bash: otherKey, approvals })).action).toBe(
+      'ask',
+    );
   });
 
   it('Bash: an approval does not cover destructive segments or segments without a key', () => {
     const approvals = new Set(['npm install']);
-    const mixed = classification([npmInstall, segment({ text: 'rm a', level: 'destructive', rule: 'delete', reason: 'rm deletes', action: 'ask' })]);
+    const mixed = classification([
+      npmInstall,
+      segment({ text: 'rm a', level: 'destructive', rule: 'delete', reason: 'rm deletes', action: 'ask' }),
+    ]);
     expect(decidePermission({ tool: asTool(bash), input: {} }, context({ bash: mixed, approvals }))).toMatchObject({
       action: 'ask',
       level: 'destructive',
@@ -193,19 +235,33 @@ describe('decidePermission (C.5.1)', () => {
       approvalKeys: [],
     });
     const keyless = classification([{ ...npmInstall, approvalKey: undefined }]);
-    expect(decidePermission({ tool: asTool(bash), input: {} }, context({ bash: keyless, approvals })).action).toBe('ask');
+    expect(decidePermission({ tool: asTool(bash), input: {} }, context({ bash: keyless, approvals })).action).toBe(
+      'ask',
+    );
   });
 
   it('Bash: a denied classification stays denied whatever was approved', () => {
     const outside = classification([
-      segment({ text: 'cat /etc/passwd', rule: 'path_outside_workspace', action: 'deny', deniedPath: '/etc/passwd', reason: "Path '/etc/passwd' is outside the workspace." }),
+      segment({
+        text: 'cat /etc/passwd',
+        rule: 'path_outside_workspace',
+        action: 'deny',
+        deniedPath: '/etc/passwd',
+        reason: "Path '/etc/passwd' is outside the workspace.",
+      }),
     ]);
-    const decision = decidePermission({ tool: asTool(bash), input: {} }, context({ bash: outside, approvals: new Set(['npm install']) }));
+    const decision = decidePermission(
+      { tool: asTool(bash), input: {} },
+      context({ bash: outside, approvals: new Set(['npm install']) }),
+    );
     expect(decision).toMatchObject({ action: 'deny', denyCode: 'ACCESS_DENIED', deniedPath: '/etc/passwd' });
   });
 
   it('Bash without a classification asks', () => {
-    expect(decidePermission({ tool: asTool(bash), input: { command: 'ls' } }, context())).toMatchObject({ action: 'ask', rule: 'not_classified' });
+    expect(decidePermission({ tool: asTool(bash), input: { command: 'ls' } }, context())).toMatchObject({
+      action: 'ask',
+      rule: 'not_classified',
+    });
   });
 });
 
@@ -214,8 +270,17 @@ describe('aggregateSegments', () => {
     const outside = segment({ rule: 'path_outside_workspace', action: 'deny', deniedPath: '/etc' });
     const forbidden = segment({ level: 'forbidden', rule: 'privilege_escalation', action: 'deny' });
     const destructive = segment({ level: 'destructive', rule: 'delete', action: 'ask' });
-    expect(aggregateSegments([outside, forbidden])).toMatchObject({ outcome: 'deny', denyCode: 'PERMISSION_DENIED', rule: 'privilege_escalation' });
-    expect(aggregateSegments([destructive, outside])).toMatchObject({ outcome: 'deny', denyCode: 'ACCESS_DENIED', level: 'destructive', deniedPath: '/etc' });
+    expect(aggregateSegments([outside, forbidden])).toMatchObject({
+      outcome: 'deny',
+      denyCode: 'PERMISSION_DENIED',
+      rule: 'privilege_escalation',
+    });
+    expect(aggregateSegments([destructive, outside])).toMatchObject({
+      outcome: 'deny',
+      denyCode: 'ACCESS_DENIED',
+      level: 'destructive',
+      deniedPath: '/etc',
+    });
     expect(aggregateSegments([segment({}), npmInstall, destructive])).toMatchObject({
       outcome: 'ask',
       level: 'destructive',
@@ -237,7 +302,8 @@ describe('denied envelopes (C.4)', () => {
     const error = permissionDeniedError(decision, subject, { rejectionReason: 'not today' });
     expect(error).toEqual({
       code: 'PERMISSION_DENIED',
-      message: "'npm install lodash' requires confirmation (network_write: npm install downloads or publishes packages) and was not approved.",
+      message:
+        "'npm install lodash' requires confirmation (network_write: npm install downloads or publishes packages) and was not approved.",
       details: {
         reason: 'not_approved',
         rejection_reason: 'not today',
@@ -258,16 +324,37 @@ describe('denied envelopes (C.4)', () => {
     expect(permissionDeniedError(disabled, 'Grep')).toMatchObject({
       code: 'PERMISSION_DENIED',
       message: "Tool 'Grep' is disabled.",
-      details: { reason: 'tool_disabled', permission: { action: 'deny', effective_action: 'deny', rule: 'tool_disabled' } },
+      details: {
+        reason: 'tool_disabled',
+        permission: { action: 'deny', effective_action: 'deny', rule: 'tool_disabled' },
+      },
     });
     const forbidden = decidePermission(
       { tool: asTool(bash), input: {} },
-      context({ bash: classification([segment({ text: 'sudo ls', level: 'forbidden', rule: 'privilege_escalation', reason: 'sudo runs commands as another user', action: 'deny' })]) }),
+      context({
+        bash: classification([
+          segment({
+            text: 'sudo ls',
+            level: 'forbidden',
+            rule: 'privilege_escalation',
+            reason: 'sudo runs commands as another user',
+            action: 'deny',
+          }),
+        ]),
+      }),
     );
-    expect(deniedEnvelopeText(forbidden, 'sudo ls')).toBe("'sudo ls' is forbidden (forbidden: sudo runs commands as another user) and never runs.");
-    const readOnly = decidePermission({ tool: asTool(writeFile), input: { path: 'a' } }, context({ mode: 'read_only' }));
+    expect(deniedEnvelopeText(forbidden, 'sudo ls')).toBe(
+      "'sudo ls' is forbidden (forbidden: sudo runs commands as another user) and never runs.",
+    );
+    const readOnly = decidePermission(
+      { tool: asTool(writeFile), input: { path: 'a' } },
+      context({ mode: 'read_only' }),
+    );
     expect(deniedEnvelopeText(readOnly, 'WriteFile')).toContain('read-only mode');
-    const failClosed = decidePermission({ tool: asTool(createFunctionTool({ name: 'f', description: 'x' })), input: {} }, context());
+    const failClosed = decidePermission(
+      { tool: asTool(createFunctionTool({ name: 'f', description: 'x' })), input: {} },
+      context(),
+    );
     expect(deniedEnvelopeText(failClosed, 'f')).toContain('fail closed');
   });
 
@@ -281,7 +368,13 @@ describe('denied envelopes (C.4)', () => {
   });
 
   it('lists every key still needing approval', () => {
-    const details = permissionDetails({ action: 'ask', level: 'network_write', rule: 'r', reason: 'x', approvalKeys: ['npm install', 'curl a.com'] });
+    const details = permissionDetails({
+      action: 'ask',
+      level: 'network_write',
+      rule: 'r',
+      reason: 'x',
+      approvalKeys: ['npm install', 'curl a.com'],
+    });
     expect(details).toMatchObject({ approval_key: 'npm install', approval_keys: ['npm install', 'curl a.com'] });
     expect(permissionSubject({ name: 'WriteFile', confirmation: 'path' }, { path: 'a' })).toBe('WriteFile');
   });

@@ -33,9 +33,15 @@ describe('fileWriteRule (C.5.1 step 4 defaults)', () => {
     expect(fileWriteRule('docs/deep/guide.md', policy)).toEqual({ action: 'ask', rule: 'not_auto_allowed' });
     expect(fileWriteRule('package.json', policy)).toEqual({ action: 'ask', rule: 'not_auto_allowed' });
     expect(fileWriteRule('.', policy)).toEqual({ action: 'ask', rule: 'not_auto_allowed' });
-    expect(fileWriteRule('package.json', { writeProtected: ['package.json'] })).toEqual({ action: 'ask', rule: 'protected_path' });
+    expect(fileWriteRule('package.json', { writeProtected: ['package.json'] })).toEqual({
+      action: 'ask',
+      rule: 'protected_path',
+    });
     // A custom protected list replaces the defaults.
-    expect(fileWriteRule('.env', { writeProtected: ['package.json'] })).toEqual({ action: 'allow', rule: 'auto_allow_pattern' });
+    expect(fileWriteRule('.env', { writeProtected: ['package.json'] })).toEqual({
+      action: 'allow',
+      rule: 'auto_allow_pattern',
+    });
   });
 
   it('keeps the default protected list of the spec', () => {

@@ -47,7 +47,12 @@ describe('permissions in the workflow sandbox', () => {
     const workerConnection = await NativeConnection.connect({ address });
     const connection = await Connection.connect({ address });
     try {
-      const worker = await Worker.create({ connection: workerConnection, namespace, taskQueue, workflowBundle: { code } });
+      const worker = await Worker.create({
+        connection: workerConnection,
+        namespace,
+        taskQueue,
+        workflowBundle: { code },
+      });
       const client = new Client({ connection, namespace });
       const result = await worker.runUntil(
         client.workflow.execute('permissionWorkflow', {

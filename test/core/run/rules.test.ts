@@ -33,11 +33,25 @@ const input = (overrides: Partial<AgentInput> = {}): AgentInput => ({
 });
 const state = (): AgentState => initialState('task', 'system', 'task');
 const usage = { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 };
-const turn = (overrides: Partial<ModelTurn> = {}): ModelTurn => ({ content: null, toolCalls: [], finishReason: 'stop', usage, model: 'gpt-4.1-mini', ...overrides });
+const turn = (overrides: Partial<ModelTurn> = {}): ModelTurn => ({
+  content: null,
+  toolCalls: [],
+  finishReason: 'stop',
+  usage,
+  model: 'gpt-4.1-mini',
+  ...overrides,
+});
 
 describe('continue-as-new', () => {
   const cases = [
-    { name: 'never on the step the run started at, even when suggested', step: 7, first: 7, suggested: true, every: undefined, expected: false },
+    {
+      name: 'never on the step the run started at, even when suggested',
+      step: 7,
+      first: 7,
+      suggested: true,
+      every: undefined,
+      expected: false,
+    },
     { name: 'when Temporal suggests it', step: 8, first: 7, suggested: true, every: undefined, expected: true },
     { name: 'every N steps', step: 10, first: 7, suggested: false, every: 5, expected: true },
     { name: 'not between', step: 9, first: 7, suggested: false, every: 5, expected: false },
@@ -46,13 +60,22 @@ describe('continue-as-new', () => {
   it.each(cases)('$name', ({ step, first, suggested, every, expected }) => {
     const current = state();
     current.step = step;
-    expect(shouldContinueAsNew(current, input(every === undefined ? {} : { continueAsNewEverySteps: every }), first, suggested)).toBe(expected);
+    expect(
+      shouldContinueAsNew(
+        current,
+        input(every === undefined ? {} : { continueAsNewEverySteps: every }),
+        first,
+        suggested,
+      ),
+    ).toBe(expected);
   });
 });
 
 describe('model calls', () => {
   it('the chain is the selection, then each fallback over it', () => {
-    expect(modelChain(input({ selection: { model: 'a', baseUrl: 'http://x' }, fallbackSelections: [{ model: 'b' }] }))).toEqual([
+    expect(
+      modelChain(input({ selection: { model: 'a', baseUrl: 'http://x' }, fallbackSelections: [{ model: 'b' }] })),
+    ).toEqual([
       { model: 'a', baseUrl: 'http://x' },
       { model: 'b', baseUrl: 'http://x' },
     ]);
@@ -61,22 +84,47 @@ describe('model calls', () => {
   it('a request carries the transcript by key; only the inline comparison carries messages', () => {
     const current = state();
     expect(modelRequest(current, input(), { model: 'a' }, ['ReadFile'], {})).not.toHaveProperty('messages');
-    expect(modelRequest(current, input({ inlineTranscript: true }), { model: 'a' }, [], {})).toMatchObject({ messages: [], echoTranscript: true });
+    expect(modelRequest(current, input({ inlineTranscript: true }), { model: 'a' }, [], {})).toMatchObject({
+      messages: [],
+      echoTranscript: true,
+    });
   });
 
   it('a turn records usage, cost and a progress line; a fallback is traced', () => {
     const current = state();
-    recordModelTurn(current, input(), turn({ toolCalls: [{ id: 'a', name: 'ReadFile', arguments: '{}', complete: true }] }), 300);
+    recordModelTurn(
+      current,
+      input(),
+      turn({ toolCalls: [{ id: 'a', name: 'ReadFile', arguments: '{}', complete: true }] }),
+      300,
+    );
     expect(current.usage).toMatchObject({ modelCalls: 1, totalTokens: 1_100 });
     expect(current.usage.costUsd).toBeGreaterThan(0);
     expect(current.progress.at(-1)).toMatchObject({ kind: 'step', text: 'gpt-4.1-mini: 1 tool call', ms: 300 });
     recordModelFallback(current, { model: 'a' }, { model: 'b' }, 'unknown model', 1);
-    expect(current.events.at(-1)).toMatchObject({ type: 'model_fallback', data: { from: 'a', to: 'b', reason: 'unknown model' } });
+    expect(current.events.at(-1)).toMatchObject({
+      type: 'model_fallback',
+      data: { from: 'a', to: 'b', reason: 'unknown model' },
+    });
   });
 
   it('a request too long for the model compacts once a step; then the chain goes on, then the run fails', () => {
-    const tooLong = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', ApplicationFailure.create({ type: CONTEXT_LENGTH_EXCEEDED, message: 'too long' }));
-    const other = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', ApplicationFailure.create({ type: 'ModelInvocationError.NotFound', message: 'no model' }));
+    const tooLong = new ActivityFailure(
+      'x',
+      'callModel',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'w',
+      ApplicationFailure.create({ type: CONTEXT_LENGTH_EXCEEDED, message: 'too long' }),
+    );
+    const other = new ActivityFailure(
+      'x',
+      'callModel',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'w',
+      ApplicationFailure.create({ type: 'ModelInvocationError.NotFound', message: 'no model' }),
+    );
     expect(afterModelFailure(tooLong, { compactedThisStep: false, hasNextModel: false })).toBe('compact');
     expect(afterModelFailure(tooLong, { compactedThisStep: true, hasNextModel: true })).toBe('next_model');
     expect(afterModelFailure(tooLong, { compactedThisStep: true, hasNextModel: false })).toBe('fail');
@@ -86,13 +134,17 @@ describe('model calls', () => {
 
   it("a failure reads as its activity's cause", () => {
     const cause = ApplicationFailure.create({ message: '429 rate limited' });
-    expect(describeFailure(new ActivityFailure('Activity task failed', 'callModel', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause))).toBe('429 rate limited');
+    expect(
+      describeFailure(
+        new ActivityFailure('Activity task failed', 'callModel', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause),
+      ),
+    ).toBe('429 rate limited');
     expect(describeFailure('plain')).toBe('plain');
   });
 });
 
 describe('compaction', () => {
-  it('is due at the run\'s threshold', () => {
+  it("is due at the run's threshold", () => {
     const current = state();
     current.transcript = { ...current.transcript, tokens: 500 };
     expect(needsCompaction(current, input({ compactAtTokens: 500 }))).toBe(true);
@@ -108,7 +160,13 @@ describe('compaction', () => {
     expect(current.transcript).toBe(before);
     expect(current.usage.modelCalls).toBe(1);
     const shorter = { head: `sha256:${'d'.repeat(64)}` as const, messages: 3, tokens: 40, tailTokens: 0 };
-    applyCompaction(current, input(), turn({ compacted: { transcript: shorter, summarisedMessages: 9, tokensBefore: 900, tokensAfter: 40 } }), 5, 1);
+    applyCompaction(
+      current,
+      input(),
+      turn({ compacted: { transcript: shorter, summarisedMessages: 9, tokensBefore: 900, tokensAfter: 40 } }),
+      5,
+      1,
+    );
     expect(current.transcript).toEqual(shorter);
     expect(current.events.at(-1)).toMatchObject({ type: 'transcript_compacted', data: { summarised_messages: 9 } });
   });
@@ -118,7 +176,13 @@ describe('the budget gate', () => {
   const spent = (): AgentState => {
     const current = state();
     current.budget = { budgetUsd: 0.001 };
-    current.usage = { ...current.usage, costUsd: 0.001, modelCalls: 1, lastPromptTokens: 10_000, completionTokens: 100 };
+    current.usage = {
+      ...current.usage,
+      costUsd: 0.001,
+      modelCalls: 1,
+      lastPromptTokens: 10_000,
+      completionTokens: 100,
+    };
     return current;
   };
 
@@ -131,7 +195,11 @@ describe('the budget gate', () => {
   const policies = [
     { name: '--on-budget stop stops', overrides: { onBudget: 'stop' as const }, action: 'stop' },
     { name: '--ask deny stops', overrides: { askPolicy: 'deny' as const }, action: 'stop' },
-    { name: '--ask approve extends at once', overrides: { askPolicy: 'approve' as const, budgetUsd: 0.001 }, action: 'continue' },
+    {
+      name: '--ask approve extends at once',
+      overrides: { askPolicy: 'approve' as const, budgetUsd: 0.001 },
+      action: 'continue',
+    },
     { name: '--ask wait asks an operator', overrides: { askPolicy: 'wait' as const }, action: 'ask' },
   ];
   it.each(policies)('over budget: $name', ({ overrides, action }) => {
@@ -157,7 +225,10 @@ describe('the budget gate', () => {
     const rejected = spent();
     const asked = budgetGate(rejected, input(), 1);
     if (asked.action !== 'ask') throw new Error('expected a question');
-    expect(onBudgetDecision(rejected, input(), false, asked)).toMatchObject({ action: 'stop', message: expect.stringMatching(/\(not approved\)$/) });
+    expect(onBudgetDecision(rejected, input(), false, asked)).toMatchObject({
+      action: 'stop',
+      message: expect.stringMatching(/\(not approved\)$/),
+    });
   });
 });
 
@@ -182,9 +253,19 @@ describe('what operators see', () => {
     const current = state();
     current.step = 4;
     current.lastTool = 'Bash';
-    const pending = [{ callId: 'wipe', tool: 'Bash', level: 'destructive', reason: 'deletes recursively', requestedAt: 1 }];
-    expect(currentDetails(current, input({ maxSteps: 9 }), pending)).toContain('**pending approvals** wipe (Bash: deletes recursively)');
+    const pending = [
+      { callId: 'wipe', tool: 'Bash', level: 'destructive', reason: 'deletes recursively', requestedAt: 1 },
+    ];
+    expect(currentDetails(current, input({ maxSteps: 9 }), pending)).toContain(
+      '**pending approvals** wipe (Bash: deletes recursively)',
+    );
     expect(currentDetails(current, input({ maxSteps: 9 }), [])).toContain('**step** 4 of 9');
-    expect(publishedValues(current, input(), pending)).toEqual({ status: 'running', step: 4, pendingApprovals: 1, costUsd: 0, model: 'gpt-4.1-mini' });
+    expect(publishedValues(current, input(), pending)).toEqual({
+      status: 'running',
+      step: 4,
+      pendingApprovals: 1,
+      costUsd: 0,
+      model: 'gpt-4.1-mini',
+    });
   });
 });

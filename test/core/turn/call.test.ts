@@ -29,9 +29,20 @@ import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 const WORKSPACE = '/work/space';
 const NOW = 1_000_000;
 
-function env(overrides: Partial<AgentInput> = {}, state: AgentState = initialState('task-1', 'system', 'do it')): TurnEnv {
+function env(
+  overrides: Partial<AgentInput> = {},
+  state: AgentState = initialState('task-1', 'system', 'do it'),
+): TurnEnv {
   state.step = 3;
-  const input: AgentInput = { task: 'do it', workspace: WORKSPACE, selection: { model: 'm' }, maxSteps: 10, mode: 'default', askPolicy: 'wait', ...overrides };
+  const input: AgentInput = {
+    task: 'do it',
+    workspace: WORKSPACE,
+    selection: { model: 'm' },
+    maxSteps: 10,
+    mode: 'default',
+    askPolicy: 'wait',
+    ...overrides,
+  };
   return { state, input, registry: createTaskRegistry() };
 }
 
@@ -52,10 +63,16 @@ function start(turnEnv: TurnEnv, name: string, args: Record<string, unknown>): {
 }
 
 function stored(envelope: Envelope, extra: Partial<StoredToolResult> = {}): StoredToolResult {
-  return { call: { callId: 'call_1', turn: 3, index: 0 }, message: { key: `sha256:${'a'.repeat(64)}`, tokens: 10 }, outcome: outcomeOf(envelope), ...extra };
+  return {
+    call: { callId: 'call_1', turn: 3, index: 0 },
+    message: { key: `sha256:${'a'.repeat(64)}`, tokens: 10 },
+    outcome: outcomeOf(envelope),
+    ...extra,
+  };
 }
 
-const ok = (text = 'done'): StoredToolResult => stored(okEnvelope({ data: {}, text, context: { tool_call_id: 'call_1', cwd: '.', params_input: {} } }));
+const ok = (text = 'done'): StoredToolResult =>
+  stored(okEnvelope({ data: {}, text, context: { tool_call_id: 'call_1', cwd: '.', params_input: {} } }));
 const failed = (code: 'EXECUTION_ERROR' | 'TIMEOUT' | 'NOT_FOUND' = 'EXECUTION_ERROR'): StoredToolResult =>
   stored(errorEnvelope({ code, message: 'it broke', context: { tool_call_id: 'call_1', cwd: '.', params_input: {} } }));
 
@@ -63,11 +80,28 @@ function segment(overrides: Partial<BashSegment>): BashSegment {
   return { text: 'x', level: 'read_only', rule: 'read_command', reason: 'only reads', action: 'allow', ...overrides };
 }
 const readOnlyCommand: BashClassification = classificationOf([segment({ text: 'ls' })]);
-const destructive: BashClassification = classificationOf([segment({ text: 'rm -rf build', level: 'destructive', rule: 'recursive_delete', reason: 'deletes recursively', action: 'ask' })]);
-const networkWrite: BashClassification = classificationOf([
-  segment({ text: 'npm install lodash', level: 'network_write', rule: 'package_install', reason: 'installs packages', action: 'ask', approvalKey: 'npm install' }),
+const destructive: BashClassification = classificationOf([
+  segment({
+    text: 'rm -rf build',
+    level: 'destructive',
+    rule: 'recursive_delete',
+    reason: 'deletes recursively',
+    action: 'ask',
+  }),
 ]);
-const forbidden: BashClassification = classificationOf([segment({ text: 'sudo rm', level: 'forbidden', rule: 'privilege', reason: 'escalates', action: 'deny' })]);
+const networkWrite: BashClassification = classificationOf([
+  segment({
+    text: 'npm install lodash',
+    level: 'network_write',
+    rule: 'package_install',
+    reason: 'installs packages',
+    action: 'ask',
+    approvalKey: 'npm install',
+  }),
+]);
+const forbidden: BashClassification = classificationOf([
+  segment({ text: 'sudo rm', level: 'forbidden', rule: 'privilege', reason: 'escalates', action: 'deny' }),
+]);
 
 /** The message of the envelope a workflow-made result stored (pending writes hold it until the next activity). */
 function envelopeOf(turnEnv: TurnEnv, need: CallNeed): Envelope {
@@ -83,28 +117,55 @@ describe('the gates, in order: breaker → (classification) → permission → a
   it('a read goes straight to its activity, tried in the workflow worker first', () => {
     const turnEnv = env();
     const { need } = start(turnEnv, 'ReadFile', { path: 'src/a.ts' });
-    expect(need).toMatchObject({ type: 'activity', tool: 'ReadFile', local: true, request: { callId: 'call_1', turn: 3, input: { path: 'src/a.ts' } } });
+    expect(need).toMatchObject({
+      type: 'activity',
+      tool: 'ReadFile',
+      local: true,
+      request: { callId: 'call_1', turn: 3, input: { path: 'src/a.ts' } },
+    });
     expect(eventTypes(turnEnv.state)).toEqual(['tool_lifecycle', 'permission_decision', 'tool_lifecycle']);
     expect(turnEnv.state.lastTool).toBe('ReadFile');
   });
 
   it('an open circuit stops the call before the permission is even decided', () => {
     const turnEnv = env();
-    const open: BreakerState = { state: 'OPEN', failures: 3, opened_at: NOW - 1_000, trial_in_flight: false, last_error: 'boom' };
+    const open: BreakerState = {
+      state: 'OPEN',
+      failures: 3,
+      opened_at: NOW - 1_000,
+      trial_in_flight: false,
+      last_error: 'boom',
+    };
     turnEnv.state.breakers.ReadFile = open;
     const { need } = start(turnEnv, 'ReadFile', { path: 'a' });
-    expect(envelopeOf(turnEnv, need).error).toMatchObject({ code: 'CIRCUIT_OPEN', details: { failures: 3, last_error: 'boom' } });
+    expect(envelopeOf(turnEnv, need).error).toMatchObject({
+      code: 'CIRCUIT_OPEN',
+      details: { failures: 3, last_error: 'boom' },
+    });
     expect(eventTypes(turnEnv.state)).not.toContain('permission_decision');
   });
 
   it('a shell command is classified where the workspace is before the permission is decided', () => {
     const turnEnv = env({ toolTaskQueue: 'host-a' });
     const { run, need } = start(turnEnv, 'Bash', { command: 'ls  -la' });
-    expect(need).toMatchObject({ type: 'classify', command: 'ls  -la', cwd: '.', workspace: WORKSPACE, taskQueue: 'host-a', summary: 'classifyBash ls -la' });
+    expect(need).toMatchObject({
+      type: 'classify',
+      command: 'ls  -la',
+      cwd: '.',
+      workspace: WORKSPACE,
+      taskQueue: 'host-a',
+      summary: 'classifyBash ls -la',
+    });
     expect(eventTypes(turnEnv.state)).not.toContain('permission_decision');
     const next = onClassified(turnEnv, run, readOnlyCommand, NOW);
     // Commands are not concurrency-safe: straight to the host's queue, with the classification echoed.
-    expect(next).toMatchObject({ type: 'activity', tool: 'Bash', local: false, taskQueue: 'host-a', request: { classification: { level: 'read_only' } } });
+    expect(next).toMatchObject({
+      type: 'activity',
+      tool: 'Bash',
+      local: false,
+      taskQueue: 'host-a',
+      request: { classification: { level: 'read_only' } },
+    });
   });
 
   it('a DENY never asks and never runs, and gives back a HALF_OPEN trial it held', () => {
@@ -113,7 +174,10 @@ describe('the gates, in order: breaker → (classification) → permission → a
     const { run } = start(turnEnv, 'Bash', { command: 'sudo rm' });
     expect(turnEnv.state.breakers.Bash).toMatchObject({ state: 'HALF_OPEN', trial_in_flight: true });
     const need = onClassified(turnEnv, run, forbidden, NOW);
-    expect(envelopeOf(turnEnv, need).error).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'privilege' } });
+    expect(envelopeOf(turnEnv, need).error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { reason: 'privilege' },
+    });
     expect(turnEnv.state.breakers.Bash).toMatchObject({ state: 'HALF_OPEN', trial_in_flight: false });
     expect(eventTypes(turnEnv.state)).not.toContain('permission_ask');
   });
@@ -126,10 +190,14 @@ describe('the gates, in order: breaker → (classification) → permission → a
 
   it('read-only mode denies a write, and a disabled tool is denied', () => {
     const readOnly = env({ mode: 'read_only' });
-    expect(envelopeOf(readOnly, start(readOnly, 'WriteFile', { path: 'a.txt', content: 'x' }).need).error).toMatchObject({ details: { reason: 'read_only_mode' } });
+    expect(
+      envelopeOf(readOnly, start(readOnly, 'WriteFile', { path: 'a.txt', content: 'x' }).need).error,
+    ).toMatchObject({ details: { reason: 'read_only_mode' } });
     const disabled = env();
     disabled.registry.disable('Glob');
-    expect(envelopeOf(disabled, start(disabled, 'Glob', { pattern: '*' }).need).error).toMatchObject({ details: { reason: 'tool_disabled' } });
+    expect(envelopeOf(disabled, start(disabled, 'Glob', { pattern: '*' }).need).error).toMatchObject({
+      details: { reason: 'tool_disabled' },
+    });
   });
 
   it('ToolSearch runs in the workflow: no activity, an envelope at once', () => {
@@ -146,7 +214,11 @@ describe('the gates, in order: breaker → (classification) → permission → a
     const { run, need } = startCall(turnEnv, failedPlan, NOW);
     expect(run).toBeUndefined();
     expect(envelopeOf(turnEnv, need).status).toBe('error');
-    expect(turnEnv.state.progress.at(-1)).toMatchObject({ kind: 'tool', tool: 'NoSuchTool', status: expect.any(String) });
+    expect(turnEnv.state.progress.at(-1)).toMatchObject({
+      kind: 'tool',
+      tool: 'NoSuchTool',
+      status: expect.any(String),
+    });
   });
 });
 
@@ -166,11 +238,18 @@ describe('every ask policy', () => {
     expect(eventTypes(turnEnv.state)).toContain('permission_ask');
     if (result === 'runs') expect(need).toMatchObject({ type: 'activity', tool: 'Bash' });
     if (result === 'denied') {
-      expect(envelopeOf(turnEnv, need).error).toMatchObject({ code: 'PERMISSION_DENIED', details: { reason: 'not_approved', rejection_reason: 'the run does not ask (--ask deny)' } });
+      expect(envelopeOf(turnEnv, need).error).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        details: { reason: 'not_approved', rejection_reason: 'the run does not ask (--ask deny)' },
+      });
       expect(envelopeOf(turnEnv, need).error?.message).toMatch(/requires confirmation .* and was not approved/);
     }
     if (result === 'waits') {
-      expect(need).toMatchObject({ type: 'approval', timeoutMs: 600_000, request: { callId: 'call_1', tool: 'Bash', level: 'destructive', command: 'rm -rf build', requestedAt: NOW } });
+      expect(need).toMatchObject({
+        type: 'approval',
+        timeoutMs: 600_000,
+        request: { callId: 'call_1', tool: 'Bash', level: 'destructive', command: 'rm -rf build', requestedAt: NOW },
+      });
     }
   });
 
@@ -189,14 +268,32 @@ describe('every ask policy', () => {
     const turnEnv = env();
     const { run } = start(turnEnv, 'Bash', { command: 'rm -rf build' });
     onClassified(turnEnv, run, destructive, NOW);
-    const need = onDecision(turnEnv, run, { tool_call_id: 'call_1', decision: 'reject', reason: 'no decision within 600 s' }, NOW);
-    expect(envelopeOf(turnEnv, need).error).toMatchObject({ code: 'PERMISSION_DENIED', details: { rejection_reason: 'no decision within 600 s', permission: { level: 'destructive' } } });
+    const need = onDecision(
+      turnEnv,
+      run,
+      { tool_call_id: 'call_1', decision: 'reject', reason: 'no decision within 600 s' },
+      NOW,
+    );
+    expect(envelopeOf(turnEnv, need).error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { rejection_reason: 'no decision within 600 s', permission: { level: 'destructive' } },
+    });
     expect(turnEnv.state.status).toBe('running');
   });
 
   const remembers = [
-    { name: 'a network_write approval covers its key for the task', classification: networkWrite, remember: false, kept: ['npm install'] },
-    { name: '--remember keeps a network_write key', classification: networkWrite, remember: true, kept: ['npm install'] },
+    {
+      name: 'a network_write approval covers its key for the task',
+      classification: networkWrite,
+      remember: false,
+      kept: ['npm install'],
+    },
+    {
+      name: '--remember keeps a network_write key',
+      classification: networkWrite,
+      remember: true,
+      kept: ['npm install'],
+    },
     { name: 'a destructive approval covers only this call', classification: destructive, remember: false, kept: [] },
   ];
   it.each(remembers)('$name', ({ classification, remember, kept }) => {
@@ -212,12 +309,19 @@ describe('every ask policy', () => {
     turnEnv.state.approvals = ['npm install'];
     const { run } = start(turnEnv, 'Bash', { command: 'npm install lodash' });
     expect(onClassified(turnEnv, run, networkWrite, NOW)).toMatchObject({ type: 'activity' });
-    expect(turnEnv.state.events.find((event) => event.type === 'permission_decision')?.data).toMatchObject({ action: 'allow', rule: 'approved_in_task' });
+    expect(turnEnv.state.events.find((event) => event.type === 'permission_decision')?.data).toMatchObject({
+      action: 'allow',
+      rule: 'approved_in_task',
+    });
   });
 
   it('a write outside writeAutoAllow asks; one inside runs', () => {
     const turnEnv = env({ askPolicy: 'deny' });
-    expect(start(turnEnv, 'WriteFile', { path: 'src/a.ts', content: 'x' }).need).toMatchObject({ type: 'activity', tool: 'WriteFile', local: false });
+    expect(start(turnEnv, 'WriteFile', { path: 'src/a.ts', content: 'x' }).need).toMatchObject({
+      type: 'activity',
+      tool: 'WriteFile',
+      local: false,
+    });
     const protectedWrite = start(turnEnv, 'WriteFile', { path: '.git/config', content: 'x' }).need;
     expect(protectedWrite.type).toBe('done');
   });
@@ -230,7 +334,13 @@ describe('after the activity', () => {
     const need = onActivityResult(turnEnv, run, ok('read 3 lines'), NOW + 40);
     expect(need).toMatchObject({ type: 'done', result: { outcome: { status: 'success', text: 'read 3 lines' } } });
     expect(turnEnv.state.events.at(-1)).toMatchObject({ type: 'tool_lifecycle', data: { status: 'completed' } });
-    expect(turnEnv.state.progress.at(-1)).toMatchObject({ kind: 'tool', tool: 'ReadFile', status: 'success', ms: 40, text: 'src/a.ts' });
+    expect(turnEnv.state.progress.at(-1)).toMatchObject({
+      kind: 'tool',
+      tool: 'ReadFile',
+      status: 'success',
+      ms: 40,
+      text: 'src/a.ts',
+    });
   });
 
   it('a read answered `elsewhere` goes to the workspace host; a second `elsewhere` is a failure, not a loop', () => {
@@ -244,12 +354,16 @@ describe('after the activity', () => {
     expect(envelopeOf(turnEnv, lost).error?.message).toMatch(/does not own the workspace/);
   });
 
-  it('the read state: only the entry of the call\'s own path goes out; updates and symlink aliases come back', () => {
+  it("the read state: only the entry of the call's own path goes out; updates and symlink aliases come back", () => {
     const turnEnv = env();
     const entry = { sha256: 'x', mtimeMs: 1, size: 3, partial: false } as unknown as AgentState['readState'][string];
     turnEnv.state.readState = { 'real/a.ts': entry, 'other.ts': entry };
     turnEnv.state.readStateAliases = { 'link/a.ts': 'real/a.ts' };
-    const { run, need } = start(turnEnv, 'EditFile', { path: `${WORKSPACE}/link/a.ts`, old_string: 'a', new_string: 'b' });
+    const { run, need } = start(turnEnv, 'EditFile', {
+      path: `${WORKSPACE}/link/a.ts`,
+      old_string: 'a',
+      new_string: 'b',
+    });
     expect(need).toMatchObject({ type: 'activity', request: { readState: { 'real/a.ts': entry } } });
     onActivityResult(turnEnv, run, { ...ok(), readStateUpdate: { key: 'real/a.ts', entry: null } }, NOW);
     expect(turnEnv.state.readState).toEqual({ 'other.ts': entry });
@@ -260,10 +374,34 @@ describe('after the activity', () => {
   });
 
   const lost = [
-    { name: 'a start-to-close timeout is TIMEOUT', tool: 'ReadFile', error: timeout('START_TO_CLOSE'), code: 'TIMEOUT', message: /did not finish within/ },
-    { name: 'a missed heartbeat of a command: it may have partially run', tool: 'Bash', error: timeout('HEARTBEAT'), code: 'EXECUTION_ERROR', message: /may have partially run/ },
-    { name: 'a missed heartbeat of a read: worker lost', tool: 'ReadFile', error: timeout('HEARTBEAT'), code: 'EXECUTION_ERROR', message: /worker lost during execution\.$/ },
-    { name: 'anything else is INTERNAL_ERROR with its cause', tool: 'ReadFile', error: activityFailure(ApplicationFailure.create({ message: 'disk on fire' })), code: 'INTERNAL_ERROR', message: /disk on fire/ },
+    {
+      name: 'a start-to-close timeout is TIMEOUT',
+      tool: 'ReadFile',
+      error: timeout('START_TO_CLOSE'),
+      code: 'TIMEOUT',
+      message: /did not finish within/,
+    },
+    {
+      name: 'a missed heartbeat of a command: it may have partially run',
+      tool: 'Bash',
+      error: timeout('HEARTBEAT'),
+      code: 'EXECUTION_ERROR',
+      message: /may have partially run/,
+    },
+    {
+      name: 'a missed heartbeat of a read: worker lost',
+      tool: 'ReadFile',
+      error: timeout('HEARTBEAT'),
+      code: 'EXECUTION_ERROR',
+      message: /worker lost during execution\.$/,
+    },
+    {
+      name: 'anything else is INTERNAL_ERROR with its cause',
+      tool: 'ReadFile',
+      error: activityFailure(ApplicationFailure.create({ message: 'disk on fire' })),
+      code: 'INTERNAL_ERROR',
+      message: /disk on fire/,
+    },
   ];
   it.each(lost)('$name', ({ tool, error, code, message }) => {
     const turnEnv = env({ askPolicy: 'approve' });
@@ -291,9 +429,16 @@ describe('fallbacks', () => {
     const { run } = start(turnEnv, 'Grep', { pattern: 'TODO' });
     const fallback = onActivityResult(turnEnv, run, failed('EXECUTION_ERROR'), NOW);
     expect(fallback).toMatchObject({ type: 'classify' });
-    expect(turnEnv.state.events.at(-1)).toMatchObject({ type: 'tool_fallback', data: { from: 'Grep', to: 'Bash', reason: 'primary_failed:EXECUTION_ERROR' } });
+    expect(turnEnv.state.events.at(-1)).toMatchObject({
+      type: 'tool_fallback',
+      data: { from: 'Grep', to: 'Bash', reason: 'primary_failed:EXECUTION_ERROR' },
+    });
     const bashNeed = onClassified(turnEnv, run, readOnlyCommand, NOW);
-    expect(bashNeed).toMatchObject({ type: 'activity', tool: 'Bash', request: { fallback: { served_by: 'Bash', primary: 'Grep' } } });
+    expect(bashNeed).toMatchObject({
+      type: 'activity',
+      tool: 'Bash',
+      request: { fallback: { served_by: 'Bash', primary: 'Grep' } },
+    });
     const done = onActivityResult(turnEnv, run, ok('3 matches'), NOW);
     expect(done).toMatchObject({ type: 'done', result: { outcome: { text: '3 matches' } } });
     expect(turnEnv.state.progress.at(-1)).toMatchObject({ tool: 'Grep', text: 'TODO', status: 'success' });
@@ -306,7 +451,7 @@ describe('fallbacks', () => {
     expect(turnEnv.state.events.at(-1)).toMatchObject({ type: 'tool_fallback', data: { reason: 'circuit_open' } });
   });
 
-  it('when the fallback fails too, the primary\'s result stands', () => {
+  it("when the fallback fails too, the primary's result stands", () => {
     const turnEnv = env({ askPolicy: 'approve' });
     const { run } = start(turnEnv, 'Grep', { pattern: 'x' });
     onActivityResult(turnEnv, run, failed('EXECUTION_ERROR'), NOW);

@@ -6,18 +6,43 @@ import { MAX_TURN_RESULT_BYTES } from '../../../src/core/budget.js';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import type { ToolResult, TurnEnv } from '../../../src/core/turn/call.js';
-import { applyTurnBudget, endTurn, planTurn, turnBudgetRequest, visibleToolNames } from '../../../src/core/turn/turn.js';
+import {
+  applyTurnBudget,
+  endTurn,
+  planTurn,
+  turnBudgetRequest,
+  visibleToolNames,
+} from '../../../src/core/turn/turn.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 
 function env(overrides: Partial<AgentInput> = {}): TurnEnv {
   const state = initialState('task-1', 'system', 'do it');
   state.step = 2;
-  const input: AgentInput = { task: 'do it', workspace: '/w', selection: {}, maxSteps: 5, mode: 'default', askPolicy: 'wait', ...overrides };
+  const input: AgentInput = {
+    task: 'do it',
+    workspace: '/w',
+    selection: {},
+    maxSteps: 5,
+    mode: 'default',
+    askPolicy: 'wait',
+    ...overrides,
+  };
   return { state, input, registry: createTaskRegistry() };
 }
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: JSON.stringify(args), complete: true });
-const turnOf = (...toolCalls: ReturnType<typeof call>[]) => ({ content: null, toolCalls, finishReason: 'tool_calls' as const, usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, model: 'm' });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  name,
+  arguments: JSON.stringify(args),
+  complete: true,
+});
+const turnOf = (...toolCalls: ReturnType<typeof call>[]) => ({
+  content: null,
+  toolCalls,
+  finishReason: 'tool_calls' as const,
+  usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+  model: 'm',
+});
 
 const result = (bytes: number, key: ContentKey = `sha256:${'b'.repeat(64)}`): ToolResult => ({
   message: { key, tokens: 1 },
@@ -29,7 +54,13 @@ describe('planTurn', () => {
     const turnEnv = env({ maxToolConcurrency: 2 });
     const planned = planTurn(
       turnEnv,
-      turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' }), call('c', 'Glob', { pattern: '*' }), call('d', 'Bash', { command: 'make' }), call('e', 'ReadFile', { path: 'e' })),
+      turnOf(
+        call('a', 'ReadFile', { path: 'a' }),
+        call('b', 'ReadFile', { path: 'b' }),
+        call('c', 'Glob', { pattern: '*' }),
+        call('d', 'Bash', { command: 'make' }),
+        call('e', 'ReadFile', { path: 'e' }),
+      ),
       1,
     );
     expect(planned.batches.map((batch) => [batch.calls.map((plan) => plan.callId), batch.concurrency])).toEqual([
@@ -39,12 +70,18 @@ describe('planTurn', () => {
     ]);
     expect(turnEnv.state.events[0]).toMatchObject({ type: 'tool_orchestration_plan' });
     // The assistant message is made before anything runs, with the final ids, and waits to be stored.
-    expect(JSON.parse(turnEnv.state.pendingWrites[planned.assistant.key]!).tool_calls.map((part: { id: string }) => part.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(
+      JSON.parse(turnEnv.state.pendingWrites[planned.assistant.key]!).tool_calls.map((part: { id: string }) => part.id),
+    ).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('repairs are traced; duplicate ids are made unique', () => {
     const turnEnv = env();
-    const planned = planTurn(turnEnv, turnOf(call('x', 'read_file', { path: 'a' }), call('x', 'ReadFile', { path: 'b' })), 1);
+    const planned = planTurn(
+      turnEnv,
+      turnOf(call('x', 'read_file', { path: 'a' }), call('x', 'ReadFile', { path: 'b' })),
+      1,
+    );
     expect(planned.plans.map((plan) => plan.callId)).toEqual(['x', 'x#2']);
     expect(turnEnv.state.events.some((event) => event.type === 'argument_repair')).toBe(true);
   });
@@ -53,7 +90,11 @@ describe('planTurn', () => {
 describe('the turn budget (C.9 layer 2)', () => {
   it('asks for nothing while the results fit, and for the activity when they do not', () => {
     const turnEnv = env();
-    const planned = planTurn(turnEnv, turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })), 1);
+    const planned = planTurn(
+      turnEnv,
+      turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
+      1,
+    );
     expect(turnBudgetRequest(turnEnv, planned.plans, [result(10), result(10)])).toBeUndefined();
     const request = turnBudgetRequest(turnEnv, planned.plans, [result(MAX_TURN_RESULT_BYTES), result(1)]);
     expect(request?.request.results.map((item) => [item.callId, item.toolName])).toEqual([
@@ -65,12 +106,21 @@ describe('the turn budget (C.9 layer 2)', () => {
 
   it('replaces the budgeted results in place and traces each', () => {
     const turnEnv = env();
-    const planned = planTurn(turnEnv, turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })), 1);
+    const planned = planTurn(
+      turnEnv,
+      turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
+      1,
+    );
     const smaller = result(100, `sha256:${'c'.repeat(64)}`);
-    const budgeted: BudgetTurnResult = { items: [{ index: 0, ...smaller, event: { reason: 'aggregate_budget', raw_bytes: 300_000, visible_bytes: 100 } }] };
+    const budgeted: BudgetTurnResult = {
+      items: [{ index: 0, ...smaller, event: { reason: 'aggregate_budget', raw_bytes: 300_000, visible_bytes: 100 } }],
+    };
     const next = applyTurnBudget(turnEnv, planned.plans, [result(300_000), result(5)], budgeted, 1);
     expect(next.map((item) => item.outcome.bytes)).toEqual([100, 5]);
-    expect(turnEnv.state.events.at(-1)).toMatchObject({ type: 'tool_result_budget_item', data: { tool_call_id: 'a', reason: 'aggregate_budget' } });
+    expect(turnEnv.state.events.at(-1)).toMatchObject({
+      type: 'tool_result_budget_item',
+      data: { tool_call_id: 'a', reason: 'aggregate_budget' },
+    });
   });
 });
 
