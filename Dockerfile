@@ -5,9 +5,11 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts
+# Dev dependencies only to compile src/ to dist/ (bin runs the compiled code), then dropped.
+RUN npm ci --ignore-scripts
 COPY bin ./bin
 COPY src ./src
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
+RUN npm run build && npm prune --omit=dev
 ENTRYPOINT ["node", "/app/bin/durable-agent.js"]
 CMD ["worker"]

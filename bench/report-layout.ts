@@ -17,6 +17,7 @@ paired runs (for byte counts: of single steps), the noise around the median.
 
 /** Text placed before the first block of the section it is keyed by. */
 export const REPORT_HEADINGS: Readonly<Record<string, string>> = {
+  'cli-latency': '## CLI',
   glob: '## Tools',
   'durable-tax': `
 ## Durable runs

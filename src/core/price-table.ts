@@ -1,5 +1,5 @@
 // Sandbox-safe: plain data, imported by the workflow (budgets) and by the price-file loader alike.
-// Default model prices; a user price file (DURABLE_AGENT_PRICES, see activities/load-prices.ts) is merged over them.
+// Default model prices; a user price file (DURABLE_AGENT_PRICES, see cli/load-prices.ts) is merged over them.
 
 /** USD per 1M tokens for one model. */
 export interface ModelPrice {
