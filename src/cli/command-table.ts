@@ -23,6 +23,12 @@ import {
 /** Runs a command with its arguments (after the command name) and returns the process exit code. */
 export type CommandHandler = (argv: string[], config: Config) => Promise<number>;
 
+/**
+ * Answers a command without the configuration or the Temporal client when it can (through the embedded server's HTTP
+ * API); undefined hands the command over to its handler.
+ */
+export type FastHandler = (argv: string[], env: NodeJS.ProcessEnv) => Promise<number | undefined>;
+
 /** One command of the CLI. */
 export interface Command {
   name: string;
@@ -34,6 +40,8 @@ export interface Command {
   help: string;
   /** Imports the command's module and returns its handler. */
   load(): Promise<CommandHandler>;
+  /** Imports the command's module and returns its fast path, tried before the handler. */
+  loadFast?(): Promise<FastHandler>;
 }
 
 /** Every command, in the order `durable-agent --help` lists them. */
@@ -65,6 +73,7 @@ export const COMMANDS: readonly Command[] = [
     summary: "show a run's status (--json for scripts)",
     help: statusHelp,
     load: async () => (await import('./commands/status.js')).statusCommand,
+    loadFast: async () => (await import('./commands/status.js')).statusFast,
   },
   {
     name: 'approve',
@@ -93,6 +102,7 @@ export const COMMANDS: readonly Command[] = [
     summary: 'list runs (--status, --pending-approvals, --min-cost)',
     help: listHelp,
     load: async () => (await import('./commands/list.js')).listCommand,
+    loadFast: async () => (await import('./commands/list.js')).listFast,
   },
   {
     name: 'history',

@@ -9,6 +9,10 @@ import { cliStore } from './cli-store.js';
 import type { DevServerInfo } from './dev-server/index.js';
 import { color, log } from './output.js';
 import { uiOrigins } from './ui-origins.js';
+import { workerConfiguration } from './worker-configuration.js';
+
+export { runUrl } from './run-url.js';
+export { workerConfiguration };
 
 /** A client plus what the CLI prints about where it is connected. */
 export interface Connected {
@@ -124,39 +128,4 @@ export async function connect(config: Config, options: { needWorker: boolean }):
     embedded: true,
     hasSearchAttributes: async () => server.namespace === config.namespace || (await ask()),
   });
-}
-
-const WORKER_SETTINGS = [
-  'OPENAI_API_KEY',
-  'OPENAI_BASE_URL',
-  'DURABLE_AGENT_MODEL',
-  'DURABLE_AGENT_PROVIDER',
-  'TEMPORAL_NAMESPACE',
-  'DURABLE_AGENT_TASK_QUEUE',
-  // The content store: the worker must write where this CLI reads (output, gc).
-  'DURABLE_AGENT_STORE',
-  'DURABLE_AGENT_STORE_DIR',
-  'DURABLE_AGENT_S3_ENDPOINT',
-  'DURABLE_AGENT_S3_FORCE_PATH_STYLE',
-  'AWS_REGION',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-];
-
-/** A digest (never the values: the key must not land in a state file) of what the background worker reads from its environment. */
-export function workerConfiguration(env: NodeJS.ProcessEnv): string {
-  const settings = WORKER_SETTINGS.map((name) => `${name}=${env[name] ?? ''}`).join('\n');
-  return createHash('sha256').update(settings).digest('hex');
-}
-
-/** The Web UI page of one run. */
-export function runUrl(
-  connected: Pick<Connected, 'uiUrl' | 'namespace'>,
-  workflowId: string,
-  runId?: string,
-): string | undefined {
-  if (!connected.uiUrl) return undefined;
-  const base = connected.uiUrl.replace(/\/$/, '');
-  const id = encodeURIComponent(workflowId);
-  return `${base}/namespaces/${encodeURIComponent(connected.namespace)}/workflows/${id}${runId ? `/${runId}` : ''}/history`;
 }

@@ -37,7 +37,8 @@ the options). --json prints {workflowId, runId, status: "running"}. Follow the r
 export const statusHelp = `Usage: durable-agent status ID [--json]
 
 Prints a run's status, step, usage and answer. --json prints
-{workflowId, runId, status, step, answer?, pendingApprovals, breakers, usage}.`;
+{workflowId, runId, status, step, answer?, pendingApprovals, breakers, usage}. A finished run is read from the result
+it returned, so it shows no pending approvals and no breakers.`;
 
 /** Help text of `watch`. */
 export const watchHelp = `Usage: durable-agent watch ID [--json]
@@ -57,7 +58,8 @@ export const devServerHelp = `Usage: durable-agent dev-server [--status [--json]
 
 Starts the embedded Temporal dev server (SQLite under the state directory, Web UI), a background worker and the
 Web UI's codec endpoint (on DURABLE_AGENT_DEV_CODEC_PORT, default 8234), or whichever of them is not running.
---status shows all three; --stop stops them.`;
+The server's HTTP API, which status and list read, listens on DURABLE_AGENT_DEV_HTTP_PORT (default: a free port).
+--status shows all three and the HTTP API's address; --stop stops them.`;
 
 /** Help text of `codec-server`. */
 export const codecServerHelp = `Usage: durable-agent codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]…

@@ -19,6 +19,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${command.help}\n`);
       return EXIT.finished;
     }
+    if (command.loadFast) {
+      const answered = await (await command.loadFast())(rest, process.env);
+      if (answered !== undefined) return answered;
+    }
     // The configuration parses the environment with zod: loaded beside the command, not before `--help`.
     const [{ loadConfig }, handler] = await Promise.all([import('../config.js'), command.load()]);
     return await handler(rest, loadConfig());

@@ -69,6 +69,7 @@ describe('embedded dev server lifecycle', () => {
   let uiPort: number;
   let codecPort: number;
   let serverPid: number;
+  let httpUrl: string;
   let workerPid: number;
   let codecPid: number;
 
@@ -93,6 +94,10 @@ describe('embedded dev server lifecycle', () => {
     expect(first.address).toBe(`127.0.0.1:${port}`);
     expect(first.uiUrl).toBe(`http://127.0.0.1:${uiPort}`);
     expect(first.codecUrl).toBe(`http://127.0.0.1:${codecPort}`);
+    // The HTTP API `status` and `list` read: a port the server was given, recorded for both invocations.
+    expect(first.httpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(second.httpUrl).toBe(first.httpUrl);
+    httpUrl = first.httpUrl;
     serverPid = first.pid;
     // Both CLI processes have exited; the server they started has not.
     expect(isAlive(serverPid)).toBe(true);
@@ -109,6 +114,7 @@ describe('embedded dev server lifecycle', () => {
       address: `127.0.0.1:${port}`,
       namespace: 'default',
       uiUrl: `http://127.0.0.1:${uiPort}`,
+      httpUrl,
       server: { pid: serverPid, running: true },
       worker: { pid: null, running: false },
       codec: { url: `http://127.0.0.1:${codecPort}`, pid: null, running: false },
@@ -120,6 +126,9 @@ describe('embedded dev server lifecycle', () => {
     const flag = (name: string) => commandLine[commandLine.indexOf(name) + 1];
     expect(flag('--ui-codec-endpoint')).toBe(`http://127.0.0.1:${codecPort}`);
     expect(flag('--dynamic-config-value')).toBe('system.enableActivityEagerExecution=true');
+    expect(`http://127.0.0.1:${flag('--http-port')}`).toBe(httpUrl);
+    // The HTTP API answers there.
+    expect((await fetch(`${httpUrl}/api/v1/namespaces/default/workflows/no-such-run`)).status).toBe(404);
     // The UI hands the endpoint to the browser through its settings.
     const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
       Codec: { Endpoint: string };

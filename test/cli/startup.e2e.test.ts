@@ -1,5 +1,6 @@
 // What a command loads: `--help` nothing beyond the command table, `status` and `list` the Temporal client and the
 // compiled CLI (never the sources through tsx) but not the worker, the webpack bundler, a model client or the S3 SDK.
+// Against the embedded server, whose HTTP API they read, `status` and `list` load neither the Temporal client nor zod.
 // Checked in the spawned CLI with a module resolve hook that records every module it loads.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -7,8 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDevServer, stopDevServer } from '../../src/cli/dev-server/index.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress } from '../support/harness.js';
+import { findFreePorts } from '../support/temporal-server.js';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -64,9 +67,9 @@ afterAll(async () => {
 });
 
 /** Runs the CLI with the hook; returns its result and the packages and own modules it loaded. */
-async function loadedBy(args: string[]) {
+async function loadedBy(args: string[], env: Record<string, string> = { TEMPORAL_ADDRESS: temporalAddress() }) {
   const result = await execa(process.execPath, ['--import', register, durableAgentBin, ...args], {
-    env: { TEMPORAL_ADDRESS: temporalAddress() },
+    env,
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
@@ -111,6 +114,42 @@ describe('module loading', () => {
       } else {
         expect(result.exitCode, result.stderr).toBe(0);
       }
+    });
+  }
+});
+
+describe('module loading against the embedded server', () => {
+  let stateDir: string;
+
+  beforeAll(async () => {
+    stateDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-startup-state-'));
+    const [port, httpPort] = (await findFreePorts(2)) as [number, number];
+    const server = await ensureDevServer({ stateDir, port, httpPort, headless: true, build: false, log: () => {} });
+    expect(server.httpUrl).toBe(`http://127.0.0.1:${httpPort}`);
+  });
+
+  afterAll(async () => {
+    await stopDevServer({ stateDir, graceMs: 2_000 });
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
+  for (const args of [['status', 'no-such-run'], ['list']]) {
+    it(`${args[0]} reads the HTTP API: no Temporal client, no zod, no worker started`, async () => {
+      const { result, packages, own } = await loadedBy(args, { DURABLE_AGENT_STATE_DIR: stateDir });
+      expect([...packages].filter((name) => name!.startsWith('@temporalio/') || name === 'zod')).toEqual([]);
+      expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
+      expect(own).toContain('dist/cli/http-api.js');
+      expect(own).not.toContain('dist/config.js');
+      expect(own).not.toContain('dist/cli/connect.js');
+      if (args[0] === 'status') {
+        expect(result.exitCode).toBe(1);
+        expect(result.stderr).toContain('error: no run no-such-run');
+      } else {
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect(result.stdout).toBe('no agent runs match');
+      }
+      // Nothing started a background worker (a query, the only reason for one, is sent only to a running run).
+      expect(result.stderr).not.toMatch(/Starting a background worker/);
     });
   }
 });

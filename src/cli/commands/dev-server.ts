@@ -41,6 +41,7 @@ export async function devServerCommand(argv: string[]): Promise<number> {
       [
         `address    ${status.address} (namespace ${status.namespace})`,
         `web ui     ${status.uiUrl}`,
+        ...(status.httpUrl ? [`http api   ${status.httpUrl}`] : []),
         `server     ${status.server.running ? `running (pid ${status.server.pid})` : 'not running'}`,
         `worker     ${status.worker.running ? `running (pid ${status.worker.pid})` : 'not running'}`,
         `codec      ${codecLine(status.codec)}`,

@@ -1,11 +1,11 @@
+// `list`: agent runs from the visibility store, through the embedded server's HTTP API when it can (no Temporal client
+// loaded), over gRPC otherwise; both readings become the same rows, printed here.
 import { parseArgs } from 'node:util';
-import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { ServiceError } from '@temporalio/client';
+import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { RunStatus } from '../../core/state.js';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
-import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import type { HttpExecution } from '../http-api.js';
 import { color, log } from '../output.js';
 import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../run-status.js';
 import { stdoutColor } from '../stdout-color.js';
@@ -39,25 +39,59 @@ export function listQuery(filters: ListFilters): string {
   return clauses.join(' AND ');
 }
 
+/** A listed execution as either reading gives it: the Agent* search attributes and the memo's task, undecided. */
+export interface ListedExecution {
+  workflowId: string;
+  runId: string;
+  execution: WorkflowExecutionStatusName;
+  startTime: Date;
+  closeTime?: Date;
+  reported: { status?: unknown; step?: unknown; costUsd?: unknown; pendingApprovals?: unknown };
+  task?: unknown;
+}
+
 /** A listed execution as a row: search attributes for what the workflow reports, the memo for the task text. */
-export function toRunRow(execution: WorkflowExecutionInfo): RunRow {
-  const attributes = execution.typedSearchAttributes;
-  const task = execution.memo?.task;
+export function toRunRow(listed: ListedExecution): RunRow {
+  const numberOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
   return {
-    workflowId: execution.workflowId,
-    runId: execution.runId,
-    status: runStatusOf(execution.status.name, attributes.get(AGENT_SEARCH_ATTRIBUTES.status)),
-    step: attributes.get(AGENT_SEARCH_ATTRIBUTES.step) ?? null,
-    costUsd: attributes.get(AGENT_SEARCH_ATTRIBUTES.costUsd) ?? null,
-    pendingApprovals: attributes.get(AGENT_SEARCH_ATTRIBUTES.pendingApprovals) ?? null,
-    startTime: execution.startTime.toISOString(),
-    closeTime: execution.closeTime?.toISOString() ?? null,
-    task: typeof task === 'string' ? task : null,
+    workflowId: listed.workflowId,
+    runId: listed.runId,
+    status: runStatusOf(listed.execution, listed.reported.status),
+    step: numberOrNull(listed.reported.step),
+    costUsd: numberOrNull(listed.reported.costUsd),
+    pendingApprovals: numberOrNull(listed.reported.pendingApprovals),
+    startTime: listed.startTime.toISOString(),
+    closeTime: listed.closeTime?.toISOString() ?? null,
+    task: typeof listed.task === 'string' ? listed.task : null,
   };
 }
 
-/** `list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]`: agent runs, newest first. */
-export async function listCommand(argv: string[], config: Config): Promise<number> {
+/** An execution the HTTP API listed; the names are those of AGENT_SEARCH_ATTRIBUTES (workflows/search-attributes.ts). */
+export function listedOverHttp(execution: HttpExecution): ListedExecution {
+  const attributes = execution.searchAttributes;
+  return {
+    workflowId: execution.workflowId,
+    runId: execution.runId,
+    execution: execution.status,
+    startTime: new Date(execution.startTime),
+    ...(execution.closeTime ? { closeTime: new Date(execution.closeTime) } : {}),
+    reported: {
+      status: attributes.AgentStatus,
+      step: attributes.AgentStep,
+      costUsd: attributes.AgentCostUsd,
+      pendingApprovals: attributes.AgentPendingApprovals,
+    },
+    task: execution.memo.task,
+  };
+}
+
+interface ListOptions {
+  query: string;
+  limit: number;
+  json: boolean;
+}
+
+function listOptionsOf(argv: string[]): ListOptions {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -85,12 +119,59 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
     ...(values['pending-approvals'] ? { pendingApprovals: true } : {}),
     ...(minCost !== undefined ? { minCostUsd: minCost } : {}),
   });
+  return { query, limit, json: values.json };
+}
+
+/**
+ * `list` through the embedded server's HTTP API; undefined when it cannot answer (another server, no recorded API,
+ * a refused query, a payload only the data converter reads), so `listCommand` does.
+ */
+export async function listFast(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  const { query, limit, json } = listOptionsOf(argv);
+  const http = await import('../http-api.js');
+  const api = await http.embeddedHttpApi(env);
+  if (!api) return undefined;
+  let rows: RunRow[];
+  try {
+    rows = (await http.listExecutions(api, query, limit)).map((execution) => toRunRow(listedOverHttp(execution)));
+  } catch (error) {
+    if (error instanceof http.HttpApiUnavailable) return undefined;
+    throw error;
+  }
+  return printRows(rows, json);
+}
+
+/** `list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]`: agent runs, newest first. */
+export async function listCommand(argv: string[], config: Config): Promise<number> {
+  const { query, limit, json } = listOptionsOf(argv);
+  const [{ ServiceError }, { connect }, { AGENT_SEARCH_ATTRIBUTES }] = await Promise.all([
+    import('@temporalio/client'),
+    import('../connect.js'),
+    import('../../workflows/search-attributes.js'),
+  ]);
+  const listedOverGrpc = (execution: WorkflowExecutionInfo): ListedExecution => {
+    const attributes = execution.typedSearchAttributes;
+    return {
+      workflowId: execution.workflowId,
+      runId: execution.runId,
+      execution: execution.status.name,
+      startTime: execution.startTime,
+      ...(execution.closeTime ? { closeTime: execution.closeTime } : {}),
+      reported: {
+        status: attributes.get(AGENT_SEARCH_ATTRIBUTES.status),
+        step: attributes.get(AGENT_SEARCH_ATTRIBUTES.step),
+        costUsd: attributes.get(AGENT_SEARCH_ATTRIBUTES.costUsd),
+        pendingApprovals: attributes.get(AGENT_SEARCH_ATTRIBUTES.pendingApprovals),
+      },
+      task: execution.memo?.task,
+    };
+  };
   const connected = await connect(config, { needWorker: false });
   try {
     const rows: RunRow[] = [];
     try {
       for await (const execution of connected.client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-        rows.push(toRunRow(execution));
+        rows.push(toRunRow(listedOverGrpc(execution)));
         if (rows.length >= limit) break;
       }
     } catch (error) {
@@ -103,14 +184,18 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
         );
       return EXIT.failed;
     }
-    // Visibility stores without ORDER BY return open runs first, then by close time; newest start first reads better.
-    rows.sort((left, right) => right.startTime.localeCompare(left.startTime));
-    if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
-    else process.stdout.write(formatRows(rows, Date.now()));
-    return EXIT.finished;
+    return printRows(rows, json);
   } finally {
     await connected.close();
   }
+}
+
+function printRows(rows: RunRow[], json: boolean): number {
+  // Visibility stores without ORDER BY return open runs first, then by close time; newest start first reads better.
+  rows.sort((left, right) => right.startTime.localeCompare(left.startTime));
+  if (json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+  else process.stdout.write(formatRows(rows, Date.now()));
+  return EXIT.finished;
 }
 
 function statusPaint(status: RunStatus): (text: string) => string {

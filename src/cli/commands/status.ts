@@ -1,18 +1,34 @@
+// `status ID`: read through the embedded server's HTTP API when it can (no Temporal client loaded), over gRPC
+// otherwise; both readings become one RunSnapshot, printed here. A closed run is read from its close event (the
+// result the workflow returned), never by a query, which would make a worker replay its whole history.
 import { parseArgs } from 'node:util';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { emptyUsage } from '../../core/state.js';
-import type { agentWorkflow } from '../../workflows/agent.js';
+import type { AgentResult } from '../../core/state.js';
 import type { AgentStateView } from '../../workflows/messages.js';
-import { stateQuery } from '../../workflows/messages.js';
-import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import type { HttpApi } from '../http-api.js';
+import type * as httpApi from '../http-api.js';
 import { color, log } from '../output.js';
+import { runUrl } from '../run-url.js';
 import { runStatusOf } from '../run-status.js';
-import { storedText } from '../stored-text.js';
 
-/** `status ID [--json]`. */
-export async function statusCommand(argv: string[], config: Config): Promise<number> {
+/** What `status` prints about a run, however it was read. */
+export interface RunSnapshot {
+  runId: string;
+  execution: WorkflowExecutionStatusName;
+  /** An open run's live state, when a worker answered the query. */
+  view?: AgentStateView;
+  /** A closed run's result: what it returned, or the details of its AgentRunFailed failure. */
+  result?: AgentResult;
+  /** The AgentStep search attribute: the step a closed run without a result last reported. */
+  reportedStep?: number;
+}
+
+/** The `state` query's name (stateQuery in workflows/messages.ts), sent without loading the workflow package. */
+const STATE_QUERY = 'state';
+
+function workflowIdOf(argv: string[]): { workflowId: string; json: boolean } {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { json: { type: 'boolean', default: false } },
@@ -20,69 +36,162 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
   });
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('status needs a run id: durable-agent status ID');
+  return { workflowId, json: values.json };
+}
+
+/** Whether the execution status is one of a run that is over. */
+function isClosed(execution: WorkflowExecutionStatusName): boolean {
+  return execution !== 'RUNNING' && execution !== 'CONTINUED_AS_NEW';
+}
+
+/**
+ * `status` through the embedded server's HTTP API; undefined when it cannot answer (another server, no recorded API,
+ * a payload only the data converter reads, an open run without a worker to answer the query), so `statusCommand` does.
+ */
+export async function statusFast(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  const { workflowId, json } = workflowIdOf(argv);
+  const http = await import('../http-api.js');
+  const api = await http.embeddedHttpApi(env);
+  if (!api) return undefined;
+  try {
+    const snapshot = await readOverHttp(http, api, workflowId);
+    if (snapshot === 'ask-over-grpc') return undefined;
+    return await print(workflowId, snapshot, { uiUrl: api.uiUrl, namespace: api.namespace }, json);
+  } catch (error) {
+    if (error instanceof http.HttpApiUnavailable) return undefined;
+    throw error;
+  }
+}
+
+async function readOverHttp(
+  http: typeof httpApi,
+  api: HttpApi,
+  workflowId: string,
+): Promise<RunSnapshot | undefined | 'ask-over-grpc'> {
+  const description = await http.describeExecution(api, workflowId);
+  if (!description) return undefined;
+  const { runId, status: execution } = description;
+  if (isClosed(execution)) {
+    const closed = await http.closeEvent(api, workflowId, runId);
+    const step = description.searchAttributes.AgentStep;
+    return {
+      runId,
+      execution,
+      ...(isAgentResult(closed?.value) ? { result: closed.value } : {}),
+      ...(typeof step === 'number' ? { reportedStep: step } : {}),
+    };
+  }
+  // A query needs a worker; starting one is the gRPC path's business.
+  if (!(await api.workerReady())) return 'ask-over-grpc';
+  const view = await http.queryWorkflow(api, workflowId, runId, STATE_QUERY, [Number.MAX_SAFE_INTEGER]);
+  return { runId, execution, ...(view ? { view: view as AgentStateView } : {}) };
+}
+
+function isAgentResult(value: unknown): value is AgentResult {
+  return typeof value === 'object' && value !== null && 'status' in value && 'steps' in value;
+}
+
+/** `status ID [--json]` over gRPC: TEMPORAL_ADDRESS, or the embedded server when its HTTP API cannot answer. */
+export async function statusCommand(argv: string[], config: Config): Promise<number> {
+  const { workflowId, json } = workflowIdOf(argv);
+  const [{ ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError }, { connect }, { stateQuery }, attributes] =
+    await Promise.all([
+      import('@temporalio/client'),
+      import('../connect.js'),
+      import('../../workflows/messages.js'),
+      import('../../workflows/search-attributes.js'),
+    ]);
   const connected = await connect(config, { needWorker: true });
   try {
-    const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
-    // Both at once: the server answers the description itself, the query through a worker.
-    const [description, view] = await Promise.all([
-      handle.describe().catch((error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) return undefined;
-        throw error;
-      }),
+    const latest = connected.client.workflow.getHandle(workflowId);
+    const description = await latest.describe().catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    });
+    if (!description) return await print(workflowId, undefined, connected, json);
+    const { runId } = description;
+    const snapshot: RunSnapshot = { runId, execution: description.status.name };
+    if (isClosed(snapshot.execution)) {
+      const step = description.typedSearchAttributes.get(attributes.AGENT_SEARCH_ATTRIBUTES.step);
+      if (step !== undefined) snapshot.reportedStep = step;
+      // The close event, decoded by the data converter: a result in the content store is read back from there.
+      const handle = connected.client.workflow.getHandle(workflowId, runId, { followRuns: false });
+      const result: unknown = await handle.result().catch((error: unknown): unknown => {
+        const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+        if (cause instanceof ApplicationFailure && cause.type === 'AgentRunFailed') return cause.details?.[0];
+        return undefined;
+      });
+      if (isAgentResult(result)) snapshot.result = result;
+    } else {
       // No worker to answer the query: fall back to what the server knows.
-      handle.query(stateQuery, Number.MAX_SAFE_INTEGER).catch((): AgentStateView | undefined => undefined),
-    ]);
-    if (!description) {
-      log(color.red(`error: no run ${workflowId}`));
-      return EXIT.failed;
+      const view = await connected.client.workflow
+        .getHandle(workflowId, runId)
+        .query(stateQuery, Number.MAX_SAFE_INTEGER)
+        .catch((): AgentStateView | undefined => undefined);
+      if (view) snapshot.view = view;
     }
-    const status = runStatusOf(description.status.name, view?.status);
-    const object = {
-      workflowId,
-      runId: description.runId,
-      status,
-      step: view?.step ?? 0,
-      ...(view?.answer ? { answer: await storedText(view.answer) } : {}),
-      ...(view?.error ? { error: view.error } : {}),
-      pendingApprovals: (view?.pendingApprovals ?? []).map(({ callId, tool, level, reason, command, path, key }) => ({
-        callId,
-        tool,
-        level,
-        reason,
-        ...(command !== undefined ? { command } : {}),
-        ...(path !== undefined ? { path } : {}),
-        ...(key !== undefined ? { key } : {}),
-      })),
-      breakers: Object.fromEntries(
-        Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state]),
-      ),
-      usage: view?.usage ?? emptyUsage(),
-    };
-    if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
-    else {
-      const link = runUrl(connected, workflowId, description.runId);
-      process.stdout.write(
-        [
-          `${color.bold(workflowId)}  ${status}`,
-          `  step        ${object.step}${view ? ` of ${view.maxSteps}` : ''}`,
-          `  tool calls  ${view?.toolCalls ?? 0}`,
-          `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
-          ...(view?.lastTool ? [`  last tool   ${view.lastTool}`] : []),
-          ...object.pendingApprovals.map(
-            (approval) =>
-              `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
-          ),
-          ...Object.entries(object.breakers)
-            .filter(([, state]) => state !== 'CLOSED')
-            .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
-          ...(object.answer ? [`  answer      ${object.answer.split('\n')[0]}`] : []),
-          ...(object.error ? [`  error       ${object.error}`] : []),
-          ...(link ? [`  ui          ${link}`] : []),
-        ].join('\n') + '\n',
-      );
-    }
-    return EXIT.finished;
+    return await print(workflowId, snapshot, connected, json);
   } finally {
     await connected.close();
   }
+}
+
+async function print(
+  workflowId: string,
+  snapshot: RunSnapshot | undefined,
+  where: { uiUrl?: string; namespace: string },
+  json: boolean,
+): Promise<number> {
+  if (!snapshot) {
+    log(color.red(`error: no run ${workflowId}`));
+    return EXIT.failed;
+  }
+  const { view, result } = snapshot;
+  const status = runStatusOf(snapshot.execution, view?.status ?? result?.status);
+  const answer = view ? view.answer : result?.answer;
+  const error = view ? view.error : result?.error;
+  const object = {
+    workflowId,
+    runId: snapshot.runId,
+    status,
+    step: view?.step ?? result?.steps ?? snapshot.reportedStep ?? 0,
+    // A long answer travels as a reference to the content store; the store's code loads only then.
+    ...(answer ? { answer: await (await import('../stored-text.js')).storedText(answer) } : {}),
+    ...(error ? { error } : {}),
+    pendingApprovals: (view?.pendingApprovals ?? []).map(({ callId, tool, level, reason, command, path, key }) => ({
+      callId,
+      tool,
+      level,
+      reason,
+      ...(command !== undefined ? { command } : {}),
+      ...(path !== undefined ? { path } : {}),
+      ...(key !== undefined ? { key } : {}),
+    })),
+    breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
+    usage: view?.usage ?? result?.usage ?? (await import('../../core/state.js')).emptyUsage(),
+  };
+  if (json) process.stdout.write(`${JSON.stringify(object)}\n`);
+  else {
+    const link = runUrl(where, workflowId, snapshot.runId);
+    process.stdout.write(
+      [
+        `${color.bold(workflowId)}  ${status}`,
+        `  step        ${object.step}${view ? ` of ${view.maxSteps}` : ''}`,
+        `  tool calls  ${view?.toolCalls ?? result?.toolCalls ?? 0}`,
+        `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
+        ...(view?.lastTool ? [`  last tool   ${view.lastTool}`] : []),
+        ...object.pendingApprovals.map(
+          (approval) =>
+            `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
+        ),
+        ...Object.entries(object.breakers)
+          .filter(([, state]) => state !== 'CLOSED')
+          .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
+        ...(object.answer ? [`  answer      ${object.answer.split('\n')[0]}`] : []),
+        ...(object.error ? [`  error       ${object.error}`] : []),
+        ...(link ? [`  ui          ${link}`] : []),
+      ].join('\n') + '\n',
+    );
+  }
+  return EXIT.finished;
 }

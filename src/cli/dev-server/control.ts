@@ -13,6 +13,8 @@ export interface DevServerStatus {
   address: string;
   namespace: string;
   uiUrl: string;
+  /** The frontend's HTTP API; empty when no server is recorded or its record predates it. */
+  httpUrl: string;
   server: { pid: number | null; running: boolean };
   worker: { pid: number | null; running: boolean };
   /** The Web UI's codec endpoint; `url` is empty when the UI has none. */
@@ -40,6 +42,7 @@ export async function devServerStatus(options: DevServerLocation = {}): Promise<
     address: state.server?.address ?? `${HOST}:${port}`,
     namespace: state.server?.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default',
     uiUrl: state.server ? state.server.uiUrl : `http://${HOST}:${uiPort}`,
+    httpUrl: state.server?.httpUrl ?? '',
     server: { pid: serverRunning ? state.server!.pid : null, running: serverRunning },
     worker: { pid: workerRunning ? state.worker!.pid : null, running: workerRunning },
     codec: {

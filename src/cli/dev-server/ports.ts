@@ -39,6 +39,18 @@ export async function isPortFree(port: number): Promise<boolean> {
   });
 }
 
+/** A port of HOST that was free a moment ago (the system's pick for port 0). */
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: HOST, exclusive: true }, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** Whether something accepts connections on `host`:`port`. */
 export async function isListening(host: string, port: number): Promise<boolean> {
   return await new Promise((resolve) => {

@@ -7,7 +7,7 @@ import type { DirectoryEnvironment } from '../state-dir.js';
 import type { TemporalBinary } from '../temporal-binary.js';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
-import { codecPortFromEnv, DEFAULT_DEV_PORT, HOST, isPortFree, portFromEnv } from './ports.js';
+import { codecPortFromEnv, DEFAULT_DEV_PORT, freePort, HOST, isPortFree, portFromEnv } from './ports.js';
 import { isOurProcess, logTail, logToStderr, spawnDetached, terminate } from './processes.js';
 import { ensureSearchAttributes, searchAttributeArgs } from './search-attributes.js';
 import { prepareStateDir, readRecord, updateRecord } from './state-record.js';
@@ -22,6 +22,8 @@ export interface EnsureDevServerOptions extends DevServerLocation {
   port?: number;
   /** Web UI port (default `DURABLE_AGENT_DEV_UI_PORT`, else port + 1000, i.e. 8233). */
   uiPort?: number;
+  /** Port of the frontend's HTTP API, which `status` and `list` read (default `DURABLE_AGENT_DEV_HTTP_PORT`, else a free one). */
+  httpPort?: number;
   /** Namespace to create and register the search attributes in (default `TEMPORAL_NAMESPACE` or `default`). */
   namespace?: string;
   /** Run without the Web UI. */
@@ -48,6 +50,8 @@ export interface DevServerInfo {
   uiUrl: string;
   /** The codec endpoint the Web UI calls (`http://127.0.0.1:8234`); empty when the UI has none. */
   codecUrl: string;
+  /** The frontend's HTTP API (`http://127.0.0.1:<port>`); empty for a server started before it was recorded. */
+  httpUrl: string;
   pid: number;
   /** False when this call started the server. */
   reused: boolean;
@@ -94,9 +98,11 @@ export async function openDevServer(
     const codecPort =
       uiPort === null ? null : options.codecPort === undefined ? codecPortFromEnv(env) : options.codecPort;
     const codecUrl = codecPort === null ? '' : `http://${HOST}:${codecPort}`;
+    const httpPort = options.httpPort ?? portFromEnv(env, 'DURABLE_AGENT_DEV_HTTP_PORT') ?? (await freePort());
     for (const [what, candidate, variable] of [
       ['gRPC', port, 'DURABLE_AGENT_DEV_PORT'],
       ['Web UI', uiPort, 'DURABLE_AGENT_DEV_UI_PORT'],
+      ['HTTP API', httpPort, 'DURABLE_AGENT_DEV_HTTP_PORT'],
     ] as const) {
       if (candidate !== null && !(await isPortFree(candidate))) {
         throw new DevServerError(
@@ -108,7 +114,7 @@ export async function openDevServer(
 
     const dbFile = path.join(directory, 'temporal.db');
     const logFile = path.join(directory, 'logs', 'temporal-server.log');
-    const command = [binary.path, ...temporalServerArgs({ port, uiPort, dbFile, namespace, codecUrl })];
+    const command = [binary.path, ...temporalServerArgs({ port, uiPort, httpPort, dbFile, namespace, codecUrl })];
     log(`Starting the Temporal dev server on ${HOST}:${port} (log: ${logFile})`);
     const child = await spawnDetached(command, { cwd: directory, env, logFile });
     const address = `${HOST}:${port}`;
@@ -123,6 +129,7 @@ export async function openDevServer(
       port,
       uiPort,
       codecUrl,
+      httpUrl: `http://${HOST}:${httpPort}`,
       dbFile,
       binary,
     };
@@ -147,6 +154,8 @@ export async function openDevServer(
 export function temporalServerArgs(options: {
   port: number;
   uiPort: number | null;
+  /** Port of the HTTP API (default: one the server picks, which nobody then knows). */
+  httpPort?: number;
   dbFile: string;
   namespace?: string;
   /** The codec endpoint the Web UI decodes payloads with (only with a UI). */
@@ -155,6 +164,7 @@ export function temporalServerArgs(options: {
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(options.port), '--db-filename', options.dbFile];
   args.push(...(options.uiPort === null ? ['--headless'] : ['--ui-port', String(options.uiPort)]));
   if (options.uiPort !== null && options.codecUrl) args.push('--ui-codec-endpoint', options.codecUrl);
+  if (options.httpPort !== undefined) args.push('--http-port', String(options.httpPort));
   // A workflow task that schedules an activity gets it back in the same round trip when this worker can run it:
   // one model call or tool call per step saves a task-queue dispatch each.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
@@ -242,6 +252,7 @@ function infoOf(record: ServerRecord, directory: string): Omit<DevServerInfo, 'r
     namespace: record.namespace,
     uiUrl: record.uiUrl,
     codecUrl: record.codecUrl ?? '',
+    httpUrl: record.httpUrl ?? '',
     pid: record.pid,
     logFile: record.logFile,
     stateDir: directory,

@@ -35,6 +35,8 @@ export interface ServerRecord extends ProcessRecord {
   uiPort: number | null;
   /** Empty when the UI was started without a codec endpoint (and in records written before there was one). */
   codecUrl?: string;
+  /** The frontend's HTTP API (`http://127.0.0.1:<port>`); absent in records written before it was recorded. */
+  httpUrl?: string;
   dbFile: string;
   binary: TemporalBinary;
 }
