@@ -8,25 +8,19 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApprovalDecision, PendingApproval } from '../approvals.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
 import { fixArguments } from '../arguments/fix-arguments.js';
-import type { BreakerState, BreakerTransition } from '../breaker.js';
 import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTrial } from '../breaker.js';
-import type { Envelope, EnvelopeContext } from '../envelope.js';
-import { abbreviateParams, errorEnvelope, okEnvelope, serializeEnvelope } from '../envelope.js';
+import type { EnvelopeContext } from '../envelope.js';
+import { abbreviateParams, errorEnvelope, okEnvelope } from '../envelope.js';
 import type { BashClassification, PermissionDecision } from '../permissions/index.js';
-import {
-  decidePermission,
-  normalizeRelativePath,
-  permissionDeniedError,
-  permissionSubject,
-} from '../permissions/index.js';
+import { decidePermission, permissionDeniedError, permissionSubject } from '../permissions/index.js';
 import type { AgentInput, AgentState } from '../state.js';
-import { addEvent, addProgress } from '../state.js';
+import { addEvent } from '../state.js';
 import type { PlannedCall } from '../tool-calls.js';
 import type { FallbackNote, ToolOutcome } from '../tool-outcome.js';
-import { outcomeOf } from '../tool-outcome.js';
 import type { MessageRef } from '../transcript-ref.js';
-import { workflowMessage } from '../transcript-ref.js';
 import { activityFailureEnvelope } from './activity-failure.js';
+import { lexicalPathOf, readStateFor } from './call-paths.js';
+import { recordFinish, setBreaker, toolNameOf, workflowResult } from './call-records.js';
 
 /** What the rules read: the task's state (changed in place), the run's input and the task's tools. */
 export interface TurnEnv {
@@ -128,7 +122,7 @@ export function startCall(env: TurnEnv, plan: PlannedCall, now: number): { run?:
     primaryParams: context.params_input,
     local: false,
     fallbacksSeen: 0,
-    ...lexicalPathOf(env, plan.input),
+    ...lexicalPathOf(env.input.workspace, plan.input),
   };
   return { run, need: nextNeed(env, run, now) };
 }
@@ -468,7 +462,7 @@ function nextFallback(env: TurnEnv, run: CallRun, now: number): boolean {
     };
     run.classification = undefined;
     run.permission = undefined;
-    Object.assign(run, lexicalPathOf(env, run.input));
+    Object.assign(run, lexicalPathOf(env.input.workspace, run.input));
     run.phase = 'gate';
     return true;
   }
@@ -479,90 +473,4 @@ function finish(env: TurnEnv, run: CallRun, result: ToolResult, now: number): vo
   run.result = result;
   run.phase = 'done';
   recordFinish(env, run.primaryTool.name, run.callId, result.outcome, run.primaryParams, run.started, now);
-}
-
-/** The call's closing lifecycle event and its progress line (`run` and `watch` print it). */
-function recordFinish(
-  env: TurnEnv,
-  tool: string,
-  callId: string,
-  outcome: ToolOutcome,
-  params: Record<string, unknown>,
-  started: number,
-  now: number,
-): void {
-  const { state } = env;
-  addEvent(state, 'tool_lifecycle', now, {
-    tool_call_id: callId,
-    tool_name: tool,
-    status: outcome.status === 'error' ? 'failed' : 'completed',
-    ...(outcome.error ? { code: outcome.error.code } : {}),
-  });
-  addProgress(state, {
-    kind: 'tool',
-    step: state.step,
-    tool,
-    status: outcome.status === 'error' ? (outcome.error?.code ?? 'error') : outcome.status,
-    ms: now - started,
-    text: progressLabel(params, callId),
-    ...(outcome.status === 'error' ? { detail: outcome.text } : {}),
-  });
-}
-
-/** The argument that says most about a call (its path, pattern, command…), on one line. */
-export function progressLabel(params: Record<string, unknown>, callId: string): string {
-  const label = ['path', 'pattern', 'command', 'query', 'input']
-    .map((key) => params[key])
-    .find((value) => typeof value === 'string');
-  const single = typeof label === 'string' ? label.replace(/\s+/g, ' ') : callId;
-  return single.length > 60 ? `${single.slice(0, 59)}…` : single;
-}
-
-/** A result the workflow made itself (planning errors, gates, lost activities): its message waits to be stored. */
-export function workflowResult(env: Pick<TurnEnv, 'state'>, callId: string, envelope: Envelope): ToolResult {
-  const message = workflowMessage(
-    { role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) },
-    env.state.pendingWrites,
-  );
-  return { message, outcome: outcomeOf(envelope) };
-}
-
-function setBreaker(
-  state: AgentState,
-  tool: string,
-  next: BreakerState,
-  now: number,
-  transition?: BreakerTransition,
-): void {
-  state.breakers[tool] = next;
-  if (transition) addEvent(state, 'circuit_state_change', now, { tool_name: tool, ...transition });
-}
-
-export function toolNameOf(plan: PlannedCall): string {
-  return plan.state === 'ready' ? plan.tool.name : plan.toolName;
-}
-
-function lexicalPathOf(env: TurnEnv, input: Record<string, unknown>): { lexicalPath?: string } {
-  return typeof input.path === 'string'
-    ? { lexicalPath: relativeToWorkspace(env.input.workspace, input.path) }
-    : { lexicalPath: undefined };
-}
-
-/**
- * The read-state entry of the file a call names, and nothing else: activity inputs stay the same size however many
- * files the task has read. The executor keys entries by the symlink-resolved path, which the workflow learns from
- * each update; a path never seen resolves to itself (a missing entry only means "read it first").
- */
-export function readStateFor(state: AgentState, lexicalPath: string | undefined): AgentState['readState'] {
-  if (lexicalPath === undefined) return {};
-  const key = state.readStateAliases[lexicalPath] ?? lexicalPath;
-  const entry = state.readState[key];
-  return entry ? { [key]: entry } : {};
-}
-
-/** The workspace-relative form of a path argument, for the file write rules (the executor enforces the real boundary). */
-export function relativeToWorkspace(workspace: string, path: string): string {
-  const root = workspace.replace(/\/+$/, '');
-  const inside = path === root ? '.' : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
-  return normalizeRelativePath(inside);
 }

@@ -11,7 +11,7 @@ import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } 
 import type { MessageRef } from '../transcript-ref.js';
 import { appendMessages, workflowMessage } from '../transcript-ref.js';
 import type { ToolResult, TurnEnv } from './call.js';
-import { toolNameOf } from './call.js';
+import { toolNameOf } from './call-records.js';
 
 /** How many safe calls of a batch run at once when the run does not say. */
 export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;

@@ -20,10 +20,9 @@ import {
   onActivityResult,
   onClassified,
   onDecision,
-  readStateFor,
-  relativeToWorkspace,
   startCall,
 } from '../../../src/core/turn/call.js';
+import { readStateFor, relativeToWorkspace } from '../../../src/core/turn/call-paths.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 
 const WORKSPACE = '/work/space';
