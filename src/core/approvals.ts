@@ -1,9 +1,17 @@
 // Sandbox-safe: the shapes of a human approval (C.4 askPolicy "wait" / "prompt"), shared by the turn rules, the
 // workflow's handlers and the CLI.
+import { canonicalJson } from '../tools/registry.js';
+import { contentKey } from './content-key.js';
 
 /** A call (or a budget extension) waiting for a human decision. */
 export interface PendingApproval {
+  /** What the operator names the call by: the model's call id (or `budget-step-N`). */
   callId: string;
+  /**
+   * What a decision is kept under: the call's place in the run and what it does (`callIdentity`). A model that reuses
+   * an id for another command is asked again; the id alone never carries an approval over.
+   */
+  identity: string;
   tool: string;
   level: string;
   reason: string;
@@ -29,6 +37,11 @@ export interface ApprovalOutcome {
   tool_call_id: string;
   decision: 'approve' | 'reject';
   rememberedKey?: string;
+}
+
+/** A call's identity in its run: step, position, tool and a hash of its validated arguments. */
+export function callIdentity(step: number, index: number, tool: string, input: Record<string, unknown>): string {
+  return `${step}/${index}/${tool}/${contentKey(canonicalJson(input)).slice('sha256:'.length, 'sha256:'.length + 16)}`;
 }
 
 /** How long a call waits for a decision when the run does not say; then it counts as rejected (C.4). */

@@ -5,7 +5,10 @@ import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core
 import { timedOutDecision } from '../core/approvals.js';
 import { approveToolCall, toolDecision } from './messages.js';
 
-/** The approvals of one workflow run: what is pending, and what was decided. */
+/**
+ * The approvals of one workflow run: what is pending (by the call id the operator names), and what was decided (by the
+ * call's identity, so a decision never carries over to another call that reuses the id).
+ */
 export class ApprovalBook {
   private readonly pending = new Map<string, PendingApproval>();
   private readonly decisions = new Map<string, ApprovalDecision>();
@@ -36,8 +39,8 @@ export class ApprovalBook {
   async request(approval: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
     this.pending.set(approval.callId, approval);
     try {
-      const decided = await condition(() => this.decisions.has(approval.callId), timeoutMs);
-      return decided ? this.decisions.get(approval.callId)! : timedOutDecision(approval.callId, timeoutMs);
+      const decided = await condition(() => this.decisions.has(approval.identity), timeoutMs);
+      return decided ? this.decisions.get(approval.identity)! : timedOutDecision(approval.callId, timeoutMs);
     } finally {
       this.pending.delete(approval.callId);
     }
@@ -46,19 +49,24 @@ export class ApprovalBook {
   private check(decision: ApprovalDecision): void {
     if (decision?.decision !== 'approve' && decision?.decision !== 'reject')
       throw new Error('decision must be "approve" or "reject"');
-    if (this.decisions.has(decision.tool_call_id))
+    const pending = this.pending.get(decision.tool_call_id);
+    if (pending && this.decisions.has(pending.identity))
       throw new Error(`Call ${decision.tool_call_id} was already decided.`);
-    if (!this.pending.has(decision.tool_call_id)) {
+    if (!pending) {
       const waiting = [...this.pending.keys()];
+      const decided = [...this.decisions.values()].some((earlier) => earlier.tool_call_id === decision.tool_call_id);
       throw new Error(
-        `No pending approval for call ${decision.tool_call_id}.${waiting.length ? ` Pending: ${waiting.join(', ')}.` : ' Nothing is pending.'}`,
+        decided
+          ? `Call ${decision.tool_call_id} was already decided.`
+          : `No pending approval for call ${decision.tool_call_id}.${waiting.length ? ` Pending: ${waiting.join(', ')}.` : ' Nothing is pending.'}`,
       );
     }
   }
 
   private decide(decision: ApprovalDecision): ApprovalOutcome {
-    this.decisions.set(decision.tool_call_id, decision);
-    const key = this.pending.get(decision.tool_call_id)?.key;
+    const pending = this.pending.get(decision.tool_call_id)!;
+    this.decisions.set(pending.identity, decision);
+    const key = pending.key;
     return {
       tool_call_id: decision.tool_call_id,
       decision: decision.decision,

@@ -1,6 +1,6 @@
 // Durable orchestration end to end on the real server: parallel fan-out, breakers, fallbacks, continue-as-new,
 // cancellation, and per-host tool queues. Evidence comes from the event history and the model's next request.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -337,6 +337,51 @@ describe('context compaction', () => {
       expect(after[2]!.content).toContain('SUMMARY: read big.txt five times');
       expect(after.some((message) => message.role === 'tool' && message.tool_call_id === 'r1')).toBe(false);
       expect(after.some((message) => message.role === 'tool' && message.tool_call_id === 'r5')).toBe(true);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('approvals', () => {
+  it('are bound to the call: a later command under an approved id is asked about again', async () => {
+    const workspace = await workspaceFrom();
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      input: { askPolicy: 'wait' },
+      script: [
+        { tool_calls: [{ id: 'call_1', name: 'Bash', arguments: { command: 'rm -rf build' } }] },
+        { tool_calls: [{ id: 'call_1', name: 'Bash', arguments: { command: 'rm -rf docs' } }] },
+        { content: 'done' },
+      ],
+    });
+    const waitFor = async (command: string) => {
+      for (;;) {
+        const pending = (await handle.query(stateQuery).catch(() => undefined))?.pendingApprovals[0];
+        if (pending?.command === command) return pending;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    try {
+      await mkdir(join(workspace, 'build'));
+      await mkdir(join(workspace, 'docs'));
+      expect(await waitFor('rm -rf build')).toMatchObject({ callId: 'call_1' });
+      await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'call_1', decision: 'approve' }] });
+      // The same id, another command: it waits for its own decision instead of running on the first one's.
+      expect(await waitFor('rm -rf docs')).toMatchObject({ callId: 'call_1', level: 'destructive' });
+      await handle.executeUpdate(approveToolCall, {
+        args: [{ tool_call_id: 'call_1', decision: 'reject', reason: 'keep the docs' }],
+      });
+      expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'done' });
+      const requests = model.requests as Requests;
+      const last = requests[2]!.messages.at(-1)!;
+      expect(last).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
+      expect(JSON.parse(last.content as string).error).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        details: { rejection_reason: 'keep the docs' },
+      });
+      await expect(stat(join(workspace, 'build'))).rejects.toThrow();
+      expect((await stat(join(workspace, 'docs'))).isDirectory()).toBe(true);
     } finally {
       await model.close();
     }

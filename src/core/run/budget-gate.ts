@@ -47,6 +47,7 @@ export function budgetGate(state: AgentState, input: AgentInput, now: number): B
     action: 'ask',
     request: {
       callId: `budget-step-${state.step + 1}`,
+      identity: `budget-step-${state.step + 1}`,
       tool: 'callModel',
       level: 'budget',
       reason: check.message,

@@ -6,7 +6,7 @@ import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../..
 import type { ToolActivityPolicy, ToolContract } from '../../tools/define-tool.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApprovalDecision, PendingApproval } from '../approvals.js';
-import { DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
+import { callIdentity, DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
 import { fixArguments } from '../arguments/fix-arguments.js';
 import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTrial } from '../breaker.js';
 import type { EnvelopeContext } from '../envelope.js';
@@ -305,7 +305,7 @@ function decide(env: TurnEnv, run: CallRun, now: number): CallNeed | undefined {
       state.status = 'waiting_approval';
       return {
         type: 'approval',
-        request: approvalRequest(run, permission, now),
+        request: approvalRequest(env, run, permission, now),
         timeoutMs: input.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
       };
   }
@@ -316,10 +316,11 @@ function askPolicyOf(input: AgentInput): 'approve' | 'deny' | 'wait' {
   return input.askPolicy === 'approve' || input.askPolicy === 'deny' ? input.askPolicy : 'wait';
 }
 
-function approvalRequest(run: CallRun, permission: PermissionDecision, now: number): PendingApproval {
+function approvalRequest(env: TurnEnv, run: CallRun, permission: PermissionDecision, now: number): PendingApproval {
   const key = permission.approvalKeys[0];
   return {
     callId: run.callId,
+    identity: callIdentity(env.state.step, run.index, run.tool.name, run.input),
     tool: run.tool.name,
     level: permission.level,
     reason: permission.reason,

@@ -254,7 +254,14 @@ describe('what operators see', () => {
     current.step = 4;
     current.lastTool = 'Bash';
     const pending = [
-      { callId: 'wipe', tool: 'Bash', level: 'destructive', reason: 'deletes recursively', requestedAt: 1 },
+      {
+        callId: 'wipe',
+        identity: '4/0/Bash/0123456789abcdef',
+        tool: 'Bash',
+        level: 'destructive',
+        reason: 'deletes recursively',
+        requestedAt: 1,
+      },
     ];
     expect(currentDetails(current, input({ maxSteps: 9 }), pending)).toContain(
       '**pending approvals** wipe (Bash: deletes recursively)',

@@ -263,6 +263,18 @@ describe('every ask policy', () => {
     expect(turnEnv.state.approvals).toEqual([]);
   });
 
+  it("a decision is kept under the call's identity: step, position, tool and arguments, never the id alone", () => {
+    const turnEnv = env();
+    const first = start(turnEnv, 'Bash', { command: 'rm -rf build' });
+    const asked = onClassified(turnEnv, first.run, destructive, NOW);
+    const second = start(turnEnv, 'Bash', { command: 'rm -rf docs' });
+    const askedAgain = onClassified(turnEnv, second.run, destructive, NOW);
+    if (asked.type !== 'approval' || askedAgain.type !== 'approval') throw new Error('expected two questions');
+    expect(asked.request.callId).toBe(askedAgain.request.callId);
+    expect(asked.request.identity).toMatch(/^3\/0\/Bash\/[0-9a-f]{16}$/);
+    expect(askedAgain.request.identity).not.toBe(asked.request.identity);
+  });
+
   it('waiting: a rejection (or a timeout) is PERMISSION_DENIED with what was said', () => {
     const turnEnv = env();
     const { run } = start(turnEnv, 'Bash', { command: 'rm -rf build' });
