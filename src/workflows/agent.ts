@@ -28,6 +28,7 @@ import {
   needsCompaction,
   recordModelFallback,
   recordModelTurn,
+  runEndingFailure,
   shouldContinueAsNew,
 } from '../core/run/steps.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
@@ -98,7 +99,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     }
     if (error instanceof ContinueAsNew) throw error;
     if (error instanceof ApplicationFailure && error.type === 'AgentRunFailed') throw error;
-    return fail(state, `Model call failed: ${describeFailure(error)}`);
+    const ending = runEndingFailure(error);
+    if (ending === undefined) throw error; // a bug in workflow code: the workflow task fails and is retried
+    return fail(state, ending);
   }
 }
 

@@ -129,6 +129,32 @@ describe('agentWorkflow end to end', () => {
     }
   });
 
+  it('a bug in workflow code fails the workflow task, which Temporal retries, and leaves the run open', async () => {
+    const workspace = await workspaceFrom();
+    // Input the workflow cannot handle (a client bypassing the CLI's checks): its code throws a TypeError.
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [{ content: 'never asked' }],
+      workspace,
+      input: { fallbackSelections: 'not a list' as never },
+    });
+    try {
+      let failedTask: string | undefined;
+      for (let waited = 0; !failedTask && waited < 20_000; waited += 200) {
+        for (const event of (await handle.fetchHistory()).events ?? []) {
+          const message = event.workflowTaskFailedEventAttributes?.failure?.message;
+          if (message) failedTask = message;
+        }
+        if (!failedTask) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(failedTask).toMatch(/not a function|map/);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      await handle.terminate('test over').catch(() => undefined);
+      await model.close();
+    }
+  });
+
   it('moves down the model chain when a model fails for good', async () => {
     const workspace = await workspaceFrom();
     const { handle, model } = await startScriptedRun(harness, {

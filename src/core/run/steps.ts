@@ -1,6 +1,7 @@
 // Sandbox-safe: the run's rules between steps — when to continue as new, when to compact, which model to call after
 // which failure, what a model turn and a compaction record, how a run ends. The workflow only does the awaits.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { ACTIVITY } from '../activity-names.js';
 import { DEFAULT_PRICE_TABLE } from '../price-table.js';
 import type { PriceTable } from '../price-table.js';
 import type { ModelRequest, ModelSelection, ModelTurn } from '../messages.js';
@@ -71,6 +72,17 @@ export function compactionRequest(
     },
     summary: `callModel compaction: summarise the older part of ${state.transcript.messages} messages (~${state.transcript.tokens} tokens)`,
   };
+}
+
+/**
+ * The message a run fails with for an error that reached the top of the workflow: an activity that failed for good
+ * ends the run ("Model call failed: …"). Anything else is a bug in workflow code: undefined, and the workflow rethrows
+ * it, so Temporal fails the workflow task and retries it — the run resumes once fixed code is deployed.
+ */
+export function runEndingFailure(error: unknown): string | undefined {
+  if (!(error instanceof ActivityFailure)) return undefined;
+  const what = error.activityType === ACTIVITY.callModel ? 'Model call' : `Activity ${error.activityType}`;
+  return `${what} failed: ${describeFailure(error)}`;
 }
 
 /** A failure as one line: an activity's own cause rather than Temporal's wrapper. */

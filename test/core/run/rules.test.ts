@@ -17,6 +17,7 @@ import {
   needsCompaction,
   recordModelFallback,
   recordModelTurn,
+  runEndingFailure,
   shouldContinueAsNew,
 } from '../../../src/core/run/steps.js';
 import type { AgentInput, AgentState } from '../../../src/core/state.js';
@@ -130,6 +131,15 @@ describe('model calls', () => {
     expect(afterModelFailure(tooLong, { compactedThisStep: true, hasNextModel: false })).toBe('fail');
     expect(afterModelFailure(other, { compactedThisStep: false, hasNextModel: true })).toBe('next_model');
     expect(afterModelFailure(other, { compactedThisStep: false, hasNextModel: false })).toBe('fail');
+  });
+
+  it('only an activity that failed for good ends the run; anything else is a bug that fails the workflow task', () => {
+    const cause = ApplicationFailure.create({ message: '401 bad key' });
+    const model = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', cause);
+    const tool = new ActivityFailure('x', 'budgetTurn', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
+    expect(runEndingFailure(model)).toBe('Model call failed: 401 bad key');
+    expect(runEndingFailure(tool)).toBe('Activity budgetTurn failed: 401 bad key');
+    expect(runEndingFailure(new TypeError("Cannot read properties of undefined (reading 'map')"))).toBeUndefined();
   });
 
   it("a failure reads as its activity's cause", () => {
