@@ -197,6 +197,22 @@ export function planToolCalls(
       );
       return;
     }
+    if (tool.confirmation !== 'none' && parsed.repairs.some((repair) => repair.kind === 'closed_truncated')) {
+      // JSON the repair had to close was cut short: a read may go ahead on what arrived, a write, a command or a
+      // function must not run as something the model never finished asking for.
+      plans.push(
+        failed(
+          index,
+          callId,
+          tool.name,
+          'INVALID_PARAM',
+          `The arguments for ${tool.name} were cut short (they had to be closed to parse), so the call was not run. Re-issue the complete call.`,
+          { reason: 'truncated_arguments', raw_preview: (call.arguments ?? '').slice(0, 200) },
+          { paramsInput: fixed.normalized, repairs, ignoredParams: fixed.ignoredParams },
+        ),
+      );
+      return;
+    }
     const duplicateOf = ids[index]!.duplicateOf;
     const original = duplicateOf === undefined ? undefined : plans[duplicateOf];
     const concurrencySafe = tool.isConcurrencySafe(fixed.input);

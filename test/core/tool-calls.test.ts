@@ -157,3 +157,23 @@ describe('partition (C.3 step 4)', () => {
     ]);
   });
 });
+
+describe('arguments the repair had to close (cut short, yet sent as complete)', () => {
+  it.each([
+    ['Bash', '{"command":"rm -rf buil'],
+    ['WriteFile', '{"path":"notes.txt","content":"half a thou'],
+    ['EditFile', '{"path":"a.ts","old_string":"x","new_string":"y'],
+  ])('%s does not run: INVALID_PARAM, re-issue the call', (name, raw) => {
+    const [planned] = plan([call(name, raw, 'c1')]);
+    expect(planned).toMatchObject({
+      state: 'failed',
+      envelope: { error: { code: 'INVALID_PARAM', details: { reason: 'truncated_arguments' } } },
+    });
+  });
+
+  it('a read runs on what arrived, with the repair recorded', () => {
+    const [planned] = plan([call('ReadFile', '{"path":"a.t', 'c1')]);
+    expect(planned).toMatchObject({ state: 'ready', input: { path: 'a.t' } });
+    expect(planned?.state === 'ready' && planned.repairs.map((repair) => repair.kind)).toContain('closed_truncated');
+  });
+});

@@ -1,5 +1,5 @@
 // The tool layer end to end: every case is judged by what the model receives in its next request.
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
@@ -132,6 +132,43 @@ describe('argument repair through the workflow', () => {
         available_tools: ['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile'],
       },
     });
+  });
+});
+
+describe('arguments cut short but sent as complete', () => {
+  it('never run a command or a write; a read runs on what arrived', async () => {
+    const workspace = await workspaceFrom();
+    await mkdir(join(workspace, 'buil'));
+    await writeFile(join(workspace, 'a.t'), 'the start of a.txt\n');
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      input: { askPolicy: 'approve' },
+      script: [
+        {
+          tool_calls: [
+            { id: 'cut', name: 'Bash', arguments: '{"command":"rm -rf buil' },
+            { id: 'write', name: 'WriteFile', arguments: '{"path":"notes.txt","content":"half a thou' },
+            { id: 'read', name: 'ReadFile', arguments: '{"path":"a.t' },
+          ],
+        },
+        { content: 'ok' },
+      ],
+    });
+    try {
+      expect(await handle.result()).toMatchObject({ status: 'completed' });
+      const messages = (model.requests[1] as { messages: ChatMessage[] }).messages;
+      for (const id of ['cut', 'write']) {
+        expect(toolResult(messages, id).error, id).toMatchObject({
+          code: 'INVALID_PARAM',
+          details: { reason: 'truncated_arguments' },
+        });
+      }
+      expect(toolResult(messages, 'read').status).toBe('success');
+      expect((await stat(join(workspace, 'buil'))).isDirectory()).toBe(true);
+      await expect(stat(join(workspace, 'notes.txt'))).rejects.toThrow();
+    } finally {
+      await model.close();
+    }
   });
 });
 
