@@ -98,7 +98,7 @@ async function runCall(
   step: number,
   readState: ReadStateStore,
 ): Promise<MessageRef> {
-  if (plan.state !== 'ready') throw new Error(`floor: call ${plan.callId} was not planned: ${plan.envelope.text}`);
+  if (plan.state !== 'ready') throw new Error(`floor: call ${plan.callId} was not planned (${plan.state})`);
   const activity = (activities as unknown as Record<string, ToolActivity>)[plan.tool.name];
   if (!activity) throw new Error(`floor: no activity for ${plan.tool.name}`);
   const path = typeof plan.input.path === 'string' ? plan.input.path : undefined;

@@ -19,7 +19,7 @@ export interface ToolLookup {
   isUndiscovered(name: string): boolean;
 }
 
-/** A call ready to run, or one that already has its (error) envelope. */
+/** A call ready to run, one that already has its (error) envelope, or an exact duplicate of an earlier one. */
 export type PlannedCall =
   | {
       state: 'ready';
@@ -32,12 +32,25 @@ export type PlannedCall =
       ignoredParams: string[];
       concurrencySafe: boolean;
     }
-  | { state: 'failed'; index: number; callId: string; toolName: string; envelope: Envelope; concurrencySafe: false };
+  | { state: 'failed'; index: number; callId: string; toolName: string; envelope: Envelope; concurrencySafe: false }
+  /** The same tool and arguments as an earlier call of the turn under the same model id: answered, never run again. */
+  | {
+      state: 'duplicate';
+      index: number;
+      callId: string;
+      toolName: string;
+      duplicateOf: number;
+      repairs: Repair[];
+      concurrencySafe: false;
+    };
+
+/** A call the turn executes itself: ready, or failed with its envelope (duplicates are answered afterwards). */
+export type ExecutablePlan = Exclude<PlannedCall, { state: 'duplicate' }>;
 
 /** Consecutive calls that run together: a safe batch fans out, an unsafe batch holds exactly one call. */
 export interface Batch {
   safe: boolean;
-  calls: PlannedCall[];
+  calls: ExecutablePlan[];
 }
 
 interface NormalizedId {
@@ -219,20 +232,17 @@ export function planToolCalls(
     if (
       original?.state === 'ready' &&
       original.tool.name === tool.name &&
-      !concurrencySafe &&
       canonicalJson(original.input) === canonicalJson(fixed.input)
     ) {
-      plans.push(
-        failed(
-          index,
-          callId,
-          tool.name,
-          'INVALID_PARAM',
-          `This ${tool.name} call repeats call ${original.callId} with the same arguments in the same turn, so it was not run again.`,
-          { reason: 'duplicate_tool_call', duplicate_of: original.callId },
-          { paramsInput: fixed.normalized, repairs, ignoredParams: fixed.ignoredParams },
-        ),
-      );
+      plans.push({
+        state: 'duplicate',
+        index,
+        callId,
+        toolName: tool.name,
+        duplicateOf: original.index,
+        repairs,
+        concurrencySafe: false,
+      });
       return;
     }
     plans.push({
@@ -272,7 +282,7 @@ function fixFunctionArguments(toolName: string, value: Record<string, unknown>):
 }
 
 /** C.3 step 4: consecutive concurrency-safe calls share a batch; everything else runs alone. */
-export function partition(plans: readonly PlannedCall[]): Batch[] {
+export function partition(plans: readonly ExecutablePlan[]): Batch[] {
   const batches: Batch[] = [];
   for (const plan of plans) {
     const last = batches.at(-1);

@@ -5,8 +5,16 @@ import { ACTIVITY } from '../core/activity-names.js';
 import type { ModelTurn } from '../core/messages.js';
 import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../core/turn/call.js';
 import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/turn/call.js';
-import { applyTurnBudget, batchEnded, batchStarted, endTurn, planTurn, turnBudgetRequest } from '../core/turn/turn.js';
-import type { PlannedCall } from '../core/tool-calls.js';
+import {
+  answerDuplicates,
+  applyTurnBudget,
+  batchEnded,
+  batchStarted,
+  endTurn,
+  planTurn,
+  turnBudgetRequest,
+} from '../core/turn/turn.js';
+import type { ExecutablePlan } from '../core/tool-calls.js';
 import { takeWrites } from '../core/transcript-ref.js';
 import { toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
@@ -36,6 +44,7 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
       );
     batchEnded(env, number, Date.now());
   }
+  answerDuplicates(env, planned, results, Date.now());
   const budget = turnBudgetRequest(env, planned.plans, results);
   if (!budget) return endTurn(env, planned, results);
   const writes = takeWrites(env.state);
@@ -46,7 +55,7 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
 }
 
 /** One call, from its plan to its result: each await is one thing the call needs from outside the workflow. */
-async function executeCall(shell: TurnShell, plan: PlannedCall): Promise<ToolResult> {
+async function executeCall(shell: TurnShell, plan: ExecutablePlan): Promise<ToolResult> {
   const { env, approvals } = shell;
   const started = startCall(env, plan, Date.now());
   let need: CallNeed = started.need;

@@ -1,7 +1,7 @@
 // C.3 steps 1-4 as pure functions: id normalisation, planning (names, parsing, repair, duplicates) and partitioning.
 import { describe, expect, it } from 'vitest';
 import type { RawToolCall } from '../../src/core/messages.js';
-import type { PlannedCall } from '../../src/core/tool-calls.js';
+import type { ExecutablePlan, PlannedCall } from '../../src/core/tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../../src/core/tool-calls.js';
 import { builtinTools, toolSearch } from '../../src/tools/index.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
@@ -103,7 +103,7 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
     });
   });
 
-  it('refuses a duplicated unsafe call with the same arguments, but runs safe or different duplicates', () => {
+  it('marks an exact duplicate (same id, tool and arguments) to be answered, never run; a different one runs', () => {
     const plans = plan([
       call('Bash', { command: 'npm test' }, 'x'),
       call('Bash', { command: 'npm test' }, 'x'),
@@ -111,11 +111,9 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
       call('ReadFile', { path: 'a' }, 'y'),
       call('ReadFile', { path: 'a' }, 'y'),
     ]);
-    expect(plans.map((entry) => entry.state)).toEqual(['ready', 'failed', 'ready', 'ready', 'ready']);
-    expect(plans[1]).toMatchObject({
-      callId: 'x#2',
-      envelope: { error: { details: { reason: 'duplicate_tool_call' } } },
-    });
+    expect(plans.map((entry) => entry.state)).toEqual(['ready', 'duplicate', 'ready', 'ready', 'duplicate']);
+    expect(plans[1]).toMatchObject({ callId: 'x#2', duplicateOf: 0 });
+    expect(plans[4]).toMatchObject({ callId: 'y#2', duplicateOf: 3 });
   });
 
   it('sends undiscovered deferred tools to ToolSearch, and maps function-tool input (C.12)', () => {
@@ -147,7 +145,9 @@ describe('partition (C.3 step 4)', () => {
       call('ReadFile', { path: 'c' }),
       call('EditFile', { path: 'a', old_string: 'a', new_string: 'b' }),
     ]);
-    expect(partition(plans).map((batch) => [batch.safe, batch.calls.map((entry) => entry.index)])).toEqual([
+    expect(
+      partition(plans as ExecutablePlan[]).map((batch) => [batch.safe, batch.calls.map((entry) => entry.index)]),
+    ).toEqual([
       [true, [0, 1]],
       [false, [2]],
       [true, [3]],

@@ -172,6 +172,27 @@ describe('arguments cut short but sent as complete', () => {
   });
 });
 
+describe('an exact duplicate call in one turn', () => {
+  it('runs once; the duplicate is answered with a note pointing at the original', async () => {
+    const workspace = await workspaceFrom();
+    const append = { id: 'x', name: 'Bash', arguments: { command: 'echo once >> log.txt' } };
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      input: { askPolicy: 'approve' },
+      script: [{ tool_calls: [append, append] }, { content: 'ok' }],
+    });
+    try {
+      expect(await handle.result()).toMatchObject({ status: 'completed' });
+      expect(await readFile(join(workspace, 'log.txt'), 'utf8')).toBe('once\n');
+      const messages = (model.requests[1] as { messages: ChatMessage[] }).messages;
+      expect(toolResult(messages, 'x').status).toBe('success');
+      expect(toolResult(messages, 'x#2')).toMatchObject({ status: 'success', data: { duplicate_of: 'x' } });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('budgets and confinement through the workflow', () => {
   it('turns 2 MB of command output into a small tool message and a spill file holding all of it', async () => {
     const workspace = await workspaceFrom();

@@ -15,7 +15,7 @@ import type { BashClassification, PermissionDecision } from '../permissions/inde
 import { decidePermission, permissionDeniedError, permissionSubject } from '../permissions/index.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent } from '../state.js';
-import type { PlannedCall } from '../tool-calls.js';
+import type { ExecutablePlan } from '../tool-calls.js';
 import type { FallbackNote, ToolOutcome } from '../tool-outcome.js';
 import type { MessageRef } from '../transcript-ref.js';
 import { activityFailureEnvelope } from './activity-failure.js';
@@ -90,7 +90,7 @@ export type CallNeed =
   | { type: 'done'; result: ToolResult };
 
 /** Starts a planned call: a call that failed planning is done at once with its envelope. */
-export function startCall(env: TurnEnv, plan: PlannedCall, now: number): { run?: CallRun; need: CallNeed } {
+export function startCall(env: TurnEnv, plan: ExecutablePlan, now: number): { run?: CallRun; need: CallNeed } {
   addEvent(env.state, 'tool_lifecycle', now, {
     tool_call_id: plan.callId,
     tool_name: toolNameOf(plan),

@@ -6,12 +6,13 @@ import { MAX_TURN_RESULT_BYTES } from '../budget.js';
 import { openTools } from '../breaker.js';
 import type { ModelTurn } from '../messages.js';
 import { addEvent } from '../state.js';
-import type { Batch, PlannedCall } from '../tool-calls.js';
+import type { Batch, ExecutablePlan, PlannedCall } from '../tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../tool-calls.js';
 import type { MessageRef } from '../transcript-ref.js';
 import { appendMessages, workflowMessage } from '../transcript-ref.js';
 import type { ToolResult, TurnEnv } from './call.js';
-import { toolNameOf } from './call-records.js';
+import { toolNameOf, workflowResult } from './call-records.js';
+import { errorEnvelope, okEnvelope } from '../envelope.js';
 
 /** How many safe calls of a batch run at once when the run does not say. */
 export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
@@ -39,7 +40,8 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
     availableNames: () => visibleToolNames(env, now),
     isUndiscovered: (name) => registry.get(name)?.shouldDefer === true && !discovered.has(name),
   });
-  const batches = partition(plans);
+  // A duplicate is answered from its original once the batches are done (answerDuplicates).
+  const batches = partition(plans.filter((plan): plan is ExecutablePlan => plan.state !== 'duplicate'));
   addEvent(state, 'tool_orchestration_plan', now, {
     batches: batches.map((batch) => ({
       concurrency_safe: batch.safe,
@@ -48,7 +50,7 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
     })),
   });
   for (const plan of plans) {
-    const repairs = plan.state === 'ready' ? plan.repairs : plan.envelope.context.repairs;
+    const repairs = plan.state === 'failed' ? plan.envelope.context.repairs : plan.repairs;
     if (repairs?.length) addEvent(state, 'argument_repair', now, { tool_call_id: plan.callId, repairs });
   }
   const limit = Math.max(1, input.maxToolConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY);
@@ -119,6 +121,41 @@ export function applyTurnBudget(
     next[item.index] = { message: item.message, outcome: item.outcome };
   }
   return next;
+}
+
+/**
+ * Exact duplicates (same id, tool and arguments) ran once: each is answered with a note pointing at the original's
+ * result, with the original's status, so the model sees every call answered and nothing ran twice.
+ */
+export function answerDuplicates(env: TurnEnv, turn: PlannedTurn, results: ToolResult[], now: number): void {
+  for (const plan of turn.plans) {
+    if (plan.state !== 'duplicate') continue;
+    const original = turn.plans[plan.duplicateOf]!;
+    const outcome = results[plan.duplicateOf]!.outcome;
+    const context = {
+      tool_call_id: plan.callId,
+      cwd: '.',
+      params_input: {},
+      ...(plan.repairs.length ? { repairs: plan.repairs } : {}),
+    };
+    const text = `The same ${plan.toolName} call as ${original.callId} (same arguments, same turn): not run again; its result is ${original.callId}'s.`;
+    const envelope =
+      outcome.status === 'error'
+        ? errorEnvelope({
+            code: outcome.error?.code ?? 'INTERNAL_ERROR',
+            message: `${text} It failed: ${outcome.error?.message ?? outcome.text}`,
+            details: { duplicate_of: original.callId },
+            context,
+          })
+        : { ...okEnvelope({ data: { duplicate_of: original.callId }, text, context }), status: outcome.status };
+    addEvent(env.state, 'tool_lifecycle', now, {
+      tool_call_id: plan.callId,
+      tool_name: plan.toolName,
+      status: 'duplicate',
+      duplicate_of: original.callId,
+    });
+    results[plan.index] = workflowResult(env, plan.callId, envelope);
+  }
 }
 
 /** C.3 step 8: the assistant message and one tool message per call, in request order, join the transcript. */

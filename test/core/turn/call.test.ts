@@ -10,7 +10,7 @@ import type { BashClassification, BashSegment } from '../../../src/core/permissi
 import { classificationOf } from '../../../src/core/permissions/index.js';
 import type { AgentInput, AgentState } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
-import type { PlannedCall } from '../../../src/core/tool-calls.js';
+import type { ExecutablePlan } from '../../../src/core/tool-calls.js';
 import { planToolCalls, normalizeToolCallIds } from '../../../src/core/tool-calls.js';
 import { outcomeOf } from '../../../src/core/tool-outcome.js';
 import type { CallNeed, CallRun, TurnEnv } from '../../../src/core/turn/call.js';
@@ -45,7 +45,7 @@ function env(
   return { state, input, registry: createTaskRegistry() };
 }
 
-function plan(turnEnv: TurnEnv, name: string, args: Record<string, unknown>, id = 'call_1'): PlannedCall {
+function plan(turnEnv: TurnEnv, name: string, args: Record<string, unknown>, id = 'call_1'): ExecutablePlan {
   const calls = [{ id, name, arguments: JSON.stringify(args), complete: true }];
   const registry = turnEnv.registry;
   return planToolCalls(calls, normalizeToolCallIds(calls, turnEnv.state.step), {
@@ -53,7 +53,7 @@ function plan(turnEnv: TurnEnv, name: string, args: Record<string, unknown>, id 
     get: (toolName) => registry.get(toolName),
     availableNames: () => registry.list().map((tool) => tool.name),
     isUndiscovered: () => false,
-  })[0]!;
+  })[0] as ExecutablePlan;
 }
 
 function start(turnEnv: TurnEnv, name: string, args: Record<string, unknown>): { run: CallRun; need: CallNeed } {

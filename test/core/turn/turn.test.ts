@@ -7,6 +7,7 @@ import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import type { ToolResult, TurnEnv } from '../../../src/core/turn/call.js';
 import {
+  answerDuplicates,
   applyTurnBudget,
   endTurn,
   planTurn,
@@ -84,6 +85,37 @@ describe('planTurn', () => {
     );
     expect(planned.plans.map((plan) => plan.callId)).toEqual(['x', 'x#2']);
     expect(turnEnv.state.events.some((event) => event.type === 'argument_repair')).toBe(true);
+  });
+});
+
+describe('answerDuplicates', () => {
+  it("answers an exact duplicate with the original's status and a note naming it; it is in no batch", () => {
+    const turnEnv = env();
+    const planned = planTurn(
+      turnEnv,
+      turnOf(call('x', 'Bash', { command: 'make' }), call('x', 'Bash', { command: 'make' })),
+      1,
+    );
+    expect(planned.batches.flatMap((batch) => batch.calls.map((plan) => plan.callId))).toEqual(['x']);
+    const results: ToolResult[] = [result(10)];
+    answerDuplicates(turnEnv, planned, results, 1);
+    expect(results[1]!.outcome).toMatchObject({ status: 'success' });
+    const envelope = JSON.parse(JSON.parse(turnEnv.state.pendingWrites[results[1]!.message.key]!).content);
+    expect(envelope).toMatchObject({ data: { duplicate_of: 'x' }, context: { tool_call_id: 'x#2' } });
+    const failed: ToolResult[] = [
+      {
+        ...result(10),
+        outcome: {
+          status: 'error',
+          text: 'boom',
+          bytes: 10,
+          compressed: false,
+          error: { code: 'EXECUTION_ERROR', message: 'boom' },
+        },
+      },
+    ];
+    answerDuplicates(turnEnv, planned, failed, 1);
+    expect(failed[1]!.outcome.error?.code).toBe('EXECUTION_ERROR');
   });
 });
 
