@@ -40,13 +40,31 @@ describe('--ask wait', () => {
       ],
     });
     try {
-      const started = await cli(['start', '--cwd', workspace, '--json', '--ask', 'wait', '--base-url', model.url, 'push and tidy']);
+      const started = await cli([
+        'start',
+        '--cwd',
+        workspace,
+        '--json',
+        '--ask',
+        'wait',
+        '--base-url',
+        model.url,
+        'push and tidy',
+      ]);
       expect(started.exitCode, started.stderr).toBe(4);
       const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
 
-      expect(await pendingApproval(harness.client, workflowId, 'push1')).toMatchObject({ tool: 'Bash', level: 'network_write', key: 'git push', command: 'git push origin main' });
+      expect(await pendingApproval(harness.client, workflowId, 'push1')).toMatchObject({
+        tool: 'Bash',
+        level: 'network_write',
+        key: 'git push',
+        command: 'git push origin main',
+      });
       const status = JSON.parse((await cli(['status', workflowId, '--json'])).stdout);
-      expect(status).toMatchObject({ status: 'waiting_approval', pendingApprovals: [{ callId: 'push1', tool: 'Bash', level: 'network_write' }] });
+      expect(status).toMatchObject({
+        status: 'waiting_approval',
+        pendingApprovals: [{ callId: 'push1', tool: 'Bash', level: 'network_write' }],
+      });
       const unknown = await cli(['approve', workflowId, 'call_that_does_not_exist']);
       expect(unknown.exitCode).not.toBe(0);
       expect(unknown.stderr).toMatch(/call_that_does_not_exist/);
@@ -54,7 +72,10 @@ describe('--ask wait', () => {
       expect(approved.exitCode, approved.stderr).toBe(0);
 
       // push2 has the same approval key: it runs without a pending approval; the destructive wipe asks again.
-      expect(await pendingApproval(harness.client, workflowId, 'wipe')).toMatchObject({ level: 'destructive', command: 'rm -rf build' });
+      expect(await pendingApproval(harness.client, workflowId, 'wipe')).toMatchObject({
+        level: 'destructive',
+        command: 'rm -rf build',
+      });
       const denied = await cli(['deny', workflowId, 'wipe', '--reason', 'keep the build']);
       expect(denied.exitCode, denied.stderr).toBe(0);
 
@@ -63,8 +84,16 @@ describe('--ask wait', () => {
       const signal = await execa(
         temporal.path,
         [
-          'workflow', 'signal', '--address', temporalAddress(), '--workflow-id', workflowId, '--name', 'toolDecision',
-          '--input', JSON.stringify({ tool_call_id: 'tidy', decision: 'approve' }),
+          'workflow',
+          'signal',
+          '--address',
+          temporalAddress(),
+          '--workflow-id',
+          workflowId,
+          '--name',
+          'toolDecision',
+          '--input',
+          JSON.stringify({ tool_call_id: 'tidy', decision: 'approve' }),
         ],
         { reject: false },
       );
@@ -75,7 +104,10 @@ describe('--ask wait', () => {
       const messages = (model.requests.at(-1) as { messages: ChatMessage[] }).messages;
       expect(toolResult(messages, 'push1').error?.code).not.toBe('PERMISSION_DENIED');
       expect(toolResult(messages, 'push2').error?.code).not.toBe('PERMISSION_DENIED');
-      expect(toolResult(messages, 'wipe').error).toMatchObject({ code: 'PERMISSION_DENIED', details: { permission: { level: 'destructive' } } });
+      expect(toolResult(messages, 'wipe').error).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        details: { permission: { level: 'destructive' } },
+      });
       expect(toolResult(messages, 'wipe').text).toMatch(/requires confirmation .* and was not approved/);
       expect(toolResult(messages, 'tidy').status).toBe('success');
       expect(await readFile(join(workspace, 'build', 'keep.txt'), 'utf8')).toBe('precious\n');

@@ -29,7 +29,10 @@ function read(json: JsonHistory) {
 }
 
 function base64Json(value: unknown): { metadata: { encoding: string }; data: string } {
-  return { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from(JSON.stringify(value)).toString('base64') };
+  return {
+    metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+    data: Buffer.from(JSON.stringify(value)).toString('base64'),
+  };
 }
 
 function payloadValue(payloads: { data: string }[] | undefined): any {
@@ -69,13 +72,17 @@ const closingKeys = [
 
 /** The event that closed the activity scheduled by `scheduledEvent`. */
 function closing(json: JsonHistory, scheduledEvent: JsonEvent): JsonEvent {
-  const found = json.events.find((event) => closingKeys.some((key) => event[key]?.scheduledEventId === scheduledEvent.eventId));
+  const found = json.events.find((event) =>
+    closingKeys.some((key) => event[key]?.scheduledEventId === scheduledEvent.eventId),
+  );
   if (!found) throw new Error(`activity ${scheduledEvent.eventId} never closed`);
   return found;
 }
 
 function started(json: JsonHistory, scheduledEvent: JsonEvent): JsonEvent {
-  const found = json.events.find((event) => event.activityTaskStartedEventAttributes?.scheduledEventId === scheduledEvent.eventId);
+  const found = json.events.find(
+    (event) => event.activityTaskStartedEventAttributes?.scheduledEventId === scheduledEvent.eventId,
+  );
   if (!found) throw new Error(`activity ${scheduledEvent.eventId} never started`);
   return found;
 }
@@ -90,7 +97,9 @@ function cutAfter(json: JsonHistory, last: JsonEvent): JsonHistory {
 const closingRunTypes = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'CANCELED', 'TERMINATED', 'CONTINUED_AS_NEW'];
 
 function closingEvent(json: JsonHistory): JsonEvent {
-  const found = json.events.find((event) => closingRunTypes.some((type) => event.eventType === `EVENT_TYPE_WORKFLOW_EXECUTION_${type}`));
+  const found = json.events.find((event) =>
+    closingRunTypes.some((type) => event.eventType === `EVENT_TYPE_WORKFLOW_EXECUTION_${type}`),
+  );
   if (!found) throw new Error('history has no closing event');
   return found;
 }
@@ -103,7 +112,11 @@ describe('readRunHistory on saved histories', () => {
   it('reads the demo run: six steps, parallel reads in request order, summaries, statuses, tokens', () => {
     const json = fixture('demo');
     const run = read(json);
-    expect(run).toMatchObject({ workflowId: startAttributes(json).workflowId, runId: startAttributes(json).originalExecutionRunId, status: 'completed' });
+    expect(run).toMatchObject({
+      workflowId: startAttributes(json).workflowId,
+      runId: startAttributes(json).originalExecutionRunId,
+      status: 'completed',
+    });
     expect(run.runIds).toEqual([run.runId]);
     // One step per model turn: the function-tool listing and the Bash classifications are not steps.
     expect(run.steps.map((step) => step.step)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -112,7 +125,9 @@ describe('readRunHistory on saved histories', () => {
     expect(scheduled(json, 'listFunctionTools')).toHaveLength(0);
     expect(scheduled(json, 'classifyBash')).toHaveLength(2);
 
-    const usage = payloadValue(closing(json, modelCall(json, 1)).activityTaskCompletedEventAttributes.result.payloads).usage;
+    const usage = payloadValue(
+      closing(json, modelCall(json, 1)).activityTaskCompletedEventAttributes.result.payloads,
+    ).usage;
     expect(usage.promptTokens).toBeGreaterThan(0);
     expect(run.steps[0]!.model).toEqual({
       model: 'scripted-model',
@@ -123,7 +138,9 @@ describe('readRunHistory on saved histories', () => {
       failures: [],
     });
     expect(run.steps[1]!.model.promptTokens).toBeGreaterThan(run.steps[0]!.model.promptTokens);
-    expect(run.steps[0]!.tools.map((tool) => [tool.callId, tool.tool, tool.summary, tool.status, tool.attempts])).toEqual([
+    expect(
+      run.steps[0]!.tools.map((tool) => [tool.callId, tool.tool, tool.summary, tool.status, tool.attempts]),
+    ).toEqual([
       ['call_glob', 'Glob', 'Glob **/*.js', 'success', 1],
       ['call_grep', 'Grep', 'Grep "subtotal|totalPrice"', 'success', 1],
       ['call_pkg', 'ReadFile', 'ReadFile package.json:1-2000', 'success', 1],
@@ -133,9 +150,20 @@ describe('readRunHistory on saved histories', () => {
       ['call_test', 'ReadFile test/cart.test.js:1-2000'],
     ]);
     // The failing test run is a partial result (non-zero exit), the run after the fix a success.
-    expect(run.steps[2]!.tools).toEqual([expect.objectContaining({ callId: 'call_test_before', tool: 'Bash', summary: 'Bash npm test', status: 'partial' })]);
-    expect(run.steps[3]!.tools).toEqual([expect.objectContaining({ callId: 'call_fix', tool: 'EditFile', status: 'success' })]);
-    expect(run.steps[4]!.tools).toEqual([expect.objectContaining({ callId: 'call_test_after', tool: 'Bash', status: 'success' })]);
+    expect(run.steps[2]!.tools).toEqual([
+      expect.objectContaining({
+        callId: 'call_test_before',
+        tool: 'Bash',
+        summary: 'Bash npm test',
+        status: 'partial',
+      }),
+    ]);
+    expect(run.steps[3]!.tools).toEqual([
+      expect.objectContaining({ callId: 'call_fix', tool: 'EditFile', status: 'success' }),
+    ]);
+    expect(run.steps[4]!.tools).toEqual([
+      expect.objectContaining({ callId: 'call_test_after', tool: 'Bash', status: 'success' }),
+    ]);
     expect(run.steps[5]!.tools).toEqual([]);
     for (const step of run.steps) {
       for (const tool of step.tools) {
@@ -152,7 +180,9 @@ describe('readRunHistory on saved histories', () => {
     const tools = run.steps.flatMap((step) => step.tools);
     expect(tools.map((tool) => tool.tool)).not.toContain('classifyBash');
     expect(tools.map((tool) => tool.tool)).not.toContain('listFunctionTools');
-    const classified = payloadValue(closing(json, scheduled(json, 'classifyBash')[0]!).activityTaskCompletedEventAttributes.result.payloads);
+    const classified = payloadValue(
+      closing(json, scheduled(json, 'classifyBash')[0]!).activityTaskCompletedEventAttributes.result.payloads,
+    );
     expect(run.steps[2]!.tools[0]!.classification).toEqual({ level: classified.level, rule: classified.rule });
     for (const tool of tools.filter((each) => each.tool !== 'Bash')) expect(tool).not.toHaveProperty('classification');
 
@@ -165,7 +195,8 @@ describe('readRunHistory on saved histories', () => {
   it('parallel calls are listed in the order the model asked for them, whatever order the history records', () => {
     const json = fixture('fan-out');
     const order = ['r1', 'g1', 'r2', 's1'];
-    const tools = (history: JsonHistory) => read(history).steps[0]!.tools.map((tool) => [tool.callId, tool.tool, tool.status]);
+    const tools = (history: JsonHistory) =>
+      read(history).steps[0]!.tools.map((tool) => [tool.callId, tool.tool, tool.status]);
     const expected = [
       ['r1', 'ReadFile', 'success'],
       ['g1', 'Glob', 'success'],
@@ -187,7 +218,9 @@ describe('readRunHistory on saved histories', () => {
 
   it('reads that ran as local activities are listed in request order with their summaries and outcomes', () => {
     const run = read(fixture('fan-out-local'));
-    expect(run.steps[0]!.tools.map((tool) => [tool.callId, tool.tool, tool.summary, tool.status, tool.attempts])).toEqual([
+    expect(
+      run.steps[0]!.tools.map((tool) => [tool.callId, tool.tool, tool.summary, tool.status, tool.attempts]),
+    ).toEqual([
       ['r1', 'ReadFile', 'ReadFile a.txt:1-2000', 'success', 1],
       ['g1', 'Glob', 'Glob *.txt', 'success', 1],
       ['r2', 'ReadFile', 'ReadFile b.txt:1-2000', 'success', 1],
@@ -200,18 +233,49 @@ describe('readRunHistory on saved histories', () => {
     expect(run.steps.map((step) => step.step)).toEqual([1, 2, 3]);
     const bash = run.steps[0]!.tools[0]!;
     // The activity timed out; what the model was sent (the workflow's envelope) decides the status and code.
-    expect(bash).toMatchObject({ callId: 'slow', tool: 'Bash', status: 'error', errorCode: 'EXECUTION_ERROR', attempts: 1 });
+    expect(bash).toMatchObject({
+      callId: 'slow',
+      tool: 'Bash',
+      status: 'error',
+      errorCode: 'EXECUTION_ERROR',
+      attempts: 1,
+    });
     expect(bash.durationMs).toBeGreaterThanOrEqual(10_000);
     expect(bash.durationMs).toBeLessThan(11_000);
-    expect(run.steps[1]!.tools).toEqual([expect.objectContaining({ callId: 'check', tool: 'ReadFile', status: 'success' })]);
+    expect(run.steps[1]!.tools).toEqual([
+      expect.objectContaining({ callId: 'check', tool: 'ReadFile', status: 'success' }),
+    ]);
   });
 
   it('calls rejected while planning never became activities: attempts 0, the envelope code the model saw', () => {
     const run = read(fixture('envelopes'));
     expect(run.steps[0]!.tools).toEqual([
-      { callId: 'a', tool: 'DeleteEverything', summary: '', status: 'error', errorCode: 'NOT_FOUND', durationMs: 0, attempts: 0 },
-      { callId: 'b', tool: 'ReadFile', summary: '', status: 'error', errorCode: 'INVALID_PARAM', durationMs: 0, attempts: 0 },
-      expect.objectContaining({ callId: 'c', tool: 'ReadFile', summary: 'ReadFile missing.txt:1-2000', status: 'error', errorCode: 'NOT_FOUND', attempts: 1 }),
+      {
+        callId: 'a',
+        tool: 'DeleteEverything',
+        summary: '',
+        status: 'error',
+        errorCode: 'NOT_FOUND',
+        durationMs: 0,
+        attempts: 0,
+      },
+      {
+        callId: 'b',
+        tool: 'ReadFile',
+        summary: '',
+        status: 'error',
+        errorCode: 'INVALID_PARAM',
+        durationMs: 0,
+        attempts: 0,
+      },
+      expect.objectContaining({
+        callId: 'c',
+        tool: 'ReadFile',
+        summary: 'ReadFile missing.txt:1-2000',
+        status: 'error',
+        errorCode: 'NOT_FOUND',
+        attempts: 1,
+      }),
     ]);
   });
 
@@ -220,7 +284,10 @@ describe('readRunHistory on saved histories', () => {
     const run = readRunHistory(historyFromJSON(json), { workflowId: 'other', runId: 'run-2' });
     expect(run).toMatchObject({ workflowId: 'other', runId: 'run-2', runIds: ['run-2'] });
     const recorded = historyIdentity(historyFromJSON(json));
-    expect(recorded).toEqual({ workflowId: startAttributes(json).workflowId, runId: startAttributes(json).originalExecutionRunId });
+    expect(recorded).toEqual({
+      workflowId: startAttributes(json).workflowId,
+      runId: startAttributes(json).originalExecutionRunId,
+    });
     expect(recorded.workflowId).toMatch(/^agent-test-/);
     expect(recorded.runId).not.toBe('');
   });
@@ -231,22 +298,38 @@ describe('readRunHistory on edited histories', () => {
     const json = fixture('envelopes');
     const attributes = started(json, modelCall(json, 1)).activityTaskStartedEventAttributes;
     attributes.attempt = 3;
-    attributes.lastFailure = { message: '503 overloaded', applicationFailureInfo: { type: 'ModelInvocationError.Unavailable' } };
+    attributes.lastFailure = {
+      message: '503 overloaded',
+      applicationFailureInfo: { type: 'ModelInvocationError.Unavailable' },
+    };
     const run = read(json);
-    expect(run.steps[0]!.model).toMatchObject({ attempts: 3, failures: ['ModelInvocationError.Unavailable: 503 overloaded'] });
+    expect(run.steps[0]!.model).toMatchObject({
+      attempts: 3,
+      failures: ['ModelInvocationError.Unavailable: 503 overloaded'],
+    });
     expect(run.steps[1]!.model).toMatchObject({ attempts: 1, failures: [] });
   });
 
   it('a model call that failed for good lists the last failure after the one before it', () => {
     const json = fixture('envelopes');
     const call = modelCall(json, 2);
-    started(json, call).activityTaskStartedEventAttributes.lastFailure = { message: 'first', applicationFailureInfo: { type: 'A' } };
+    started(json, call).activityTaskStartedEventAttributes.lastFailure = {
+      message: 'first',
+      applicationFailureInfo: { type: 'A' },
+    };
     const closed = closing(json, call);
     const { scheduledEventId, startedEventId } = closed.activityTaskCompletedEventAttributes;
     delete closed.activityTaskCompletedEventAttributes;
     closed.eventType = 'EVENT_TYPE_ACTIVITY_TASK_FAILED';
-    closed.activityTaskFailedEventAttributes = { scheduledEventId, startedEventId, failure: { message: 'second', applicationFailureInfo: { type: 'B' } } };
-    expect(read(json).steps[1]!.model).toMatchObject({ failures: ['A: first', 'B: second'], durationMs: expect.any(Number) });
+    closed.activityTaskFailedEventAttributes = {
+      scheduledEventId,
+      startedEventId,
+      failure: { message: 'second', applicationFailureInfo: { type: 'B' } },
+    };
+    expect(read(json).steps[1]!.model).toMatchObject({
+      failures: ['A: first', 'B: second'],
+      durationMs: expect.any(Number),
+    });
   });
 
   it('a run cut off mid-step is running: open activities have no duration yet, unanswered calls are not_run', () => {
@@ -255,7 +338,9 @@ describe('readRunHistory on edited histories', () => {
     expect(calls.map((event) => scheduledInput(event).callId)).toEqual(['r1', 'g1', 'r2', 's1']);
     // Cut off at the first of the parallel calls to finish; the server writes a started event with its close, so the
     // other two are still pending, not yet started.
-    const firstDone = json.events.find((event) => calls.some((call) => closingKeys.some((key) => event[key]?.scheduledEventId === call.eventId)))!;
+    const firstDone = json.events.find((event) =>
+      calls.some((call) => closingKeys.some((key) => event[key]?.scheduledEventId === call.eventId)),
+    )!;
     const done = calls.find((call) => closing(json, call) === firstDone)!;
     const run = read(cutAfter(json, firstDone));
     expect(run.status).toBe('running');
@@ -290,7 +375,9 @@ describe('readRunHistory on edited histories', () => {
     const run = read(cutAfter(json, classifying));
     expect(run.status).toBe('running');
     expect(run.steps.map((step) => step.step)).toEqual([1, 2, 3]);
-    expect(run.steps[2]!.tools).toEqual([{ callId: 'call_test_before', tool: 'Bash', summary: '', status: 'not_run', durationMs: null, attempts: 0 }]);
+    expect(run.steps[2]!.tools).toEqual([
+      { callId: 'call_test_before', tool: 'Bash', summary: '', status: 'not_run', durationMs: null, attempts: 0 },
+    ]);
   });
 
   it('a terminated run is cancelled, and so is the activity it cut off', () => {
@@ -317,15 +404,42 @@ describe('readRunHistory on edited histories', () => {
     const withLast = (last: Omit<JsonEvent, 'eventId' | 'eventTime'>) => {
       const json = fixture('envelopes');
       const closed = closingEvent(json);
-      json.events[json.events.indexOf(closed)] = { ...last, eventId: closed.eventId, eventTime: closed.eventTime } as JsonEvent;
+      json.events[json.events.indexOf(closed)] = {
+        ...last,
+        eventId: closed.eventId,
+        eventTime: closed.eventTime,
+      } as JsonEvent;
       return json;
     };
     expect(read(fixture('envelopes')).status).toBe('completed');
-    expect(read(withLast({ eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', workflowExecutionFailedEventAttributes: { failure: { message: 'x' } } })).status).toBe('failed');
-    expect(read(withLast({ eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT', workflowExecutionTimedOutEventAttributes: {} })).status).toBe('failed');
-    expect(read(withLast({ eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED', workflowExecutionCanceledEventAttributes: {} })).status).toBe('cancelled');
     expect(
-      read(withLast({ eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED', workflowExecutionCompletedEventAttributes: { result: { payloads: [base64Json({ status: 'failed' })] } } })).status,
+      read(
+        withLast({
+          eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED',
+          workflowExecutionFailedEventAttributes: { failure: { message: 'x' } },
+        }),
+      ).status,
+    ).toBe('failed');
+    expect(
+      read(
+        withLast({
+          eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT',
+          workflowExecutionTimedOutEventAttributes: {},
+        }),
+      ).status,
+    ).toBe('failed');
+    expect(
+      read(
+        withLast({ eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED', workflowExecutionCanceledEventAttributes: {} }),
+      ).status,
+    ).toBe('cancelled');
+    expect(
+      read(
+        withLast({
+          eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+          workflowExecutionCompletedEventAttributes: { result: { payloads: [base64Json({ status: 'failed' })] } },
+        }),
+      ).status,
     ).toBe('failed');
 
     const continued = withLast({
@@ -348,7 +462,12 @@ describe('mergeRunHistories', () => {
     const renumbered = { ...second, steps: second.steps.map((step) => ({ ...step, step: step.step + 2 })) };
     const merged = mergeRunHistories([first, renumbered]);
     expect(merged.steps.map((step) => step.step)).toEqual([1, 2, 3, 4, 5]);
-    expect(merged).toMatchObject({ workflowId: second.workflowId, runId: second.runId, status: 'completed', runIds: [first.runId, second.runId] });
+    expect(merged).toMatchObject({
+      workflowId: second.workflowId,
+      runId: second.runId,
+      status: 'completed',
+      runIds: [first.runId, second.runId],
+    });
     expect(() => mergeRunHistories([])).toThrow();
   });
 });
@@ -359,19 +478,25 @@ describe('event labels', () => {
     const events = historyFromJSON(json).events!;
     const same = (event: JsonEvent) => events.find((each) => String(each.eventId) === event.eventId)!;
     expect(eventTypeName(events[0]!)).toBe('WorkflowExecutionStarted');
-    expect(describeEvent(same(modelCall(json, 1)))).toBe('ActivityTaskScheduled callModel: callModel step 1 scripted-model (2 messages, 6 tools)');
+    expect(describeEvent(same(modelCall(json, 1)))).toBe(
+      'ActivityTaskScheduled callModel: callModel step 1 scripted-model (2 messages, 6 tools)',
+    );
     expect(describeEvent(same(modelCall(json, 6)))).toMatch(/^ActivityTaskScheduled callModel: callModel step 6 /);
     const pinned = fixture('fan-out');
     const pinnedEvents = historyFromJSON(pinned).events!;
     const glob = scheduled(pinned, 'Glob')[0]!;
-    expect(describeEvent(pinnedEvents.find((each) => String(each.eventId) === glob.eventId)!)).toBe('ActivityTaskScheduled Glob: Glob *.txt');
+    expect(describeEvent(pinnedEvents.find((each) => String(each.eventId) === glob.eventId)!)).toBe(
+      'ActivityTaskScheduled Glob: Glob *.txt',
+    );
     const localRead = fixture('fan-out-local');
     const localEvents = historyFromJSON(localRead).events!;
     const markers = localEvents.filter((event) => event.markerRecordedEventAttributes).map(describeEvent);
     expect(markers).toContain('MarkerRecorded local activity Glob');
     const marker = json.events.find((event) => event.markerRecordedEventAttributes)!;
     expect(describeEvent(same(marker))).toBe('MarkerRecorded local activity listFunctionTools');
-    expect(describeEvent(same(scheduled(json, 'classifyBash')[0]!))).toBe('ActivityTaskScheduled classifyBash: classifyBash npm test');
+    expect(describeEvent(same(scheduled(json, 'classifyBash')[0]!))).toBe(
+      'ActivityTaskScheduled classifyBash: classifyBash npm test',
+    );
     const upsert = json.events.find((event) => event.upsertWorkflowSearchAttributesEventAttributes)!;
     expect(describeEvent(same(upsert))).toBe('UpsertWorkflowSearchAttributes');
     expect(describeEvent(same(closingEvent(json)))).toBe('WorkflowExecutionCompleted');
@@ -383,7 +508,9 @@ describe('event labels', () => {
       'Replay failed with a nondeterminism error. This means that the workflow code as written is not compatible with the history that was fed in. ' +
         `Details: Workflow activation completion failed: Failure { failure: Some(Failure { message: "[TMPRL1100] Nondeterminism error: Activity type of scheduled event 'callModel' does not match activity type of activity command 'other'", source: "" }) }`,
     );
-    expect(coreMessage(error)).toBe("Activity type of scheduled event 'callModel' does not match activity type of activity command 'other'");
+    expect(coreMessage(error)).toBe(
+      "Activity type of scheduled event 'callModel' does not match activity type of activity command 'other'",
+    );
     expect(coreMessage(new Error('Replay failed due workflow task failure. Details: boom'))).toBe('boom');
   });
 });

@@ -38,7 +38,10 @@ describe('loadPriceTable', () => {
     expect(table['my-local-model']).toEqual({ input: 0.1, output: 0.2 });
     expect(table['gpt-4.1']).toEqual({ input: 1, output: 4 });
     expect(table['gpt-4o']).toEqual(DEFAULT_PRICE_TABLE['gpt-4o']);
-    expect(costOf({ promptTokens: 1_000_000, completionTokens: 0 }, 'my-local-model-q4', table)).toEqual({ usd: 0.1, priced: true });
+    expect(costOf({ promptTokens: 1_000_000, completionTokens: 0 }, 'my-local-model-q4', table)).toEqual({
+      usd: 0.1,
+      priced: true,
+    });
   });
 
   it('reads the file named by DURABLE_AGENT_PRICES when no path is given', async () => {
@@ -72,7 +75,9 @@ describe('loadPriceTable', () => {
   });
 
   it('rejects a file whose top level is not an object of models', () => {
-    expect(() => parsePriceFile('[1, 2]', 'p.json')).toThrow(/Invalid price file 'p.json': .*expected an object of model name/);
+    expect(() => parsePriceFile('[1, 2]', 'p.json')).toThrow(
+      /Invalid price file 'p.json': .*expected an object of model name/,
+    );
   });
 
   it('rejects a file that is not JSON, naming the file', async () => {

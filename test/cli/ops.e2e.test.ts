@@ -59,7 +59,19 @@ function finishedRun(): Promise<{ workflowId: string; runId: string }> {
     await writeFile(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
     const model = await startScriptedModelServer({ script: multiStepScript });
     try {
-      const run = await cli(['run', '--cwd', workspace, '--json', '--ask', 'deny', '--base-url', model.url, '--model', 'scripted-model', 'inspect the notes']);
+      const run = await cli([
+        'run',
+        '--cwd',
+        workspace,
+        '--json',
+        '--ask',
+        'deny',
+        '--base-url',
+        model.url,
+        '--model',
+        'scripted-model',
+        'inspect the notes',
+      ]);
       if (run.exitCode !== 0) throw new Error(`run failed (${run.exitCode}): ${run.stderr}`);
       const result = JSON.parse(run.stdout) as { workflowId: string; runId: string; status: string };
       if (result.status !== 'completed') throw new Error(`run ended ${result.status}: ${run.stdout}`);
@@ -81,13 +93,30 @@ describe('history', () => {
     expect(history.steps.map((step) => step.step)).toEqual([1, 2, 3]);
 
     const [first, second, third] = history.steps;
-    expect(first!.model).toMatchObject({ model: 'scripted-model', promptTokens: 120, completionTokens: 9, attempts: 2 });
+    expect(first!.model).toMatchObject({
+      model: 'scripted-model',
+      promptTokens: 120,
+      completionTokens: 9,
+      attempts: 2,
+    });
     expect(first!.model.failures).toHaveLength(1);
     expect(first!.model.failures[0]).toMatch(/503|overload/);
     expect(first!.model.durationMs).toBeGreaterThanOrEqual(900); // the retry waits about a second
     expect(first!.tools).toEqual([
-      expect.objectContaining({ callId: 'read', tool: 'ReadFile', status: 'success', attempts: 1, summary: expect.stringMatching(/^ReadFile notes\.txt/) }),
-      expect.objectContaining({ callId: 'find', tool: 'Glob', status: 'success', attempts: 1, summary: expect.stringMatching(/^Glob /) }),
+      expect.objectContaining({
+        callId: 'read',
+        tool: 'ReadFile',
+        status: 'success',
+        attempts: 1,
+        summary: expect.stringMatching(/^ReadFile notes\.txt/),
+      }),
+      expect.objectContaining({
+        callId: 'find',
+        tool: 'Glob',
+        status: 'success',
+        attempts: 1,
+        summary: expect.stringMatching(/^Glob /),
+      }),
     ]);
     for (const tool of first!.tools) {
       expect(tool).not.toHaveProperty('errorCode');
@@ -97,8 +126,22 @@ describe('history', () => {
     expect(second!.model).toMatchObject({ attempts: 1, failures: [] });
     // The unknown tool never became an activity; its rejection is what the model was sent.
     expect(second!.tools).toEqual([
-      { callId: 'bogus', tool: 'Frobnicate', summary: '', status: 'error', errorCode: expect.any(String), durationMs: 0, attempts: 0 },
-      expect.objectContaining({ callId: 'missing', tool: 'ReadFile', status: 'error', errorCode: 'NOT_FOUND', attempts: 1 }),
+      {
+        callId: 'bogus',
+        tool: 'Frobnicate',
+        summary: '',
+        status: 'error',
+        errorCode: expect.any(String),
+        durationMs: 0,
+        attempts: 0,
+      },
+      expect.objectContaining({
+        callId: 'missing',
+        tool: 'ReadFile',
+        status: 'error',
+        errorCode: 'NOT_FOUND',
+        attempts: 1,
+      }),
     ]);
     expect(third!.tools).toEqual([]);
 
@@ -121,7 +164,9 @@ describe('list', () => {
     const row = await waitFor(async () => {
       const listed = await cli(['list', '--json', '--limit', '200']);
       if (listed.exitCode !== 0) throw new Error(listed.stderr);
-      return (JSON.parse(listed.stdout) as RunRow[]).find((candidate) => candidate.workflowId === workflowId && candidate.closeTime);
+      return (JSON.parse(listed.stdout) as RunRow[]).find(
+        (candidate) => candidate.workflowId === workflowId && candidate.closeTime,
+      );
     }, 'the run in list');
     expect(row).toMatchObject({ workflowId, runId, status: 'completed', task: 'inspect the notes' });
     expect(Date.parse(row.startTime)).toBeLessThanOrEqual(Date.parse(row.closeTime!));
@@ -144,7 +189,9 @@ describe('list', () => {
     }, 'the run in list --status completed');
     expect(completed.every((candidate) => candidate.status === 'completed')).toBe(true);
     const running = await cli(['list', '--json', '--status', 'running', '--limit', '200']);
-    expect((JSON.parse(running.stdout) as RunRow[]).some((candidate) => candidate.workflowId === workflowId)).toBe(false);
+    expect((JSON.parse(running.stdout) as RunRow[]).some((candidate) => candidate.workflowId === workflowId)).toBe(
+      false,
+    );
 
     expect((await cli(['list', '--status', 'sleeping'])).exitCode).toBe(2);
     expect((await cli(['list', '--limit', '0'])).exitCode).toBe(2);
@@ -170,7 +217,9 @@ describe('replay', () => {
 
     const passing = await cli(['replay', file]);
     expect(passing.exitCode, passing.stderr).toBe(0);
-    expect(passing.stdout).toMatch(new RegExp(`^deterministic: the current code replays \\d+ events of ${workflowId}$`));
+    expect(passing.stdout).toMatch(
+      new RegExp(`^deterministic: the current code replays \\d+ events of ${workflowId}$`),
+    );
 
     const byId = await cli(['replay', workflowId, '--json']);
     expect(byId.exitCode, byId.stderr).toBe(0);
@@ -213,7 +262,9 @@ describe('cancel', () => {
       // Nothing is pending on a running run: approving an unknown call is refused with the reason.
       const unknown = await cli(['approve', workflowId, 'call_nope']);
       expect(unknown.exitCode).toBe(1);
-      expect(unknown.stderr).toMatch(/approve call_nope on .* was not accepted: .*(call_nope|no "approveToolCall" update handler)/);
+      expect(unknown.stderr).toMatch(
+        /approve call_nope on .* was not accepted: .*(call_nope|no "approveToolCall" update handler)/,
+      );
 
       const cancelled = await cli(['cancel', workflowId, '--json']);
       expect(cancelled.exitCode, cancelled.stderr).toBe(0);
@@ -247,7 +298,10 @@ describe('approve and deny', () => {
     // A 10-token budget: every step asks before its model call; an approval extends the budget by 10 tokens.
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
-      script: [{ usage, tool_calls: [{ id: 'look', name: 'Glob', arguments: { pattern: '*' } }] }, { usage, content: 'never sent' }],
+      script: [
+        { usage, tool_calls: [{ id: 'look', name: 'Glob', arguments: { pattern: '*' } }] },
+        { usage, content: 'never sent' },
+      ],
       input: { askPolicy: 'wait', maxTokens: 10 },
     });
     const workflowId = handle.workflowId;
@@ -287,14 +341,29 @@ describe('approve and deny', () => {
       ],
     });
     try {
-      const started = await cli(['start', '--cwd', workspace, '--json', '--ask', 'wait', '--base-url', model.url, 'push and clean']);
+      const started = await cli([
+        'start',
+        '--cwd',
+        workspace,
+        '--json',
+        '--ask',
+        'wait',
+        '--base-url',
+        model.url,
+        'push and clean',
+      ]);
       expect(started.exitCode, started.stderr).toBe(4);
       const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
 
       await pendingApproval(harness.client, workflowId, 'push');
       const approved = await cli(['approve', workflowId, 'push', '--remember', '--json']);
       expect(approved.exitCode, approved.stderr).toBe(0);
-      expect(JSON.parse(approved.stdout)).toMatchObject({ workflowId, tool_call_id: 'push', decision: 'approve', rememberedKey: 'git push' });
+      expect(JSON.parse(approved.stdout)).toMatchObject({
+        workflowId,
+        tool_call_id: 'push',
+        decision: 'approve',
+        rememberedKey: 'git push',
+      });
       const twice = await cli(['approve', workflowId, 'push']);
       expect(twice.exitCode).toBe(1);
       expect(twice.stderr).toMatch(/approve push on .* was not accepted: .*push/);
@@ -309,7 +378,13 @@ describe('approve and deny', () => {
       const history = JSON.parse((await cli(['history', workflowId, '--json'])).stdout) as RunHistory;
       // The approved push ran (and failed or not: there is no repository); the denied wipe never became an activity.
       expect(history.steps[0]!.tools[0]).toMatchObject({ callId: 'push', tool: 'Bash', attempts: 1 });
-      expect(history.steps[1]!.tools[0]).toMatchObject({ callId: 'wipe', tool: 'Bash', status: 'error', errorCode: 'PERMISSION_DENIED', attempts: 0 });
+      expect(history.steps[1]!.tools[0]).toMatchObject({
+        callId: 'wipe',
+        tool: 'Bash',
+        status: 'error',
+        errorCode: 'PERMISSION_DENIED',
+        attempts: 0,
+      });
     } finally {
       await model.close();
     }

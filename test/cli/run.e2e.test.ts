@@ -30,12 +30,30 @@ describe('durable-agent CLI', () => {
       ],
     });
     try {
-      const run = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, '--model', 'm-1', 'count the lines']);
+      const run = await cli([
+        'run',
+        '--cwd',
+        workspace,
+        '--json',
+        '--base-url',
+        model.url,
+        '--model',
+        'm-1',
+        'count the lines',
+      ]);
       expect(run.exitCode, run.stderr).toBe(0);
       const lines = run.stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
       const result = JSON.parse(lines[0]!);
-      expect(Object.keys(result).sort()).toEqual(['answer', 'runId', 'status', 'steps', 'toolCalls', 'usage', 'workflowId']);
+      expect(Object.keys(result).sort()).toEqual([
+        'answer',
+        'runId',
+        'status',
+        'steps',
+        'toolCalls',
+        'usage',
+        'workflowId',
+      ]);
       expect(result).toMatchObject({ status: 'completed', answer: 'notes.txt has 2 lines.', steps: 2, toolCalls: 1 });
       expect(result.workflowId).toMatch(/^agent-count-the-lines-[0-9a-f]{8}$/);
       expect((model.requests[0] as { model: string }).model).toBe('m-1');
@@ -59,7 +77,9 @@ describe('durable-agent CLI', () => {
 
   it('exits 1 with status failed when the run fails, and 2 on usage errors', async () => {
     const workspace = await workspaceFrom();
-    const model = await startScriptedModelServer({ script: [{ error: { status: 401, body: { error: { message: 'bad key' } } } }] });
+    const model = await startScriptedModelServer({
+      script: [{ error: { status: 401, body: { error: { message: 'bad key' } } } }],
+    });
     try {
       const run = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, 'fail please']);
       expect(run.exitCode).toBe(1);
@@ -83,7 +103,11 @@ describe('durable-agent CLI', () => {
       expect(object).toMatchObject({ status: 'running' });
       const watched = await cli(['watch', object.workflowId, '--json']);
       expect(watched.exitCode, watched.stderr).toBe(0);
-      expect(JSON.parse(watched.stdout)).toMatchObject({ workflowId: object.workflowId, status: 'completed', answer: 'detached answer' });
+      expect(JSON.parse(watched.stdout)).toMatchObject({
+        workflowId: object.workflowId,
+        status: 'completed',
+        answer: 'detached answer',
+      });
     } finally {
       await model.close();
     }

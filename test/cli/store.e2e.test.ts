@@ -138,7 +138,8 @@ describe('output from an S3 store', () => {
 
   function server(context: TestContext): TestS3Server {
     if (s3) return s3;
-    if (problem instanceof S3ServerUnavailableError && process.env.CI !== 'true') context.skip(`S3 server unavailable: ${problem.message}`);
+    if (problem instanceof S3ServerUnavailableError && process.env.CI !== 'true')
+      context.skip(`S3 server unavailable: ${problem.message}`);
     throw problem;
   }
 
@@ -151,7 +152,9 @@ describe('output from an S3 store', () => {
     expect(Buffer.from(shown.stdout).toString()).toBe('from the bucket');
     const missing = await cli(['output', contentKey('not in the bucket')], s3Env);
     expect(missing.exitCode).toBe(1);
-    expect(Buffer.from(missing.stderr).toString()).toContain(`s3://${s3Env.DURABLE_AGENT_STORE!.slice('s3://'.length)}`);
+    expect(Buffer.from(missing.stderr).toString()).toContain(
+      `s3://${s3Env.DURABLE_AGENT_STORE!.slice('s3://'.length)}`,
+    );
   });
 });
 
@@ -168,9 +171,15 @@ describe('gc', () => {
 
   beforeAll(async () => {
     connection = await Connection.connect({ address: temporalAddress() });
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
+    });
     client = new Client({ connection, namespace });
-    await waitFor(async () => (await connection.workflowService.describeNamespace({ namespace })).namespaceInfo ?? undefined, 'the namespace');
+    await waitFor(
+      async () => (await connection.workflowService.describeNamespace({ namespace })).namespaceInfo ?? undefined,
+      'the namespace',
+    );
 
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     const workerConnection = await NativeConnection.connect({ address: temporalAddress() });
@@ -195,21 +204,30 @@ describe('gc', () => {
       workspace,
       task: `Summarise the stored result ${root}, then tidy up.`,
       input,
-      script: [{ tool_calls: [{ id: 'rm', name: 'Bash', arguments: { command: 'rm notes.txt' } }] }, { content: 'done' }],
+      script: [
+        { tool_calls: [{ id: 'rm', name: 'Bash', arguments: { command: 'rm notes.txt' } }] },
+        { content: 'done' },
+      ],
     });
     closeModel = () => model.close();
     toTerminate.push(handle.workflowId);
     await pendingApproval(client, handle.workflowId, 'rm');
     // Wait until the run is listed as open: gc finds runs through visibility.
     await waitFor(async () => {
-      for await (const execution of client.workflow.list({ query: `WorkflowId = '${handle.workflowId}' AND ExecutionStatus = 'Running'` }))
+      for await (const execution of client.workflow.list({
+        query: `WorkflowId = '${handle.workflowId}' AND ExecutionStatus = 'Running'`,
+      }))
         return execution;
       return undefined;
     }, 'the run in visibility');
   }, 120_000);
 
   afterAll(async () => {
-    for (const workflowId of toTerminate) await client?.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined);
+    for (const workflowId of toTerminate)
+      await client?.workflow
+        .getHandle(workflowId)
+        .terminate('test over')
+        .catch(() => undefined);
     worker?.shutdown();
     await worker?.running;
     await worker?.connection.close();
@@ -218,7 +236,11 @@ describe('gc', () => {
   });
 
   /** Every stored object the run's content needs, as of now, marked old; plus an old and a young orphan. */
-  async function ageEverythingAndAddOrphans(): Promise<{ oldOrphan: ContentKey; youngOrphan: ContentKey; runKeys: ContentKey[] }> {
+  async function ageEverythingAndAddOrphans(): Promise<{
+    oldOrphan: ContentKey;
+    youngOrphan: ContentKey;
+    runKeys: ContentKey[];
+  }> {
     const runKeys: ContentKey[] = [];
     for await (const object of store.list()) {
       runKeys.push(object.key);
@@ -242,7 +264,12 @@ describe('gc', () => {
     const stderr = Buffer.from(shown.stderr).toString();
     expect(shown.exitCode, stderr).toBe(0);
     const report = JSON.parse(Buffer.from(shown.stdout).toString());
-    expect(report).toMatchObject({ status: 'dry-run', dryRun: true, olderThan: '30d', store: `directory ${storeRoot}` });
+    expect(report).toMatchObject({
+      status: 'dry-run',
+      dryRun: true,
+      olderThan: '30d',
+      store: `directory ${storeRoot}`,
+    });
     expect(report.openRuns).toBe(1);
     expect(report.deletedKeys).toContain(oldOrphan);
     expect(report.deletedKeys).not.toContain(youngOrphan);
@@ -284,7 +311,11 @@ describe('gc', () => {
       searchAttributes: false,
       selection: { provider: 'openai', model: 'scripted-model', baseUrl: 'http://127.0.0.1:9' },
     } as AgentInput;
-    await client.workflow.start(agentWorkflow, { workflowId, taskQueue: `unserved-${randomBytes(4).toString('hex')}`, args: [input] });
+    await client.workflow.start(agentWorkflow, {
+      workflowId,
+      taskQueue: `unserved-${randomBytes(4).toString('hex')}`,
+      args: [input],
+    });
     toTerminate.push(workflowId);
     await waitFor(async () => {
       for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) return execution;
