@@ -10,7 +10,8 @@ import {
   capStream,
   executeBash,
   formatOutputSpill,
-  scrubEnvironment,
+  commandEnvironment,
+  ENV_PASS_VARIABLE,
 } from '../../src/activities/executors/bash.js';
 import type { RunToolOptions } from '../../src/activities/run-tool.js';
 import { runTool } from '../../src/activities/run-tool.js';
@@ -156,39 +157,69 @@ describe('Bash exit status', () => {
 });
 
 describe('Bash environment', () => {
-  it('drops secrets and TEMPORAL_* and adds the non-interactive variables', async () => {
+  it("gives a command none of the worker's secrets: `env` shows the allowlist, the named variables and the additions", async () => {
     const added = {
-      MY_SERVICE_TOKEN: 's3cret',
-      DB_PASSWORD: 'pw',
+      PGPASSWORD: 'pw',
+      DATABASE_URL: 'postgres://u:pw@db/x',
+      GITHUB_PAT: 'ghp_x',
+      STRIPE_KEY: 'sk_live_x',
+      MYSQL_PWD: 'pw',
+      SSH_AUTH_SOCK: '/tmp/agent.sock',
       TEMPORAL_ADDRESS: 'host:7233',
       KEEP_ME: 'kept',
-      TOKENIZER_MODE: 'fast',
+      [ENV_PASS_VARIABLE]: 'KEEP_ME',
     };
     Object.assign(process.env, added);
     try {
-      const { envelope } = await runBash({
-        command:
-          'echo "${MY_SERVICE_TOKEN-unset} ${DB_PASSWORD-unset} ${TEMPORAL_ADDRESS-unset} $KEEP_ME $TOKENIZER_MODE $CI $TERM $GIT_TERMINAL_PROMPT $PAGER $AGENT_WORKER"',
-      });
-      expect(envelope.data.stdout).toBe('unset unset unset kept fast 1 dumb 0 cat 1\n');
+      const { envelope } = await runBash({ command: 'env' });
+      const names = String(envelope.data.stdout)
+        .split('\n')
+        .map((line) => line.split('=')[0]);
+      for (const name of [
+        'PGPASSWORD',
+        'DATABASE_URL',
+        'GITHUB_PAT',
+        'STRIPE_KEY',
+        'MYSQL_PWD',
+        'SSH_AUTH_SOCK',
+        'TEMPORAL_ADDRESS',
+        'OPENAI_API_KEY',
+      ]) {
+        expect(names, name).not.toContain(name);
+      }
+      expect(names).toEqual(
+        expect.arrayContaining(['KEEP_ME', 'PATH', 'CI', 'TERM', 'GIT_TERMINAL_PROMPT', 'PAGER', 'AGENT_WORKER']),
+      );
     } finally {
       for (const name of Object.keys(added)) delete process.env[name];
     }
   });
 
-  it('scrubEnvironment applies the C.5.3 rules', () => {
-    const env = scrubEnvironment({
+  it('commandEnvironment passes an allowlist, and only the names the operator adds', () => {
+    const worker = {
       OPENAI_API_KEY: 'k',
-      AWS_SECRET_ACCESS_KEY: 'k',
-      github_token: 'k',
-      SSH_PRIVATE_KEY: 'k',
-      SECRET: 'k',
+      DATABASE_URL: 'postgres://u:pw@db/x',
+      PGPASSWORD: 'pw',
+      GITHUB_PAT: 'ghp',
+      STRIPE_KEY: 'sk',
+      MYSQL_PWD: 'pw',
+      SSH_AUTH_SOCK: '/tmp/agent.sock',
       TEMPORAL_NAMESPACE: 'default',
       HOME: '/home/u',
-      TOKEN_COUNT: '3',
+      PATH: '/usr/bin',
+      LC_ALL: 'C.UTF-8',
       CI: '0',
+    };
+    expect(commandEnvironment(worker)).toEqual({
+      HOME: '/home/u',
+      PATH: '/usr/bin',
+      LC_ALL: 'C.UTF-8',
+      ...BASH_ENV_ADDITIONS,
     });
-    expect(env).toEqual({ HOME: '/home/u', TOKEN_COUNT: '3', ...BASH_ENV_ADDITIONS });
+    expect(commandEnvironment({ ...worker, [ENV_PASS_VARIABLE]: 'DATABASE_URL, MYSQL_PWD' })).toMatchObject({
+      DATABASE_URL: 'postgres://u:pw@db/x',
+      MYSQL_PWD: 'pw',
+    });
   });
 });
 

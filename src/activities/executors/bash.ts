@@ -28,9 +28,26 @@ const DROPPED_TAIL_BYTES = 4 * STREAM_TAIL_CHARS;
 // A background process (`server &`) inherits the pipes and can hold them open long after the shell exits.
 const STREAM_DRAIN_GRACE_MS = 1_000;
 
-/** Matches names of variables that hold secrets; these never reach the command (C.5.3). */
-const SECRET_NAME = /(^|_)(TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY|PRIVATE_KEY)$/i;
-const TEMPORAL_NAME = /^TEMPORAL_/i;
+/**
+ * The worker's variables a command gets (C.5.3, by allowlist): where programs are, the locale and time zone, who and
+ * where the user is. Anything else — API keys, database URLs, tokens, agent sockets — stays with the worker unless
+ * the operator names it in DURABLE_AGENT_ENV_PASS (comma-separated).
+ */
+const PASSED_NAMES: ReadonlySet<string> = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+]);
+const PASSED_PREFIX = /^LC_/;
+
+/** The operator's own additions to the allowlist. */
+export const ENV_PASS_VARIABLE = 'DURABLE_AGENT_ENV_PASS';
 
 /** Variables added to every command's environment: non-interactive, no pagers, no colour (C.5.3). */
 export const BASH_ENV_ADDITIONS: Readonly<Record<string, string>> = {
@@ -44,14 +61,20 @@ export const BASH_ENV_ADDITIONS: Readonly<Record<string, string>> = {
   AGENT_WORKER: '1',
 };
 
-/** The inherited environment minus secrets and TEMPORAL_*, plus BASH_ENV_ADDITIONS. */
-export function scrubEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  const scrubbed: Record<string, string> = {};
+/** A command's environment: the allowlisted variables of `env`, those DURABLE_AGENT_ENV_PASS names, BASH_ENV_ADDITIONS. */
+export function commandEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const named = new Set(
+    (env[ENV_PASS_VARIABLE] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+  const passed: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || SECRET_NAME.test(name) || TEMPORAL_NAME.test(name)) continue;
-    scrubbed[name] = value;
+    if (value === undefined) continue;
+    if (PASSED_NAMES.has(name) || PASSED_PREFIX.test(name) || named.has(name)) passed[name] = value;
   }
-  return { ...scrubbed, ...BASH_ENV_ADDITIONS };
+  return { ...passed, ...BASH_ENV_ADDITIONS };
 }
 
 /** Cuts a stream longer than STREAM_CHAR_CAP to its first 6,000 and last 24,000 characters around a marker. */
@@ -326,7 +349,7 @@ async function runProcess(
 ): Promise<ProcessOutcome> {
   const subprocess = execa('bash', ['--noprofile', '--norc', '-c', input.command], {
     cwd,
-    env: scrubEnvironment(process.env),
+    env: commandEnvironment(process.env),
     extendEnv: false,
     stdin: 'ignore',
     stdout: 'pipe',
