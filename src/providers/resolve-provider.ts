@@ -26,12 +26,36 @@ export interface ResolvedProvider {
 /** Resolves a run's model selection against the worker's configuration. */
 export type ProviderResolver = (selection: ModelSelection) => ResolvedProvider;
 
+/** Where OpenAI's own API is, when the worker names no endpoint. */
+const OPENAI_API_ORIGIN = 'https://api.openai.com';
+
+/** The variable naming further origins the worker's key may be sent to (comma-separated). */
+export const KEY_ORIGINS_VARIABLE = 'DURABLE_AGENT_KEY_ORIGINS';
+
+/** The worker's own endpoint (OPENAI_BASE_URL, else OpenAI's API) and the origins in DURABLE_AGENT_KEY_ORIGINS. */
+function trustedOrigins(env: NodeJS.ProcessEnv): Set<string> {
+  const named = (env[KEY_ORIGINS_VARIABLE] ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  return new Set([nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_API_ORIGIN, ...named].map(originOf));
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
 /**
  * Reads OPENAI_API_KEY, OPENAI_BASE_URL, DURABLE_AGENT_MODEL and DURABLE_AGENT_PROVIDER; fields of the selection
  * override them. Providers are cached per endpoint so calls share one connection pool.
  */
 export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver {
   const cache = new Map<string, ModelProvider>();
+  const keyOrigins = trustedOrigins(env);
   return (selection) => {
     const providerName = nonEmpty(selection.provider) ?? nonEmpty(env.DURABLE_AGENT_PROVIDER) ?? 'openai';
     const model = nonEmpty(selection.model) ?? nonEmpty(env.DURABLE_AGENT_MODEL) ?? DEFAULT_MODEL;
@@ -48,12 +72,15 @@ export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver
         "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
       );
     }
-    const key = `${providerName}\n${baseURL ?? ''}`;
+    // The worker's key goes only to the endpoints it is configured for: a run naming any other URL (anyone who can
+    // start a workflow can) reaches it without the key.
+    const keyed = apiKey !== undefined && keyOrigins.has(originOf(baseURL ?? OPENAI_API_ORIGIN));
+    const key = `${providerName}\n${baseURL ?? ''}\n${keyed}`;
     let provider = cache.get(key);
     if (!provider) {
       provider = createOpenAIChatProvider({
         name: providerName,
-        apiKey: apiKey ?? PLACEHOLDER_API_KEY,
+        apiKey: keyed ? apiKey : PLACEHOLDER_API_KEY,
         defaultModel: model,
         ...(baseURL ? { baseURL } : {}),
       });

@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL, createProviderResolver } from '../../src/providers/resolve-provider.js';
+import { DEFAULT_MODEL, KEY_ORIGINS_VARIABLE, createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ScriptedModelServer } from '../../src/providers/scripted-server.js';
 
@@ -82,5 +84,50 @@ describe('createProviderResolver', () => {
     expect(failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted' })({})).message).toContain(
       'base URL',
     );
+  });
+});
+
+describe("the worker's key goes only to its own endpoints", () => {
+  /** An endpoint that records the bearer token of each request and refuses it (400, not retried). */
+  async function recordingEndpoint(): Promise<{ url: string; tokens: string[]; close(): Promise<void> }> {
+    const tokens: string[] = [];
+    const server = createServer((request, response) => {
+      tokens.push(String(request.headers.authorization ?? ''));
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'recorded', type: 'invalid_request_error' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/v1`,
+      tokens,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+  const ask = (resolved: ReturnType<ReturnType<typeof createProviderResolver>>) =>
+    resolved.provider
+      .complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], model: resolved.model })
+      .catch(() => undefined);
+
+  it('a run naming another URL reaches it without the key; the configured and the named origins get it', async () => {
+    const configured = await recordingEndpoint();
+    const foreign = await recordingEndpoint();
+    const named = await recordingEndpoint();
+    try {
+      const resolve = createProviderResolver({
+        OPENAI_API_KEY: 'sk-worker-secret',
+        OPENAI_BASE_URL: configured.url,
+        [KEY_ORIGINS_VARIABLE]: new URL(named.url).origin,
+      });
+      await ask(resolve({}));
+      await ask(resolve({ baseUrl: foreign.url }));
+      await ask(resolve({ baseUrl: named.url }));
+      expect(configured.tokens).toEqual(['Bearer sk-worker-secret']);
+      expect(foreign.tokens).toHaveLength(1);
+      expect(foreign.tokens[0]).not.toContain('sk-worker-secret');
+      expect(named.tokens).toEqual(['Bearer sk-worker-secret']);
+    } finally {
+      await Promise.all([configured.close(), foreign.close(), named.close()]);
+    }
   });
 });
