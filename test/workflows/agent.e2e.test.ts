@@ -17,6 +17,7 @@ import {
   workspaceFrom,
 } from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
+import { waitFor } from '../support/wait.js';
 
 const demo = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
 
@@ -138,14 +139,14 @@ describe('agentWorkflow end to end', () => {
       input: { fallbackSelections: 'not a list' as never },
     });
     try {
-      let failedTask: string | undefined;
-      for (let waited = 0; !failedTask && waited < 20_000; waited += 200) {
-        for (const event of (await handle.fetchHistory()).events ?? []) {
-          const message = event.workflowTaskFailedEventAttributes?.failure?.message;
-          if (message) failedTask = message;
-        }
-        if (!failedTask) await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const failedTask = await waitFor(
+        async () =>
+          ((await handle.fetchHistory()).events ?? [])
+            .map((event) => event.workflowTaskFailedEventAttributes?.failure?.message)
+            .findLast((message) => message),
+        'a failed workflow task',
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
       expect(failedTask).toMatch(/not a function|map/);
       expect((await handle.describe()).status.name).toBe('RUNNING');
       expect(model.requests).toHaveLength(0);

@@ -18,6 +18,7 @@ import {
   workspaceFrom,
 } from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
+import { waitFor } from '../support/wait.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -355,20 +356,18 @@ describe('approvals', () => {
         { content: 'done' },
       ],
     });
-    const waitFor = async (command: string) => {
-      for (;;) {
-        const pending = (await handle.query(stateQuery).catch(() => undefined))?.pendingApprovals[0];
-        if (pending?.command === command) return pending;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
+    const pendingFor = (command: string) =>
+      waitFor(async () => {
+        const pending = (await handle.query(stateQuery)).pendingApprovals[0];
+        return pending?.command === command ? pending : undefined;
+      }, `a pending approval for ${command}`);
     try {
       await mkdir(join(workspace, 'build'));
       await mkdir(join(workspace, 'docs'));
-      expect(await waitFor('rm -rf build')).toMatchObject({ callId: 'call_1' });
+      expect(await pendingFor('rm -rf build')).toMatchObject({ callId: 'call_1' });
       await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'call_1', decision: 'approve' }] });
       // The same id, another command: it waits for its own decision instead of running on the first one's.
-      expect(await waitFor('rm -rf docs')).toMatchObject({ callId: 'call_1', level: 'destructive' });
+      expect(await pendingFor('rm -rf docs')).toMatchObject({ callId: 'call_1', level: 'destructive' });
       await handle.executeUpdate(approveToolCall, {
         args: [{ tool_call_id: 'call_1', decision: 'reject', reason: 'keep the docs' }],
       });
