@@ -1,5 +1,6 @@
 // Reads an agent run step by step out of its Temporal event history: pure parsing, no server, so the same code reads
 // a history fetched from the server and one saved as JSON (`temporal workflow show --output json`, historyToJSON).
+import { ACTIVITY } from '../core/activity-names.js';
 import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
 import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
 import type { ChatMessage, ModelRequest, ModelTurn } from '../core/messages.js';
@@ -114,7 +115,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Activities that are neither a model turn nor a tool call: the function-tool listing recorded once per task, and the
  * Bash classification that gates a call (its outcome travels in the tool activity's own input).
  */
-const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set(['listFunctionTools', 'classifyBash']);
+const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set([ACTIVITY.listFunctionTools, ACTIVITY.classifyBash]);
 
 function isToolInput(value: unknown): value is ToolActivityInput {
   return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number' && isObject(value.input);
@@ -122,7 +123,9 @@ function isToolInput(value: unknown): value is ToolActivityInput {
 
 function isToolActivity(record: ActivityRecord): record is ActivityRecord & { input: ToolActivityInput } {
   return (
-    record.activityType !== 'callModel' && !BOOKKEEPING_ACTIVITIES.has(record.activityType) && isToolInput(record.input)
+    record.activityType !== ACTIVITY.callModel &&
+    !BOOKKEEPING_ACTIVITIES.has(record.activityType) &&
+    isToolInput(record.input)
   );
 }
 
@@ -372,7 +375,7 @@ export function readRunHistory(
   // A compaction's summarising call is not a step of its own (its tokens are in the run's usage).
   const modelCalls = activities.filter(
     (record) =>
-      record.activityType === 'callModel' &&
+      record.activityType === ACTIVITY.callModel &&
       (record.input as Partial<ModelRequest> | undefined)?.purpose !== 'compaction',
   );
   const steps = new Map<number, StepRecord>();
@@ -488,7 +491,7 @@ export function describeEvent(event: HistoryEvent): string {
     if (summary) return `${type} ${name}: ${summary}`;
     const input = decode(scheduled.input?.payloads);
     // classifyBash carries no summary of its own; the command it judges is what tells two of them apart.
-    if (name === 'classifyBash' && isObject(input) && typeof input.command === 'string')
+    if (name === ACTIVITY.classifyBash && isObject(input) && typeof input.command === 'string')
       return `${type} ${name}: ${shorten(input.command, 100)}`;
     const step = isObject(input) ? input.step : undefined;
     return `${type} ${name}${typeof step === 'number' ? `, step ${step}` : ''}`;

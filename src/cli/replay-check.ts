@@ -1,5 +1,6 @@
 // Replays a recorded history against a workflow bundle and, when the code no longer fits the history, names the event
 // where they part: the nondeterminism message alone often says what differed but not where.
+import { ACTIVITY } from '../core/activity-names.js';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ReplayError, Worker } from '@temporalio/worker';
@@ -117,7 +118,7 @@ export const INLINE_TRANSCRIPT_MESSAGE =
 function hasInlineTranscript(history: History): boolean {
   return (history.events ?? []).some((event) => {
     const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled?.activityType?.name !== 'callModel') return false;
+    if (scheduled?.activityType?.name !== ACTIVITY.callModel) return false;
     const [payload] = scheduled.input?.payloads ?? [];
     try {
       const request = payload ? defaultPayloadConverter.fromPayload<{ messages?: unknown }>(payload) : undefined;

@@ -94,7 +94,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   } catch (error) {
     if (isCancellation(error)) {
       state.status = 'cancelled';
-      createPublisher(state, input, approvals)();
+      publish();
       throw error;
     }
     if (error instanceof ContinueAsNew) throw error;

@@ -1,5 +1,6 @@
 // Sandbox-safe: the budget gate before a step. Would the next model call push the task over its budget? Then an
 // operator is asked (an approval extends the budget by its original amount) or the run stops, before the money is spent.
+import { ACTIVITY } from '../activity-names.js';
 import type { PendingApproval } from '../approvals.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
 import { estimateNextCall, formatUsd, wouldExceedBudget } from '../pricing.js';
@@ -48,7 +49,7 @@ export function budgetGate(state: AgentState, input: AgentInput, now: number): B
     request: {
       callId: `budget-step-${state.step + 1}`,
       identity: `budget-step-${state.step + 1}`,
-      tool: 'callModel',
+      tool: ACTIVITY.callModel,
       level: 'budget',
       reason: check.message,
       requestedAt: now,
