@@ -223,6 +223,45 @@ async function ensureBackgroundProcess(
   return started;
 }
 
+/** A background process being waited for: how to tell it is ready, and how messages name it. */
+interface ReadyWait {
+  /** "The codec endpoint" */
+  name: string;
+  /** "answered on http://…" (what it did not do before it exited) */
+  before: string;
+  /** "answer on http://…" (what it did not do in time) */
+  within: string;
+  pid: number;
+  timeoutMs: number;
+  intervalMs: number;
+  logFile: string;
+  exited: () => string | undefined;
+  ready: () => Promise<boolean>;
+}
+
+/** Polls `ready` until it holds; fails with the log's tail when the process exits first or the time runs out. */
+async function waitUntilReady(wait: ReadyWait): Promise<void> {
+  const deadline = Date.now() + wait.timeoutMs;
+  for (;;) {
+    if (await wait.ready()) return;
+    const exit = wait.exited();
+    if (exit !== undefined || !(await isProcessAlive(wait.pid))) {
+      throw new DevServerError(
+        `${wait.name} ${exit ?? 'exited'} before ${wait.before}.\n${await logTail(wait.logFile)}\nSee ${wait.logFile}`,
+        wait.logFile,
+      );
+    }
+    if (Date.now() >= deadline) {
+      throw new DevServerError(
+        `${wait.name} (pid ${wait.pid}) did not ${wait.within} within ${Math.round(wait.timeoutMs / 1000)}s.\n` +
+          `${await logTail(wait.logFile)}\nSee ${wait.logFile}`,
+        wait.logFile,
+      );
+    }
+    await sleep(wait.intervalMs);
+  }
+}
+
 async function waitForCodec(options: {
   url: string;
   pid: number;
@@ -230,30 +269,21 @@ async function waitForCodec(options: {
   logFile: string;
   exited: () => string | undefined;
 }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    try {
-      const response = await fetch(`${options.url}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    const exit = options.exited();
-    if (exit !== undefined || !(await isProcessAlive(options.pid))) {
-      throw new DevServerError(
-        `The codec endpoint ${exit ?? 'exited'} before it answered on ${options.url}.\n${await logTail(options.logFile)}\nSee ${options.logFile}`,
-        options.logFile,
-      );
-    }
-    if (Date.now() >= deadline) {
-      throw new DevServerError(
-        `The codec endpoint (pid ${options.pid}) did not answer on ${options.url} within ${Math.round(options.timeoutMs / 1000)}s.\n` +
-          `${await logTail(options.logFile)}\nSee ${options.logFile}`,
-        options.logFile,
-      );
-    }
-    await sleep(100);
-  }
+  await waitUntilReady({
+    ...options,
+    name: 'The codec endpoint',
+    before: `it answered on ${options.url}`,
+    within: `answer on ${options.url}`,
+    intervalMs: 100,
+    ready: async () => {
+      try {
+        const response = await fetch(`${options.url}/health`, { signal: AbortSignal.timeout(2_000) });
+        return response.ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+  });
 }
 
 async function waitForPoller(options: {
@@ -266,36 +296,28 @@ async function waitForPoller(options: {
   logFile: string;
   exited: () => string | undefined;
 }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
   const connection =
     options.connection ?? (await Connection.connect({ address: options.address, connectTimeout: 5_000 }));
   try {
-    for (;;) {
-      // 1 = TASK_QUEUE_TYPE_WORKFLOW, 2 = TASK_QUEUE_TYPE_ACTIVITY; either proves the worker is connected.
-      for (const taskQueueType of [1, 2]) {
-        const response = await connection.workflowService.describeTaskQueue({
-          namespace: options.namespace,
-          taskQueue: { name: options.taskQueue, kind: 1 },
-          taskQueueType,
-        });
-        if ((response.pollers ?? []).some((poller) => poller.identity?.startsWith(`${options.pid}@`))) return;
-      }
-      const exit = options.exited();
-      if (exit !== undefined || !(await isProcessAlive(options.pid))) {
-        throw new DevServerError(
-          `The background worker ${exit ?? 'exited'} before polling ${options.taskQueue}.\n${await logTail(options.logFile)}\nSee ${options.logFile}`,
-          options.logFile,
-        );
-      }
-      if (Date.now() >= deadline) {
-        throw new DevServerError(
-          `The background worker (pid ${options.pid}) did not poll task queue ${options.taskQueue} within ${Math.round(options.timeoutMs / 1000)}s.\n` +
-            `${await logTail(options.logFile)}\nSee ${options.logFile}`,
-          options.logFile,
-        );
-      }
-      await sleep(250);
-    }
+    await waitUntilReady({
+      ...options,
+      name: 'The background worker',
+      before: `polling ${options.taskQueue}`,
+      within: `poll task queue ${options.taskQueue}`,
+      intervalMs: 250,
+      ready: async () => {
+        // 1 = TASK_QUEUE_TYPE_WORKFLOW, 2 = TASK_QUEUE_TYPE_ACTIVITY; either proves the worker is connected.
+        for (const taskQueueType of [1, 2]) {
+          const response = await connection.workflowService.describeTaskQueue({
+            namespace: options.namespace,
+            taskQueue: { name: options.taskQueue, kind: 1 },
+            taskQueueType,
+          });
+          if ((response.pollers ?? []).some((poller) => poller.identity?.startsWith(`${options.pid}@`))) return true;
+        }
+        return false;
+      },
+    });
   } finally {
     if (!options.connection) await connection.close();
   }
