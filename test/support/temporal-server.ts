@@ -56,7 +56,8 @@ export async function startTestTemporalServer(
   const log = options.log ?? ((line: string) => process.stderr.write(`[temporal] ${line}\n`));
   const binary = await findTemporalBinary({ build: true, log });
   const directory = await fsp.mkdtemp(path.join(os.tmpdir(), 'durable-agent-temporal-'));
-  const [port, uiPort] = (await findFreePorts(2)) as [number, number];
+  // Every port is picked here, as the embedded dev server picks its own, rather than left to the server.
+  const [port, uiPort, httpPort] = (await findFreePorts(3)) as [number, number, number];
   const withUi = options.ui ?? true;
   const namespace = 'default';
   const logFile = path.join(directory, 'server.log');
@@ -66,6 +67,7 @@ export async function startTestTemporalServer(
     temporalServerArgs({
       port,
       uiPort: withUi ? uiPort : null,
+      httpPort,
       dbFile: path.join(directory, 'temporal.db'),
       namespace,
       ...(options.codecUrl ? { codecUrl: options.codecUrl } : {}),
