@@ -114,6 +114,8 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         taskQueue,
         toolTaskQueue,
         env: { OPENAI_API_KEY: 'unused' },
+        // The benchmark scripts run no commands.
+        commandSandbox: { kind: 'off' },
         store,
         workflowBundle: bundle,
         ...options,

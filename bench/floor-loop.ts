@@ -40,7 +40,12 @@ const MAX_TOOL_CONCURRENCY = 4;
 
 /** A floor with its own activities (and so its own transcript cache), like one worker process. */
 export function createFloor(store: ContentStore): (input: FloorInput) => Promise<FloorResult> {
-  const activities = createActivities({ resolveProvider: createProviderResolver({ OPENAI_API_KEY: 'unused' }), store });
+  // The benchmark scripts run no commands, so the floor needs no command sandbox.
+  const activities = createActivities({
+    resolveProvider: createProviderResolver({ OPENAI_API_KEY: 'unused' }),
+    store,
+    commandSandbox: { kind: 'off' },
+  });
   const registry = createToolRegistry([...builtinTools, toolSearch]);
   const toolNames = registry.getSchemas({ mode: 'default' }).map((schema) => schema.function.name);
   const lookup = {

@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { performance } from 'node:perf_hooks';
 import { abbreviateParams } from '../src/core/envelope.js';
-import { executeBash } from '../src/activities/executors/bash.js';
+import { createBashExecutor } from '../src/activities/executors/bash.js';
 import { runTool } from '../src/activities/run-tool.js';
 
 /** What the child reports to the parent. */
@@ -24,7 +24,7 @@ const SAMPLE_INTERVAL_MS = 50;
 
 async function runOurs(workspace: string, command: string): Promise<number> {
   const input = { command, timeout_ms: 120_000 };
-  const result = await runTool('Bash', executeBash, {
+  const result = await runTool('Bash', createBashExecutor({ kind: 'off' }), {
     taskId: 'bench-memory',
     turn: 1,
     index: 0,

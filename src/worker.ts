@@ -5,6 +5,8 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
+import type { CommandSandbox } from './activities/sandbox/command-sandbox.js';
+import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
 import { agentDataConverter } from './store/data-converter.js';
@@ -36,6 +38,11 @@ export interface AgentWorkerOptions {
   identity?: string;
   /** Function tools (C.12) offered to every run this worker serves. */
   functions?: readonly FunctionToolDefinition[];
+  /**
+   * The OS sandbox of Bash commands; default: resolved from `env` (bubblewrap, or DURABLE_AGENT_SANDBOX=off). A worker
+   * that cannot sandbox and was not told to run without does not start.
+   */
+  commandSandbox?: CommandSandbox;
   /** Replaces built-in tool executors by name (see ActivityDependencies.executors). */
   executors?: ActivityDependencies['executors'];
   /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
@@ -52,10 +59,13 @@ export interface AgentWorkers {
 
 /** Creates the workers that run agent workflows and their model and tool activities. */
 export async function createAgentWorkers(options: AgentWorkerOptions): Promise<AgentWorkers> {
+  const env = options.env ?? process.env;
+  const commandSandbox = options.commandSandbox ?? (await resolveCommandSandbox(env));
   const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const activities = createActivities({
-    resolveProvider: createProviderResolver(options.env ?? process.env),
+    resolveProvider: createProviderResolver(env),
     store: options.store,
+    commandSandbox,
     ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),

@@ -3,12 +3,11 @@
 // It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system (path
 // arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the workflow
 // sandbox has. Its result is recorded in history, so a replay sees the same decision and never re-runs it (DESIGN.md).
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { classificationOf } from '../core/permissions/aggregate.js';
 import type { BashClassification } from '../core/permissions/types.js';
 import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, initialScope } from './bash-classifier/walker.js';
-import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
+import { COMMAND_HOME, realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 
 /** The input of `classifyBash`. */
 export interface ClassifyBashInput {
@@ -21,7 +20,7 @@ export interface ClassifyBashInput {
   writeProtected?: string[];
   /** Rules of command-form `write` rows that are auto-allowed; default: all of them. */
   bashWriteAutoAllow?: string[];
-  /** `$HOME` for `~` expansion; default: the worker's home directory (the command inherits the worker's environment). */
+  /** `$HOME` for `~` expansion; default: the command's own home in the workspace (COMMAND_HOME). */
   home?: string;
 }
 
@@ -53,7 +52,7 @@ export async function classifyBash(input: ClassifyBashInput): Promise<BashClassi
       deniedPath: input.cwd,
     };
   }
-  const home = path.resolve(input.home ?? process.env.HOME ?? homedir());
+  const home = path.resolve(input.home ?? path.join(root, ...COMMAND_HOME.split('/')));
   const segments = await classifyScript(
     input.command,
     initialScope(cwd.real),

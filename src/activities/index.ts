@@ -6,6 +6,7 @@ import type { ToolSchema } from '../core/messages.js';
 import type { PendingWrites } from '../core/transcript-ref.js';
 import { builtinExecutors } from './executors/index.js';
 import type { ToolExecutor } from './executors/types.js';
+import type { CommandSandbox } from './sandbox/command-sandbox.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelStep } from './model-step.js';
@@ -28,6 +29,8 @@ export interface ActivityDependencies {
   hostToolQueue?: string;
   /** Function tools (C.12) this worker offers to every run it serves. */
   functions?: readonly FunctionToolDefinition[];
+  /** The OS sandbox Bash commands run in (resolved once at worker start). */
+  commandSandbox: CommandSandbox;
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
   executors?: Readonly<Record<string, ToolExecutor>>;
 }
@@ -44,9 +47,10 @@ export function createActivities(deps: ActivityDependencies) {
   const specs: FunctionToolSpec[] = functions.map(({ fn: _fn, ...spec }) => spec);
   // The workflow's own registry, so every name the workflow sends resolves to the same schema here.
   const registry = createTaskRegistry(specs);
+  const executors = builtinExecutors(deps.commandSandbox);
   const builtinActivities: Record<string, ToolActivity> = Object.fromEntries(
     builtinTools.map((contract) => {
-      const run = deps.executors?.[contract.name] ?? builtinExecutors[contract.name];
+      const run = deps.executors?.[contract.name] ?? executors[contract.name];
       if (!run) throw new Error(`Built-in tool '${contract.name}' has no executor.`);
       return [contract.name, toolActivity(contract.name, run)];
     }),

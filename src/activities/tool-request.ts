@@ -22,6 +22,8 @@ export interface ToolActivityInput {
   readState?: ReadStateStore;
   /** The activity's retry limit, so the executor wrapper knows which attempt is the last one. */
   maximumAttempts?: number;
+  /** Names of worker variables this run's commands get besides the allowlist (`--env-pass`; never values). */
+  envPass?: string[];
   /** The permission decision's level and rule (C.5), echoed by Bash as `data.classification`. */
   classification?: { level: RiskLevel; rule: string };
   /** Set when this call serves a failing tool's call: the envelope says so unless it is an error itself. */

@@ -3,6 +3,9 @@ import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode } from './files/errors.js';
 
+/** `$HOME` of every command, inside the workspace: tools' caches and dotfiles land there, not in the worker's home. */
+export const COMMAND_HOME = '.agent/home';
+
 /** A path that resolved inside the workspace. */
 export interface WorkspacePath {
   ok: true;

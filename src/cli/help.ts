@@ -21,6 +21,8 @@ Options:
   --max-tokens N      the same, for total tokens
   --on-budget P       ask (default) | stop: end the run as failed instead of asking
   --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
+  --env-pass NAME     give this run's commands the worker's variable NAME (repeatable); commands otherwise get only
+                      PATH, the locale, git's identity and DURABLE_AGENT_ENV_PASS's names — never the worker's keys
   --json              print one JSON object {workflowId, runId, status, answer, steps, toolCalls, usage} on stdout
   --detach            start the run and return at once
   -h, --help          show this help

@@ -35,6 +35,11 @@ export interface AgentInput {
    * another host's filesystem. Unset: the run's own task queue (every worker sees the same files).
    */
   toolTaskQueue?: string;
+  /**
+   * Names of variables of the worker's environment this run's commands get besides the allowlist (`--env-pass`).
+   * Names only: the values stay on the worker and never reach history.
+   */
+  envPass?: string[];
   /** Continue as new after every N steps (besides whenever Temporal suggests it). */
   continueAsNewEverySteps?: number;
   /** How long a call waits for a human decision before it counts as rejected (C.4 askTimeoutMs). */

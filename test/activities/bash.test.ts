@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import {
   STREAM_HEAD_CHARS,
   STREAM_TAIL_CHARS,
   capStream,
-  executeBash,
+  createBashExecutor,
   formatOutputSpill,
   commandEnvironment,
   ENV_PASS_VARIABLE,
@@ -17,7 +17,11 @@ import type { RunToolOptions } from '../../src/activities/run-tool.js';
 import { runTool } from '../../src/activities/run-tool.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../src/activities/tool-request.js';
 import { envelopeSize } from '../../src/core/envelope.js';
+import { COMMAND_HOME } from '../../src/activities/workspace.js';
 import { makeExecutorContext } from './executor-context.js';
+
+// The executor's own process handling, without the OS sandbox; bash-sandbox.test.ts runs commands inside it.
+const executeBash = createBashExecutor({ kind: 'off' });
 
 let workspace: string;
 
@@ -211,7 +215,6 @@ describe('Bash environment', () => {
       CI: '0',
     };
     expect(commandEnvironment(worker)).toEqual({
-      HOME: '/home/u',
       PATH: '/usr/bin',
       LC_ALL: 'C.UTF-8',
       ...BASH_ENV_ADDITIONS,
@@ -220,6 +223,23 @@ describe('Bash environment', () => {
       DATABASE_URL: 'postgres://u:pw@db/x',
       MYSQL_PWD: 'pw',
     });
+  });
+
+  it("a run's --env-pass names add worker variables, but never the worker's own credentials and settings", () => {
+    const worker = { PATH: '/usr/bin', NPM_TOKEN: 'npm_x', OPENAI_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's' };
+    const names = ['NPM_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'TEMPORAL_API_KEY'];
+    const env = commandEnvironment(worker, { runNames: names });
+    expect(env.NPM_TOKEN).toBe('npm_x');
+    expect(Object.keys(env)).not.toEqual(expect.arrayContaining(['OPENAI_API_KEY']));
+    expect(env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+    expect(commandEnvironment({ ...worker, [ENV_PASS_VARIABLE]: 'OPENAI_API_KEY' }).OPENAI_API_KEY).toBe('k');
+  });
+
+  it("HOME is the workspace's own, not the worker's", async () => {
+    const { envelope } = await runBash({ command: 'echo "$HOME"; touch ~/.probe' });
+    const home = path.join(await realpath(workspace), ...COMMAND_HOME.split('/'));
+    expect(envelope.data.stdout).toBe(`${home}\n`);
+    await expect(readFile(path.join(home, '.probe'), 'utf8')).resolves.toBe('');
   });
 });
 

@@ -20,7 +20,13 @@ import { storeRootsQuery } from '../../src/workflows/messages.js';
 import { createAgentWorkers } from '../../src/worker.js';
 import { durableAgentBin } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
-import { sharedBundle, startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
+import {
+  sharedBundle,
+  startScriptedRun,
+  temporalAddress,
+  testCommandSandbox,
+  workspaceFrom,
+} from '../support/harness.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { S3ServerUnavailableError, startS3Server } from '../support/s3-server.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
@@ -190,6 +196,7 @@ describe('gc', () => {
       taskQueue,
       env: { OPENAI_API_KEY: 'test-key' },
       workflowBundle: await sharedBundle(),
+      commandSandbox: await testCommandSandbox(),
       store,
     });
     worker = { shutdown: () => agent.shutdown(), running: agent.run(), connection: workerConnection };

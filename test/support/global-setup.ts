@@ -1,6 +1,7 @@
 // Vitest globalSetup: one real Temporal dev server for the whole run, shared by every workflow and CLI test file.
 // Test files read its address with `inject('temporalAddress')` or process.env.TEMPORAL_TEST_ADDRESS.
 import type { TestProject } from 'vitest/node';
+import { provisionBubblewrap } from '../../src/cli/bubblewrap.js';
 import { buildCliIfStale } from './cli-build.js';
 import { startTestTemporalServer } from './temporal-server.js';
 
@@ -13,9 +14,26 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * Test workers sandbox their commands like any worker: bubblewrap, fetched into the cache when it is not installed.
+ * Where none can run, outside CI, the other tests still run with DURABLE_AGENT_SANDBOX=off and the sandbox tests are
+ * skipped with the reason.
+ */
+async function provideCommandSandbox(): Promise<void> {
+  const executable = await provisionBubblewrap(process.env, (line) => process.stderr.write(`[sandbox] ${line}\n`));
+  if (executable) {
+    process.env.DURABLE_AGENT_BWRAP_PATH = executable;
+    return;
+  }
+  if (process.env.CI === 'true') throw new Error('bubblewrap is required in CI: apt-get install bubblewrap');
+  process.stderr.write('[sandbox] no bubblewrap: test workers run commands unsandboxed (DURABLE_AGENT_SANDBOX=off)\n');
+  process.env.DURABLE_AGENT_SANDBOX = 'off';
+}
+
 /** Starts the shared server and returns its teardown. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await buildCliIfStale((line) => process.stderr.write(`[build] ${line}\n`));
+  await provideCommandSandbox();
   const started = Date.now();
   const server = await startTestTemporalServer();
   process.stderr.write(

@@ -1,5 +1,7 @@
 // Workflow test harness: a real Temporal server (started once by the global setup), one in-process worker per
 // test file on its own task queue, and the scripted model served over real OpenAI-compatible HTTP.
+import type { CommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
+import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -71,7 +73,10 @@ export interface Harness {
 export async function startHarness(
   env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'test-key' },
   options: Partial<
-    Pick<AgentWorkerOptions, 'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store'>
+    Pick<
+      AgentWorkerOptions,
+      'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store' | 'commandSandbox'
+    >
   > = {},
 ): Promise<Harness> {
   quietRuntime();
@@ -87,6 +92,7 @@ export async function startHarness(
     taskQueue,
     env,
     workflowBundle: await sharedBundle(),
+    commandSandbox: await testCommandSandbox(),
     ...options,
     store,
   });
@@ -186,4 +192,15 @@ export function toolResult(messages: ChatMessage[], callId: string): Record<stri
   const message = messages.find((candidate) => candidate.role === 'tool' && candidate.tool_call_id === callId);
   if (!message) throw new Error(`no tool message for ${callId}`);
   return JSON.parse(message.content as string) as Record<string, any>;
+}
+
+let commandSandbox: Promise<CommandSandbox> | undefined;
+
+/**
+ * The sandbox test workers run commands in, resolved once per test process from this process's environment (the
+ * global setup provides bubblewrap, or turns the sandbox off where none can run), whatever `env` a test gives.
+ */
+export function testCommandSandbox(): Promise<CommandSandbox> {
+  commandSandbox ??= resolveCommandSandbox(process.env);
+  return commandSandbox;
 }

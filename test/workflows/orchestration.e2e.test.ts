@@ -18,6 +18,7 @@ import {
   workspaceFrom,
 } from '../support/harness.js';
 import { saveHistory } from '../support/histories.js';
+import { hostPidsRunning, uniqueSleepSeconds } from '../support/host-processes.js';
 import { waitFor } from '../support/wait.js';
 
 let harness: Harness;
@@ -437,34 +438,22 @@ describe('a request too long for the model', () => {
 describe('cancellation', () => {
   it('ends a running command within seconds when the run is cancelled', async () => {
     const workspace = await workspaceFrom();
+    const token = uniqueSleepSeconds();
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
       input: { askPolicy: 'approve' },
-      script: [{ tool_calls: [{ name: 'Bash', arguments: { command: 'echo $$ > pid; exec sleep 300' } }] }],
+      script: [{ tool_calls: [{ name: 'Bash', arguments: { command: `exec sleep ${token}` } }] }],
     });
     try {
-      const pidFile = join(workspace, 'pid');
-      let pid = 0;
-      for (let waited = 0; !pid && waited < 30_000; waited += 100) {
-        pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(pid).toBeGreaterThan(0);
+      const running = async (): Promise<number> => (await hostPidsRunning(`sleep\0${token}`)).length;
+      await waitFor(async () => ((await running()) > 0 ? true : undefined), 'the command to start');
       await handle.cancel();
       const failure = await handle.result().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       expect((await handle.describe()).status.name).toBe('CANCELLED');
-      const alive = (): boolean => {
-        try {
-          process.kill(pid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      const deadline = Date.now() + 10_000;
-      while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(alive()).toBe(false);
+      await waitFor(async () => ((await running()) === 0 ? true : undefined), 'the command to end', {
+        timeoutMs: 10_000,
+      });
     } finally {
       await model.close();
     }

@@ -1,12 +1,17 @@
 // Node: the Bash executor (TOOL-SPEC C.11 Bash, C.5.3). A failing command is a result for the model, not an exception;
 // only the shell failing to start is an error. Output is streamed into bounded buffers, never buffered whole.
 import { execa } from 'execa';
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import { envPassRefusal } from '../../core/env-pass.js';
 import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
 import { bash } from '../../tools/bash.js';
+import type { CommandSandbox } from '../sandbox/command-sandbox.js';
+import { sandboxedCommand } from '../sandbox/command-sandbox.js';
 import { spillEverywhere } from '../spill.js';
-import { resolveInWorkspace } from '../workspace.js';
+import { COMMAND_HOME, resolveInWorkspace } from '../workspace.js';
+import type { ToolActivityResult } from '../tool-request.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
 /** Bytes of each stream kept in memory; the excess is counted and dropped (a short tail of it is still kept). */
@@ -29,13 +34,13 @@ const DROPPED_TAIL_BYTES = 4 * STREAM_TAIL_CHARS;
 const STREAM_DRAIN_GRACE_MS = 1_000;
 
 /**
- * The worker's variables a command gets (C.5.3, by allowlist): where programs are, the locale and time zone, who and
- * where the user is. Anything else — API keys, database URLs, tokens, agent sockets — stays with the worker unless
- * the operator names it in DURABLE_AGENT_ENV_PASS (comma-separated).
+ * The worker's variables a command gets (C.5.3, by allowlist): where programs are, the locale and time zone, who the
+ * user is, the identity git commits under. Anything else — API keys, database URLs, tokens, agent sockets — stays
+ * with the worker unless the operator names it: DURABLE_AGENT_ENV_PASS (comma-separated) for every run, `--env-pass`
+ * for one run. HOME is the workspace's own (COMMAND_HOME), never the worker's.
  */
 const PASSED_NAMES: ReadonlySet<string> = new Set([
   'PATH',
-  'HOME',
   'USER',
   'LOGNAME',
   'SHELL',
@@ -43,6 +48,10 @@ const PASSED_NAMES: ReadonlySet<string> = new Set([
   'LANGUAGE',
   'TZ',
   'TMPDIR',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
 ]);
 const PASSED_PREFIX = /^LC_/;
 
@@ -61,20 +70,27 @@ export const BASH_ENV_ADDITIONS: Readonly<Record<string, string>> = {
   AGENT_WORKER: '1',
 };
 
-/** A command's environment: the allowlisted variables of `env`, those DURABLE_AGENT_ENV_PASS names, BASH_ENV_ADDITIONS. */
-export function commandEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+/**
+ * A command's environment: the allowlisted variables of the worker's `env`, the names DURABLE_AGENT_ENV_PASS lists,
+ * the names the run asked for (`runNames`, except the worker's own settings), BASH_ENV_ADDITIONS, and `overrides`.
+ */
+export function commandEnvironment(
+  env: NodeJS.ProcessEnv,
+  options: { runNames?: readonly string[]; overrides?: Record<string, string> } = {},
+): Record<string, string> {
   const named = new Set(
     (env[ENV_PASS_VARIABLE] ?? '')
       .split(',')
       .map((name) => name.trim())
       .filter(Boolean),
   );
+  for (const name of options.runNames ?? []) if (envPassRefusal(name) === undefined) named.add(name);
   const passed: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (PASSED_NAMES.has(name) || PASSED_PREFIX.test(name) || named.has(name)) passed[name] = value;
   }
-  return { ...passed, ...BASH_ENV_ADDITIONS };
+  return { ...passed, ...BASH_ENV_ADDITIONS, ...options.overrides };
 }
 
 /** Cuts a stream longer than STREAM_CHAR_CAP to its first 6,000 and last 24,000 characters around a marker. */
@@ -152,8 +168,16 @@ interface ProcessOutcome {
   cancelled: boolean;
 }
 
-/** Runs a Bash tool call: `bash --noprofile --norc -c <command>` in its own process group inside the workspace. */
-export const executeBash: ToolExecutor = async (context) => {
+/**
+ * The Bash executor: `bash --noprofile --norc -c <command>` in its own process group inside the workspace, in the
+ * given OS sandbox (bubblewrap: the workspace writable, the rest read-only, offline unless the command was classified
+ * and approved as `network_write`).
+ */
+export function createBashExecutor(sandbox: CommandSandbox): ToolExecutor {
+  return (context) => executeBash(context, sandbox);
+}
+
+async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): Promise<ToolActivityResult> {
   const parsed = bash.inputSchema.safeParse(context.request.input);
   if (!parsed.success) {
     const message = `Invalid arguments for Bash: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`;
@@ -216,7 +240,7 @@ export const executeBash: ToolExecutor = async (context) => {
 
   const stdout = new StreamCapture();
   const stderr = new StreamCapture();
-  const outcome = await runProcess(input, resolved.real, context, stdout, stderr);
+  const outcome = await runProcess(input, resolved.real, context, sandbox, { stdout, stderr });
   const timeMs = context.elapsedMs();
 
   if (outcome.spawnError !== undefined) {
@@ -277,7 +301,7 @@ export const executeBash: ToolExecutor = async (context) => {
   };
   const suffix = fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '';
   return { envelope: toEnvelope(outcome, input, timeMs, suffix, { data, stats, context: envelopeContext }) };
-};
+}
 
 function toEnvelope(
   outcome: ProcessOutcome,
@@ -344,12 +368,26 @@ async function runProcess(
   input: BashInput,
   cwd: string,
   context: ExecutorContext,
-  stdout: StreamCapture,
-  stderr: StreamCapture,
+  sandbox: CommandSandbox,
+  { stdout, stderr }: { stdout: StreamCapture; stderr: StreamCapture },
 ): Promise<ProcessOutcome> {
-  const subprocess = execa('bash', ['--noprofile', '--norc', '-c', input.command], {
+  const home = path.join(context.root, ...COMMAND_HOME.split('/'));
+  await mkdir(home, { recursive: true });
+  const env = commandEnvironment(process.env, {
+    runNames: context.request.envPass ?? [],
+    // In the sandbox /tmp is the command's own, discarded when it ends.
+    overrides: { HOME: home, ...(sandbox.kind === 'bubblewrap' ? { TMPDIR: '/tmp' } : {}) },
+  });
+  const network = context.request.classification?.level === 'network_write';
+  const { file, args } = sandboxedCommand(sandbox, ['bash', '--noprofile', '--norc', '-c', input.command], {
+    root: context.root,
     cwd,
-    env: commandEnvironment(process.env),
+    network,
+    pathVariable: env.PATH,
+  });
+  const subprocess = execa(file, args, {
+    cwd,
+    env,
     extendEnv: false,
     stdin: 'ignore',
     stdout: 'pipe',

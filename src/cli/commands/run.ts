@@ -9,6 +9,7 @@ import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
+import { envPassRefusal } from '../../core/env-pass.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
@@ -20,6 +21,7 @@ const options = {
   'fallback-model': { type: 'string', multiple: true },
   provider: { type: 'string' },
   'base-url': { type: 'string' },
+  'env-pass': { type: 'string', multiple: true },
   script: { type: 'string' },
   'max-steps': { type: 'string' },
   'tool-queue': { type: 'string' },
@@ -61,6 +63,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     ...((values.model ?? (scripted ? 'scripted' : undefined)) ? { model: values.model ?? 'scripted' } : {}),
     ...((scripted?.url ?? values['base-url']) ? { baseUrl: scripted?.url ?? values['base-url'] } : {}),
   };
+  const envPass = parseEnvPass(values['env-pass'] ?? []);
   const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
   // A price file is read here and recorded in the run's input, so the workflow prices calls deterministically.
   const prices = process.env[PRICES_ENV_VARIABLE] ? await loadPriceTable() : undefined;
@@ -77,6 +80,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     maxSteps,
     mode,
     askPolicy,
+    ...(envPass.length > 0 ? { envPass } : {}),
     searchAttributes: await connected.hasSearchAttributes(),
     ...(values['fallback-model']?.length
       ? { fallbackSelections: values['fallback-model'].map((model) => ({ model })) }
@@ -207,4 +211,21 @@ export function slugify(task: string): string {
 function firstLine(text: string): string {
   const line = text.split('\n')[0]!.trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** `--env-pass NAME` (repeatable, or comma-separated): names only, checked here so a refused one fails at once. */
+function parseEnvPass(values: readonly string[]): string[] {
+  const names = [
+    ...new Set(
+      values
+        .flatMap((value) => value.split(','))
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+  for (const name of names) {
+    const refusal = envPassRefusal(name);
+    if (refusal) throw new UsageError(`--env-pass: ${refusal}.`);
+  }
+  return names;
 }

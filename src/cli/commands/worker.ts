@@ -5,9 +5,28 @@ import { payloadThresholdFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { runWorker } from '../../worker.js';
 import { ensureDevServer } from '../dev-server/index.js';
-import { EXIT } from '../exit-codes.js';
+import type { CommandSandbox } from '../../activities/sandbox/command-sandbox.js';
+import {
+  describeSandbox,
+  resolveCommandSandbox,
+  SandboxUnavailableError,
+} from '../../activities/sandbox/command-sandbox.js';
+import { provisionBubblewrap } from '../bubblewrap.js';
+import { EXIT, UsageError } from '../exit-codes.js';
 import { log } from '../output.js';
 import { stateDir } from '../state-dir.js';
+
+/** The command sandbox, provisioned if need be; commands never see the worker's state and content store. */
+async function workerSandbox(): Promise<CommandSandbox> {
+  const executable = await provisionBubblewrap(process.env, log);
+  const hidden = [stateDir(), ...(process.env.DURABLE_AGENT_STORE_DIR ? [process.env.DURABLE_AGENT_STORE_DIR] : [])];
+  try {
+    return await resolveCommandSandbox(process.env, { ...(executable ? { executable } : {}), hidden });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new UsageError(error.message);
+    throw error;
+  }
+}
 
 /** `worker`: runs until SIGINT/SIGTERM. */
 export async function workerCommand(argv: string[], config: Config): Promise<number> {
@@ -25,10 +44,20 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
   const taskQueue = values['task-queue'] ?? config.taskQueue;
   const toolTaskQueue = values['tool-queue'] ?? config.toolTaskQueue ?? hostToolQueue(taskQueue);
   const store = storeFromEnv(process.env, { stateDir: stateDir() });
+  const commandSandbox = await workerSandbox();
   log(
-    `worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} pid=${process.pid}`,
+    `worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} ${describeSandbox(commandSandbox)} pid=${process.pid}`,
   );
   const payloadSizeThreshold = payloadThresholdFromEnv(process.env);
-  await runWorker({ address, namespace, taskQueue, toolTaskQueue, env: process.env, store, payloadSizeThreshold });
+  await runWorker({
+    address,
+    namespace,
+    taskQueue,
+    toolTaskQueue,
+    env: process.env,
+    store,
+    payloadSizeThreshold,
+    commandSandbox,
+  });
   return EXIT.finished;
 }

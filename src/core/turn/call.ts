@@ -386,6 +386,7 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
     ...(run.classification
       ? { classification: { level: run.classification.level, rule: run.classification.rule } }
       : {}),
+    ...(input.envPass?.length && run.tool.confirmation === 'command' ? { envPass: input.envPass } : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
   };
   // A short read is tried in the workflow's own worker first; a run pinned to a host sends it there when this worker

@@ -1,0 +1,126 @@
+// Node: the OS sandbox Bash commands run in. On by default: the worker refuses to start when bubblewrap cannot run
+// here, unless the operator opts out with DURABLE_AGENT_SANDBOX=off. Resolved once at worker start.
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { bubblewrapArguments } from './bubblewrap-arguments.js';
+
+/** `bubblewrap` (the default) or `off`. */
+export const SANDBOX_VARIABLE = 'DURABLE_AGENT_SANDBOX';
+/** The bwrap executable to use instead of `bwrap` on PATH. */
+export const BWRAP_PATH_VARIABLE = 'DURABLE_AGENT_BWRAP_PATH';
+/** Extra paths (comma-separated) commands must not read, besides the worker's home and state. */
+export const SANDBOX_HIDE_VARIABLE = 'DURABLE_AGENT_SANDBOX_HIDE';
+
+/** How commands are isolated. */
+export type CommandSandbox =
+  | {
+      kind: 'bubblewrap';
+      executable: string;
+      /** The worker's home, hidden from commands (its toolchains on PATH stay readable). */
+      workerHome?: string;
+      /** Paths hidden from commands: the worker's state and store directories, and the operator's list. */
+      hidden: readonly string[];
+    }
+  | { kind: 'off' };
+
+/** No usable sandbox and no opt-out: the worker does not start. */
+export class SandboxUnavailableError extends Error {
+  override name = 'SandboxUnavailableError';
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * The sandbox the worker's commands run in, from its environment. `executable` is a bwrap the caller provisioned
+ * (the CLI's cache); otherwise DURABLE_AGENT_BWRAP_PATH, then `bwrap` on PATH. Probes it once with the same
+ * namespaces a command gets, so a kernel that forbids them is reported here and not on the first command.
+ */
+export async function resolveCommandSandbox(
+  env: NodeJS.ProcessEnv,
+  options: { executable?: string; hidden?: readonly string[] } = {},
+): Promise<CommandSandbox> {
+  const setting = (env[SANDBOX_VARIABLE] ?? 'bubblewrap').trim().toLowerCase();
+  if (setting === 'off') return { kind: 'off' };
+  if (setting !== 'bubblewrap' && setting !== '') {
+    throw new SandboxUnavailableError(`${SANDBOX_VARIABLE}='${setting}' is not one of: bubblewrap, off.`);
+  }
+  const executable = options.executable ?? env[BWRAP_PATH_VARIABLE] ?? findOnPath('bwrap', env.PATH);
+  if (!executable) throw new SandboxUnavailableError(unavailableMessage('bubblewrap (bwrap) is not installed'));
+  const probe = await execa(executable, [...probeArguments(), 'true'], {
+    reject: false,
+    timeout: PROBE_TIMEOUT_MS,
+    stdin: 'ignore',
+  });
+  if (probe.exitCode !== 0) {
+    const why = (probe.stderr || probe.shortMessage || '').trim().split('\n')[0];
+    throw new SandboxUnavailableError(unavailableMessage(`${executable} cannot create its namespaces here: ${why}`));
+  }
+  const workerHome = env.HOME ?? homedir();
+  const hidden = [...(options.hidden ?? []), ...listed(env[SANDBOX_HIDE_VARIABLE])].map((entry) => path.resolve(entry));
+  return { kind: 'bubblewrap', executable, ...(workerHome ? { workerHome } : {}), hidden };
+}
+
+/** One line for the worker's start-up log. */
+export function describeSandbox(sandbox: CommandSandbox): string {
+  return sandbox.kind === 'off'
+    ? `sandbox=off (${SANDBOX_VARIABLE}=off: commands run with the worker's filesystem and network)`
+    : `sandbox=bubblewrap (${sandbox.executable})`;
+}
+
+/** The program and arguments that run `command` (argv) in the sandbox; without one, the command itself. */
+export function sandboxedCommand(
+  sandbox: CommandSandbox,
+  command: readonly string[],
+  options: { root: string; cwd: string; network: boolean; pathVariable: string | undefined },
+): { file: string; args: string[] } {
+  if (sandbox.kind === 'off') return { file: command[0]!, args: command.slice(1) };
+  const existing = sandbox.hidden.filter((entry) => existsSync(entry));
+  const args = bubblewrapArguments({
+    root: options.root,
+    cwd: options.cwd,
+    network: options.network,
+    ...(sandbox.workerHome ? { workerHome: sandbox.workerHome } : {}),
+    pathDirectories: (options.pathVariable ?? '').split(path.delimiter).filter(Boolean),
+    hiddenDirectories: existing.filter((entry) => statSync(entry).isDirectory()),
+    hiddenFiles: existing.filter((entry) => !statSync(entry).isDirectory()),
+  });
+  return { file: sandbox.executable, args: [...args, '--', ...command] };
+}
+
+function probeArguments(): string[] {
+  const args = bubblewrapArguments({
+    root: '/',
+    cwd: '/',
+    network: false,
+    pathDirectories: [],
+    hiddenDirectories: [],
+    hiddenFiles: [],
+  });
+  return [...args, '--'];
+}
+
+function unavailableMessage(why: string): string {
+  return (
+    `Commands run in a bubblewrap sandbox, and it cannot run: ${why}. ` +
+    `Install it (apt-get install bubblewrap; the CLI also fetches it from Debian's archive into its cache), ` +
+    `or start the worker with ${SANDBOX_VARIABLE}=off to run commands with the worker's own filesystem and network.`
+  );
+}
+
+function listed(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+function findOnPath(command: string, pathVariable: string | undefined): string | undefined {
+  for (const directory of (pathVariable ?? '').split(path.delimiter)) {
+    if (!directory) continue;
+    const candidate = path.join(directory, command);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
