@@ -1,6 +1,7 @@
 // The tool layer end to end: every case is judged by what the model receives in its next request.
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
 import type { ScriptTurn } from '../../src/providers/scripted-server.js';
@@ -12,6 +13,7 @@ import {
   toolResult,
   workspaceFrom,
 } from '../support/harness.js';
+import { requireBubblewrap } from '../support/sandbox.js';
 import { waitFor } from '../support/wait.js';
 
 let harness: Harness;
@@ -229,6 +231,76 @@ describe('budgets and confinement through the workflow', () => {
     for (const id of ['dots', 'absolute', 'link', 'write']) {
       expect(toolResult(next(1), id).error, id).toMatchObject({ code: 'ACCESS_DENIED' });
       expect(toolResult(next(1), id).text).toMatch(/outside the workspace/);
+    }
+  });
+});
+
+describe('a hostile model against the command sandbox', () => {
+  const secrets = {
+    PGPASSWORD: 'pg-secret-1',
+    DATABASE_URL: 'postgres://app:db-secret-2@db/app',
+    GITHUB_PAT: 'ghp_secret3',
+    STRIPE_KEY: 'sk_live_secret4',
+    MYSQL_PWD: 'mysql-secret-5',
+    SSH_AUTH_SOCK: '/run/agent-secret-6.sock',
+    OPENAI_API_KEY: 'sk-worker-secret-7',
+  };
+
+  it("cannot write outside the workspace through a script it wrote, nor read the worker's secrets", async (context) => {
+    await requireBubblewrap(context);
+    const workspace = await workspaceFrom();
+    const outside = [`/var/tmp/escape-${process.pid}-${Date.now()}`, join(dirname(workspace), `escape-${Date.now()}`)];
+    const script = outside.map((target) => `require('fs').writeFileSync('${target}', 'x')`).join(';');
+    const saved = Object.fromEntries(Object.keys(secrets).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, secrets);
+    // An operator who approves whatever is asked: the sandbox, not the approval, is what holds.
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      input: { askPolicy: 'approve' },
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'write',
+              name: 'WriteFile',
+              arguments: {
+                path: 'package.json',
+                content: JSON.stringify({ scripts: { test: `node -e "${script}"` } }),
+              },
+            },
+          ],
+        },
+        { tool_calls: [{ id: 'test', name: 'Bash', arguments: { command: 'npm test' } }] },
+        {
+          tool_calls: [
+            { id: 'env', name: 'Bash', arguments: { command: 'env' } },
+            // Spelled so that no static check can see the path: only the sandbox stands in the way.
+            {
+              id: 'proc',
+              name: 'Bash',
+              arguments: { command: 'p=/proc; cat $p/$PPID/environ $p/1/environ | tr "\\0" "\\n"' },
+            },
+          ],
+        },
+        { content: 'done' },
+      ],
+    });
+    try {
+      expect(await handle.result()).toMatchObject({ status: 'completed' });
+      const messages = (model.requests[3] as { messages: ChatMessage[] }).messages;
+      expect(toolResult(messages, 'test').data.stderr).toMatch(/EROFS|read-only file system/i);
+      for (const target of outside) expect(existsSync(target), target).toBe(false);
+      expect(toolResult(messages, 'env').data.stdout).toMatch(/^PATH=/m);
+      console.log(JSON.stringify(toolResult(messages, 'proc')).slice(0, 1500));
+      expect(toolResult(messages, 'proc').data.stdout).toMatch(/^PATH=/m);
+      const everything = JSON.stringify(messages);
+      for (const [name, value] of Object.entries(secrets)) expect(everything, name).not.toContain(value);
+    } finally {
+      await model.close();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   });
 });
