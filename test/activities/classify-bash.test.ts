@@ -196,6 +196,13 @@ const TABLE: [string, RiskLevel, Outcome, '' | typeof PD | typeof AD, string][] 
   ['ls -la src', 'read_only', 'allow', '', 'read_command'],
   ['ls src/*.ts', 'read_only', 'allow', '', 'read_command'],
   ['ls 2>/dev/null', 'read_only', 'allow', '', 'read_command'],
+  // a standard device is no path outside the workspace; anything else under /dev is
+  ['diff a.txt /dev/null', 'read_only', 'allow', '', 'read_command'],
+  ['git diff --no-index /dev/null a.txt', 'read_only', 'allow', '', 'git_read'],
+  ['head -c 16 /dev/urandom', 'read_only', 'allow', '', 'read_command'],
+  ['cat /dev/fd/3', 'read_only', 'allow', '', 'read_command'],
+  ['cat /dev/sda', 'read_only', 'deny', AD, 'path_outside_workspace'],
+  ['echo hi > /dev/tty', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['cd src && ls', 'read_only', 'allow', '', ''],
   ['cd src && cat ../a.txt', 'read_only', 'allow', '', ''],
   ['cd srclink/deep && cat ../index.ts', 'read_only', 'allow', '', ''],

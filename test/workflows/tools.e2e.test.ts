@@ -304,3 +304,33 @@ describe('a hostile model against the command sandbox', () => {
     }
   });
 });
+
+describe('--env-pass', () => {
+  it("gives one run's commands the worker variables it names, and nothing else", async () => {
+    Object.assign(process.env, { NPM_TOKEN: 'npm_for_this_run', OTHER_TOKEN: 'not_named' });
+    const command = { command: 'echo "[$NPM_TOKEN][$OTHER_TOKEN]"' };
+    try {
+      const named = await startScriptedRun(harness, {
+        workspace: await workspaceFrom(),
+        input: { envPass: ['NPM_TOKEN'] },
+        script: [{ tool_calls: [{ id: 'echo', name: 'Bash', arguments: command }] }, { content: 'done' }],
+      });
+      const unnamed = await startScriptedRun(harness, {
+        workspace: await workspaceFrom(),
+        script: [{ tool_calls: [{ id: 'echo', name: 'Bash', arguments: command }] }, { content: 'done' }],
+      });
+      try {
+        for (const { handle } of [named, unnamed]) expect(await handle.result()).toMatchObject({ status: 'completed' });
+        const stdout = (requests: unknown[]) =>
+          toolResult((requests[1] as { messages: ChatMessage[] }).messages, 'echo').data.stdout;
+        expect(stdout(named.model.requests)).toBe('[npm_for_this_run][]\n');
+        expect(stdout(unnamed.model.requests)).toBe('[][]\n');
+      } finally {
+        await Promise.all([named.model.close(), unnamed.model.close()]);
+      }
+    } finally {
+      delete process.env.NPM_TOKEN;
+      delete process.env.OTHER_TOKEN;
+    }
+  });
+});

@@ -32,6 +32,25 @@ export interface UnknownPath {
 /** The outcome of checking one path word. */
 export type PathResolution = InsidePath | OutsidePath | UnknownPath | { kind: 'none' };
 
+/**
+ * Device files that are no place at all: reading gives nothing or noise, writing discards or reaches the command's
+ * own streams. An argument naming one (`diff a.txt /dev/null`) is not a path outside the workspace.
+ */
+const STANDARD_DEVICES: ReadonlySet<string> = new Set([
+  '/dev/null',
+  '/dev/zero',
+  '/dev/random',
+  '/dev/urandom',
+  '/dev/stdin',
+  '/dev/stdout',
+  '/dev/stderr',
+]);
+
+/** Whether `value` names a standard device or one of the command's own descriptors (`/dev/fd/3`). */
+export function isStandardDevice(value: string): boolean {
+  return STANDARD_DEVICES.has(value) || /^\/dev\/fd\/\d+$/.test(value);
+}
+
 /** Splits a glob into its literal directory prefix and the rest: `src/**\/*.ts` → [`src`, `**\/*.ts`]. */
 export function globPrefix(value: string): { directory: string; rest: string } {
   const firstGlob = value.search(/[*?[{]/);
@@ -52,7 +71,7 @@ export async function resolveShellPath(
 ): Promise<PathResolution> {
   const value = word.value;
   if (value === undefined) return { kind: 'unknown', why: 'dynamic' };
-  if (value === '') return { kind: 'none' };
+  if (value === '' || isStandardDevice(value)) return { kind: 'none' };
   const { directory, rest } = word.glob ? globPrefix(value) : { directory: value, rest: undefined };
   // `~user` (the plain `~` was already expanded): another user's home is never the workspace.
   if (directory.startsWith('~')) return { kind: 'outside', shown: value };

@@ -8,7 +8,7 @@ import type { RiskLevel } from '../../tools/define-tool.js';
 import type { SyntaxNode } from './parser.js';
 import { nestsDeeperThan, withParsedScript } from './parser.js';
 import type { InsidePath, PathResolution } from './paths.js';
-import { resolveShellPath, ruleTarget } from './paths.js';
+import { isStandardDevice, resolveShellPath, ruleTarget } from './paths.js';
 import { matchForbiddenPattern, normalizeCommand } from './patterns.js';
 import { commandVerdict, takesPathOperands } from './rules.js';
 import type { CommandVerdict, PathUse } from './verdict.js';
@@ -102,7 +102,6 @@ const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 const OUTPUT_OPERATORS = new Set(['>', '>>', '&>', '&>>', '>|', '<>', '>&']);
 const TRUNCATING_OPERATORS = new Set(['>', '&>', '>|', '>&']);
-const IGNORED_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin']);
 /** Variables that change which program runs or how: setting them hides what a later command does. */
 const DANGEROUS_VARIABLE =
   /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS|SHELLOPTS|BASHOPTS|PS4|HOME|CDPATH|GIT_\w+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHON\w*|PERL5\w*|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/;
@@ -501,8 +500,7 @@ class Walker {
       if ((operator === '>&' || operator === '<&') && (target.type === 'number' || target.text === '-')) continue;
       if (SUBSTITUTIONS.has(target.type)) continue; // classified as a substitution
       const word = evaluateWord(target, environment);
-      if (word.value !== undefined && (IGNORED_TARGETS.has(word.value) || /^\/dev\/fd\/\d+$/.test(word.value)))
-        continue;
+      if (word.value !== undefined && isStandardDevice(word.value)) continue;
       const resolution = await resolveShellPath(this.options.root, scope.cwd, { ...word, glob: false });
       if (resolution.kind === 'outside') {
         draft.deny(resolution.shown);
