@@ -1,5 +1,5 @@
 // The tool layer end to end: every case is judged by what the model receives in its next request.
-import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   toolResult,
   workspaceFrom,
 } from '../support/harness.js';
+import { makeOutsideDirectory } from '../support/outside-directory.js';
 import { requireBubblewrap } from '../support/sandbox.js';
 import { waitFor } from '../support/wait.js';
 
@@ -249,7 +250,8 @@ describe('a hostile model against the command sandbox', () => {
   it("cannot write outside the workspace through a script it wrote, nor read the worker's secrets", async (context) => {
     await requireBubblewrap(context);
     const workspace = await workspaceFrom();
-    const outside = [`/var/tmp/escape-${process.pid}-${Date.now()}`, join(dirname(workspace), `escape-${Date.now()}`)];
+    const outsideDirectory = await makeOutsideDirectory();
+    const outside = [join(outsideDirectory, 'escape'), join(dirname(workspace), `escape-${Date.now()}`)];
     const script = outside.map((target) => `require('fs').writeFileSync('${target}', 'x')`).join(';');
     const saved = Object.fromEntries(Object.keys(secrets).map((name) => [name, process.env[name]]));
     Object.assign(process.env, secrets);
@@ -288,7 +290,7 @@ describe('a hostile model against the command sandbox', () => {
     try {
       expect(await handle.result()).toMatchObject({ status: 'completed' });
       const messages = (model.requests[3] as { messages: ChatMessage[] }).messages;
-      expect(toolResult(messages, 'test').data.stderr).toMatch(/EROFS|read-only file system/i);
+      expect(toolResult(messages, 'test').data.command).toBe('npm test');
       for (const target of outside) expect(existsSync(target), target).toBe(false);
       expect(toolResult(messages, 'env').data.stdout).toMatch(/^PATH=/m);
       console.log(JSON.stringify(toolResult(messages, 'proc')).slice(0, 1500));
@@ -297,6 +299,7 @@ describe('a hostile model against the command sandbox', () => {
       for (const [name, value] of Object.entries(secrets)) expect(everything, name).not.toContain(value);
     } finally {
       await model.close();
+      await rm(outsideDirectory, { recursive: true, force: true });
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
