@@ -7,7 +7,10 @@ import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
 import { bash } from '../../tools/bash.js';
 import { spillEverywhere } from '../spill.js';
 import { resolveInWorkspace } from '../workspace.js';
+import { commandEnvironment } from './command-environment.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
+
+export { BASH_ENV_ADDITIONS, commandEnvironment, ENV_PASS_VARIABLE } from './command-environment.js';
 
 /** Bytes of each stream kept in memory; the excess is counted and dropped (a short tail of it is still kept). */
 export const MAX_CAPTURE_BYTES = 10 * 1024 * 1024;
@@ -27,55 +30,6 @@ export const HEARTBEAT_INTERVAL_MS = 1_000;
 const DROPPED_TAIL_BYTES = 4 * STREAM_TAIL_CHARS;
 // A background process (`server &`) inherits the pipes and can hold them open long after the shell exits.
 const STREAM_DRAIN_GRACE_MS = 1_000;
-
-/**
- * The worker's variables a command gets (C.5.3, by allowlist): where programs are, the locale and time zone, who and
- * where the user is. Anything else — API keys, database URLs, tokens, agent sockets — stays with the worker unless
- * the operator names it in DURABLE_AGENT_ENV_PASS (comma-separated).
- */
-const PASSED_NAMES: ReadonlySet<string> = new Set([
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LANGUAGE',
-  'TZ',
-  'TMPDIR',
-]);
-const PASSED_PREFIX = /^LC_/;
-
-/** The operator's own additions to the allowlist. */
-export const ENV_PASS_VARIABLE = 'DURABLE_AGENT_ENV_PASS';
-
-/** Variables added to every command's environment: non-interactive, no pagers, no colour (C.5.3). */
-export const BASH_ENV_ADDITIONS: Readonly<Record<string, string>> = {
-  CI: '1',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_EDITOR: 'true',
-  PAGER: 'cat',
-  GIT_PAGER: 'cat',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-  AGENT_WORKER: '1',
-};
-
-/** A command's environment: the allowlisted variables of `env`, those DURABLE_AGENT_ENV_PASS names, BASH_ENV_ADDITIONS. */
-export function commandEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  const named = new Set(
-    (env[ENV_PASS_VARIABLE] ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  );
-  const passed: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    if (PASSED_NAMES.has(name) || PASSED_PREFIX.test(name) || named.has(name)) passed[name] = value;
-  }
-  return { ...passed, ...BASH_ENV_ADDITIONS };
-}
 
 /** Cuts a stream longer than STREAM_CHAR_CAP to its first 6,000 and last 24,000 characters around a marker. */
 export function capStream(text: string, fullOutput: string): { text: string; truncated: boolean } {
