@@ -1,18 +1,16 @@
 // Node: the CLI's one connection to Temporal: TEMPORAL_ADDRESS, or the embedded dev server (started or reused, with
 // its background worker and the Web UI's codec endpoint), opened once per command.
-import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
-import type { DevServerInfo } from './dev-server/index.js';
+import type { DevServerInfo, DevWorkerSupervision } from './dev-server/index.js';
 import { color, log } from './output.js';
 import { uiOrigins } from './ui-origins.js';
-import { workerConfiguration } from './worker-configuration.js';
 
 export { runUrl } from './run-url.js';
-export { workerConfiguration };
+export { codecConfiguration, workerConfiguration } from './worker-configuration.js';
 
 /** A client plus what the CLI prints about where it is connected. */
 export interface Connected {
@@ -24,6 +22,11 @@ export interface Connected {
   embedded: boolean;
   /** Whether the namespace has the Agent* search attributes (runs upsert them only then); asked once, when needed. */
   hasSearchAttributes(): Promise<boolean>;
+  /**
+   * Called by a command about to wait on a run: with the embedded server, restarts the background worker whenever it
+   * dies until `close` (a cluster's workers are not this CLI's to start).
+   */
+  keepWorkerAlive(): void;
   close(): Promise<void>;
 }
 
@@ -41,18 +44,6 @@ export function codecCommand(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>):
   return [process.execPath, binPath, 'codec-server', '--host', url.hostname, '--port', url.port, ...origins];
 }
 
-// What storeFromEnv reads: a change means the endpoint would read another store, so it is replaced.
-const STORE_SETTING = /^(DURABLE_AGENT_STORE|DURABLE_AGENT_S3_|AWS_)/;
-
-/** A digest (never the values: they include credentials) of the store settings the codec endpoint reads. */
-export function codecConfiguration(env: NodeJS.ProcessEnv): string {
-  const settings = Object.keys(env)
-    .filter((name) => STORE_SETTING.test(name))
-    .sort()
-    .map((name) => `${name}=${env[name] ?? ''}`);
-  return createHash('sha256').update(settings.join('\n')).digest('hex');
-}
-
 /** Starts the embedded Web UI's codec endpoint; when it cannot start, the UI only loses readable payloads, so it warns. */
 export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>): Promise<void> {
   if (!server.codecUrl) return;
@@ -62,7 +53,6 @@ export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl'
       command: codecCommand(server),
       url: server.codecUrl,
       env: process.env,
-      configuration: codecConfiguration(process.env),
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -77,13 +67,26 @@ export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl'
 export async function connect(config: Config, options: { needWorker: boolean }): Promise<Connected> {
   // Payloads over the External Storage threshold are in the store the workers write to; the client reads them there.
   const dataConverter = dataConverterFromEnv(cliStore(), process.env);
-  const connected = (connection: Connection, where: Pick<Connected, 'uiUrl' | 'embedded' | 'hasSearchAttributes'>) => ({
-    client: new Client({ connection, namespace: config.namespace, dataConverter }),
-    namespace: config.namespace,
-    taskQueue: config.taskQueue,
-    ...where,
-    close: () => connection.close(),
-  });
+  const connected = (
+    connection: Connection,
+    where: Pick<Connected, 'uiUrl' | 'embedded' | 'hasSearchAttributes'>,
+    supervise?: () => DevWorkerSupervision,
+  ): Connected => {
+    let supervision: DevWorkerSupervision | undefined;
+    return {
+      client: new Client({ connection, namespace: config.namespace, dataConverter }),
+      namespace: config.namespace,
+      taskQueue: config.taskQueue,
+      ...where,
+      keepWorkerAlive: () => {
+        supervision ??= supervise?.();
+      },
+      close: async () => {
+        await supervision?.stop();
+        await connection.close();
+      },
+    };
+  };
 
   const askOnce = (connection: Connection) => {
     let answer: Promise<boolean> | undefined;
@@ -104,18 +107,12 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   }
 
   // The embedded server's code loads only here; the connection that found the server ready is the command's.
-  const { ensureDevWorker, openDevServer } = await import('./dev-server/index.js');
+  const { ensureDevWorker, openDevServer, superviseDevWorker } = await import('./dev-server/index.js');
   const { server, connection } = await openDevServer();
   try {
     await Promise.all([
       ensureEmbeddedCodec(server),
-      options.needWorker
-        ? ensureDevWorker({
-            command: workerCommand(),
-            env: process.env,
-            configuration: workerConfiguration(process.env),
-          })
-        : undefined,
+      options.needWorker ? ensureDevWorker({ command: workerCommand(), env: process.env }) : undefined,
     ]);
   } catch (error) {
     await connection.close();
@@ -123,9 +120,13 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   }
   // Finding the server ready included registering the agent search attributes in its namespace.
   const ask = askOnce(connection);
-  return connected(connection, {
-    ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}),
-    embedded: true,
-    hasSearchAttributes: async () => server.namespace === config.namespace || (await ask()),
-  });
+  return connected(
+    connection,
+    {
+      ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}),
+      embedded: true,
+      hasSearchAttributes: async () => server.namespace === config.namespace || (await ask()),
+    },
+    () => superviseDevWorker({ command: workerCommand(), env: process.env }),
+  );
 }

@@ -1,26 +1,96 @@
-// What the background worker reads from its environment, as a digest: a worker started with another configuration is
-// replaced (connect), and a query is only sent to one that runs with this one (the HTTP API path of `status`).
+// What the embedded server's background worker and codec endpoint get from the environment of the CLI that starts
+// them: a defined set, never the caller's whole environment. They outlive that CLI and serve every later one, and a
+// command the worker runs can read its parent's environment (/proc/$PPID/environ), so a secret that happens to be in
+// one user's shell (PGPASSWORD, GITHUB_PAT) must not ride along. The digest of the settings in that set decides when a
+// running process is replaced (connect) and whether `status` may query the worker (http-api).
 import { createHash } from 'node:crypto';
+import { isAllowlisted, operatorPassedNames } from '../activities/executors/command-environment.js';
 
-const WORKER_SETTINGS = [
+/** An environment as the CLI receives it. */
+type Environment = Readonly<Record<string, string | undefined>>;
+
+// The worker's settings without the DURABLE_AGENT_ prefix. NODE_EXTRA_CA_CERTS (a file path) lets it reach a model
+// endpoint behind a private CA. NODE_OPTIONS is left out on purpose: it would carry the caller's --inspect (a debugger
+// port on a long-lived process) or --require into the worker; name it in DURABLE_AGENT_ENV_PASS to pass it.
+const WORKER_SETTINGS: ReadonlySet<string> = new Set([
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
-  'DURABLE_AGENT_MODEL',
-  'DURABLE_AGENT_PROVIDER',
   'TEMPORAL_NAMESPACE',
-  'DURABLE_AGENT_TASK_QUEUE',
-  // The content store: the worker must write where this CLI reads (output, gc).
-  'DURABLE_AGENT_STORE',
-  'DURABLE_AGENT_STORE_DIR',
-  'DURABLE_AGENT_S3_ENDPOINT',
-  'DURABLE_AGENT_S3_FORCE_PATH_STYLE',
-  'AWS_REGION',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-];
+  'AGENT_MAX_TOOL_RESULT_BYTES',
+  'NODE_EXTRA_CA_CERTS',
+]);
 
-/** A digest (never the values: the key must not land in a state file) of what the background worker reads from its environment. */
-export function workerConfiguration(env: Readonly<Record<string, string | undefined>>): string {
-  const settings = WORKER_SETTINGS.map((name) => `${name}=${env[name] ?? ''}`).join('\n');
-  return createHash('sha256').update(settings).digest('hex');
+// Every DURABLE_AGENT_* variable reaches the worker, so a setting added later needs no change here.
+const OWN_SETTING = /^DURABLE_AGENT_/;
+
+// Passed like every DURABLE_AGENT_* variable but read by the CLI only (the state directory is set to the resolved one):
+// left out of the digest, so shells that differ only there share one worker.
+const CLI_ONLY_SETTING = /^DURABLE_AGENT_(STATE_DIR|CACHE_DIR|DEV_\w+|PRICES)$/;
+
+// The S3 store's credential chain reads AWS_* (keys, session token, profile, region, …); they go only to processes
+// whose store is a bucket.
+const AWS_SETTING = /^AWS_/;
+
+function storeIsS3(env: Environment): boolean {
+  return (env.DURABLE_AGENT_STORE ?? '').trim().startsWith('s3://');
+}
+
+/** The variables of `env` that pass `keep`, without unset ones. */
+function pick(env: Environment, keep: (name: string) => boolean): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && keep(name)) picked[name] = value;
+  return picked;
+}
+
+/** What the worker reads: its settings, the store's AWS_* when it is S3, and the names DURABLE_AGENT_ENV_PASS adds. */
+function workerSettings(env: Environment): Record<string, string> {
+  const passed = operatorPassedNames(env);
+  const s3 = storeIsS3(env);
+  return pick(
+    env,
+    (name) =>
+      WORKER_SETTINGS.has(name) ||
+      (OWN_SETTING.test(name) && !CLI_ONLY_SETTING.test(name)) ||
+      (s3 && AWS_SETTING.test(name)) ||
+      // The worker hands these on to commands, so it has to have them.
+      passed.has(name),
+  );
+}
+
+/** What the codec endpoint reads: the content store's settings. */
+function codecSettings(env: Environment): Record<string, string> {
+  const s3 = storeIsS3(env);
+  return pick(env, (name) => /^DURABLE_AGENT_(STORE|S3_)/.test(name) || (s3 && AWS_SETTING.test(name)));
+}
+
+/** What any program needs to run: the commands' allowlist plus HOME (commands get a home in the workspace instead). */
+function runtime(name: string): boolean {
+  return isAllowlisted(name) || name === 'HOME' || OWN_SETTING.test(name);
+}
+
+/** The background worker's whole environment: what any program needs to run, every DURABLE_AGENT_* and its settings. */
+export function workerEnvironment(env: Environment): Record<string, string> {
+  return { ...pick(env, runtime), ...workerSettings(env) };
+}
+
+/** The codec endpoint's whole environment: what any program needs to run, every DURABLE_AGENT_* and the store's. */
+export function codecEnvironment(env: Environment): Record<string, string> {
+  return { ...pick(env, runtime), ...codecSettings(env) };
+}
+
+/** A digest (never the values: they include keys, and it is kept in a state file) of what the worker reads. */
+export function workerConfiguration(env: Environment): string {
+  return digest(workerSettings(env));
+}
+
+/** A digest (never the values: they include credentials) of the store settings the codec endpoint reads. */
+export function codecConfiguration(env: Environment): string {
+  return digest(codecSettings(env));
+}
+
+function digest(settings: Record<string, string>): string {
+  const lines = Object.keys(settings)
+    .sort()
+    .map((name) => `${name}=${settings[name]}`);
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
 }

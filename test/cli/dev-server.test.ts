@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codecCommand, codecConfiguration } from '../../src/cli/connect.js';
+import { codecCommand } from '../../src/cli/connect.js';
 import {
   DevServerError,
   devServerStatus,
@@ -202,8 +202,8 @@ describe('embedded dev server lifecycle', () => {
     const options = { stateDir, command: codecCommand(server), url: server.codecUrl, log: quiet };
     const env = { ...process.env, DURABLE_AGENT_STORE: '', DURABLE_AGENT_STORE_DIR: '' };
 
-    const started = await ensureDevCodec({ ...options, env, configuration: codecConfiguration(env) });
-    const reused = await ensureDevCodec({ ...options, env, configuration: codecConfiguration(env) });
+    const started = await ensureDevCodec({ ...options, env });
+    const reused = await ensureDevCodec({ ...options, env });
 
     expect(started.reused).toBe(false);
     expect(reused).toEqual({ ...started, reused: true });
@@ -228,7 +228,6 @@ describe('embedded dev server lifecycle', () => {
       env,
       command: codecCommand(server),
       url: server.codecUrl,
-      configuration: codecConfiguration(env),
       log: quiet,
     });
 
@@ -373,16 +372,33 @@ describe('embedded dev server failures', () => {
   it('replaces a running worker whose configuration changed, and reuses it otherwise', async () => {
     const stateDir = await fresh();
     const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
-    const first = await ensureDevWorker({ stateDir, command, configuration: 'no-key', log: quiet });
-    const again = await ensureDevWorker({ stateDir, command, configuration: 'no-key', log: quiet });
+    const first = await ensureDevWorker({ stateDir, command, env: { PATH: '/usr/bin' }, log: quiet });
+    // Variables the worker does not read change nothing.
+    const again = await ensureDevWorker({ stateDir, command, env: { PATH: '/bin', PGPASSWORD: 'pw' }, log: quiet });
     expect(again).toMatchObject({ pid: first.pid, reused: true });
 
-    const replaced = await ensureDevWorker({ stateDir, command, configuration: 'with-key', log: quiet });
+    const replaced = await ensureDevWorker({ stateDir, command, env: { OPENAI_API_KEY: 'sk-new' }, log: quiet });
     expect(replaced.reused).toBe(false);
     expect(replaced.pid).not.toBe(first.pid);
     expect(isAlive(first.pid)).toBe(false);
     expect(isAlive(replaced.pid)).toBe(true);
     expect((await stopDevServer({ stateDir })).worker).toEqual({ pid: replaced.pid, stopped: true });
+  });
+
+  it("starts the worker with its defined environment, not the caller's", async () => {
+    const stateDir = await fresh();
+    const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
+    const caller = { PATH: '/usr/bin', HOME: '/home/dev', OPENAI_API_KEY: 'sk-worker', PGPASSWORD: 'pg-secret' };
+    const worker = await ensureDevWorker({ stateDir, command, env: caller, log: quiet });
+    // What the kernel holds for the process: what any command of the worker could read in /proc/$PPID/environ.
+    const environ = readFileSync(`/proc/${worker.pid}/environ`, 'utf8').split('\0').filter(Boolean).sort();
+    expect(environ).toEqual([
+      `DURABLE_AGENT_STATE_DIR=${stateDir}`,
+      'HOME=/home/dev',
+      'OPENAI_API_KEY=sk-worker',
+      'PATH=/usr/bin',
+    ]);
+    await stopDevServer({ stateDir });
   });
 
   it('reports a worker that dies at start-up', async () => {

@@ -4,7 +4,6 @@ import { execa } from 'execa';
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
-import { envPassRefusal } from '../../core/env-pass.js';
 import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
 import { bash } from '../../tools/bash.js';
 import type { CommandSandbox } from '../sandbox/command-sandbox.js';
@@ -12,7 +11,10 @@ import { sandboxedCommand } from '../sandbox/command-sandbox.js';
 import { spillEverywhere } from '../spill.js';
 import { COMMAND_HOME, resolveInWorkspace } from '../workspace.js';
 import type { ToolActivityResult } from '../tool-request.js';
+import { commandEnvironment } from './command-environment.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
+
+export { BASH_ENV_ADDITIONS, commandEnvironment, ENV_PASS_VARIABLE } from './command-environment.js';
 
 /** Bytes of each stream kept in memory; the excess is counted and dropped (a short tail of it is still kept). */
 export const MAX_CAPTURE_BYTES = 10 * 1024 * 1024;
@@ -32,66 +34,6 @@ export const HEARTBEAT_INTERVAL_MS = 1_000;
 const DROPPED_TAIL_BYTES = 4 * STREAM_TAIL_CHARS;
 // A background process (`server &`) inherits the pipes and can hold them open long after the shell exits.
 const STREAM_DRAIN_GRACE_MS = 1_000;
-
-/**
- * The worker's variables a command gets (C.5.3, by allowlist): where programs are, the locale and time zone, who the
- * user is, the identity git commits under. Anything else — API keys, database URLs, tokens, agent sockets — stays
- * with the worker unless the operator names it: DURABLE_AGENT_ENV_PASS (comma-separated) for every run, `--env-pass`
- * for one run. HOME is the workspace's own (COMMAND_HOME), never the worker's.
- */
-const PASSED_NAMES: ReadonlySet<string> = new Set([
-  'PATH',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LANGUAGE',
-  'TZ',
-  'TMPDIR',
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-]);
-const PASSED_PREFIX = /^LC_/;
-
-/** The operator's own additions to the allowlist. */
-export const ENV_PASS_VARIABLE = 'DURABLE_AGENT_ENV_PASS';
-
-/** Variables added to every command's environment: non-interactive, no pagers, no colour (C.5.3). */
-export const BASH_ENV_ADDITIONS: Readonly<Record<string, string>> = {
-  CI: '1',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_EDITOR: 'true',
-  PAGER: 'cat',
-  GIT_PAGER: 'cat',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-  AGENT_WORKER: '1',
-};
-
-/**
- * A command's environment: the allowlisted variables of the worker's `env`, the names DURABLE_AGENT_ENV_PASS lists,
- * the names the run asked for (`runNames`, except the worker's own settings), BASH_ENV_ADDITIONS, and `overrides`.
- */
-export function commandEnvironment(
-  env: NodeJS.ProcessEnv,
-  options: { runNames?: readonly string[]; overrides?: Record<string, string> } = {},
-): Record<string, string> {
-  const named = new Set(
-    (env[ENV_PASS_VARIABLE] ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  );
-  for (const name of options.runNames ?? []) if (envPassRefusal(name) === undefined) named.add(name);
-  const passed: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    if (PASSED_NAMES.has(name) || PASSED_PREFIX.test(name) || named.has(name)) passed[name] = value;
-  }
-  return { ...passed, ...BASH_ENV_ADDITIONS, ...options.overrides };
-}
 
 /** Cuts a stream longer than STREAM_CHAR_CAP to its first 6,000 and last 24,000 characters around a marker. */
 export function capStream(text: string, fullOutput: string): { text: string; truncated: boolean } {

@@ -68,6 +68,7 @@ async function decide(config: Config, workflowId: string, decision: ApprovalDeci
   try {
     const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
     let outcome: ApprovalOutcome;
+    connected.keepWorkerAlive();
     try {
       outcome = await connected.client.connection.withDeadline(Date.now() + DECISION_TIMEOUT_MS, () =>
         handle.executeUpdate(approveToolCall, { args: [decision] }),

@@ -36,6 +36,7 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
       throw error;
     }
     // Any ending will do: the run may finish its step, fail, or be cancelled; the result's error is not this command's.
+    connected.keepWorkerAlive();
     const timer = new AbortController();
     const closed = await Promise.race([
       handle.result().then(

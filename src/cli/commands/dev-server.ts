@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server/index.js';
 import type { DevServerStatus } from '../dev-server/index.js';
-import { ensureEmbeddedCodec, workerCommand, workerConfiguration } from '../connect.js';
+import { ensureEmbeddedCodec, workerCommand } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { log } from '../output.js';
 
@@ -27,11 +27,7 @@ export async function devServerCommand(argv: string[]): Promise<number> {
   }
   if (!values.status) {
     const server = await ensureDevServer();
-    await ensureDevWorker({
-      command: workerCommand(),
-      env: process.env,
-      configuration: workerConfiguration(process.env),
-    });
+    await ensureDevWorker({ command: workerCommand(), env: process.env });
     await ensureEmbeddedCodec(server);
   }
   const status = await devServerStatus();

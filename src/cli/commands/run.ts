@@ -111,6 +111,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
       return EXIT.detached;
     }
     process.once('SIGINT', onInterrupt);
+    connected.keepWorkerAlive();
     try {
       const { result, exitCode } = await followRun(handle, {
         signal: abort.signal,

@@ -24,6 +24,7 @@ export async function watchCommand(argv: string[], config: Config): Promise<numb
     const { runId } = await handle.describe();
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('watch')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
+    connected.keepWorkerAlive();
     const { result, exitCode } = await followRun(handle, { signal: abort.signal });
     if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, ...result })}\n`);
     else {

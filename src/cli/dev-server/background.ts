@@ -1,9 +1,16 @@
 // The embedded server's companions, each one detached process recorded in the state directory: the background worker
-// (so runs go on after the CLI exits) and the Web UI's codec endpoint. A recorded process still running the same
-// command and configuration is reused; otherwise it is (re)started under the state lock.
+// (so runs go on after the CLI exits) and the Web UI's codec endpoint. Each gets a defined environment (see
+// worker-configuration.ts), not the caller's. A recorded process still running the same command and configuration is
+// reused; otherwise it is (re)started under the state lock.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import {
+  codecConfiguration,
+  codecEnvironment,
+  workerConfiguration,
+  workerEnvironment,
+} from '../worker-configuration.js';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
 import { HOST, isListening, isPortFree } from './ports.js';
@@ -32,11 +39,6 @@ export interface EnsureDevWorkerOptions extends DevServerLocation {
   readyTimeoutMs?: number;
   /** A connection to the embedded server to watch for the poller on (default: one opened and closed for it). */
   connection?: Connection;
-  /**
-   * A digest of the settings the worker reads from its environment (provider, endpoint, key). A running worker started
-   * with a different command or digest is replaced, so a newly set OPENAI_API_KEY takes effect; runs survive the swap.
-   */
-  configuration?: string;
   /** Receives progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -54,8 +56,6 @@ export interface EnsureDevCodecOptions extends DevServerLocation {
   command: string[];
   /** Where it answers; `<url>/health` is polled until it does. */
   url: string;
-  /** A digest of the settings it reads from its environment (the content store); a change replaces the process. */
-  configuration?: string;
   /** How long to wait for `/health` (default 30 s). */
   readyTimeoutMs?: number;
   /** Receives progress lines (default: stderr). */
@@ -70,14 +70,21 @@ export interface DevCodecInfo {
   logFile: string;
 }
 
-/** Starts the background worker unless the one recorded in the state directory is still running. */
+/**
+ * Starts the background worker unless the one recorded in the state directory is still running with the same command
+ * and configuration. Its environment is `workerEnvironment(env)`; a running worker started with other settings (a
+ * newly set OPENAI_API_KEY, another DURABLE_AGENT_ENV_PASS) is replaced, and runs survive the swap.
+ */
 export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<DevWorkerInfo> {
   if (options.command.length === 0) throw new DevServerError('ensureDevWorker needs a command.');
   const directory = await prepareStateDir(options);
+  const env = options.env ?? process.env;
   const started = await ensureBackgroundProcess(directory, options, {
     slot: 'worker',
     name: 'background worker',
     logName: 'worker.log',
+    environment: workerEnvironment(env),
+    configuration: workerConfiguration(env),
     starting: (logFile) => `Starting a background worker (log: ${logFile})`,
   });
   const { record } = started;
@@ -100,8 +107,8 @@ export async function ensureDevWorker(options: EnsureDevWorkerOptions): Promise<
 }
 
 /**
- * Starts the Web UI's codec endpoint unless the one recorded is still running with the same command and configuration,
- * and waits until it answers on `<url>/health`.
+ * Starts the Web UI's codec endpoint unless the one recorded is still running with the same command and store settings
+ * (its environment is `codecEnvironment(env)`), and waits until it answers on `<url>/health`.
  */
 export async function ensureDevCodec(options: EnsureDevCodecOptions): Promise<DevCodecInfo> {
   if (options.command.length === 0) throw new DevServerError('ensureDevCodec needs a command.');
@@ -109,10 +116,13 @@ export async function ensureDevCodec(options: EnsureDevCodecOptions): Promise<De
   const url = new URL(options.url);
   const port = Number(url.port);
   const timeoutMs = options.readyTimeoutMs ?? CODEC_READY_TIMEOUT_MS;
+  const env = options.env ?? process.env;
   const started = await ensureBackgroundProcess(directory, options, {
     slot: 'codec',
     name: 'codec endpoint',
     logName: 'codec-server.log',
+    environment: codecEnvironment(env),
+    configuration: codecConfiguration(env),
     starting: (logFile) => `Starting the Web UI's codec endpoint on ${options.url} (log: ${logFile})`,
     beforeStart: async () => {
       if (!(await isPortFree(port)))
@@ -143,6 +153,10 @@ interface BackgroundProcess {
   /** "background worker": used in "The background worker exited with code 1". */
   name: string;
   logName: string;
+  /** The process's whole environment (the state directory is added). */
+  environment: Record<string, string>;
+  /** A digest of the settings in `environment`: a running process started with another one is replaced. */
+  configuration: string;
   starting: (logFile: string) => string;
   /** Runs under the lock just before a new process is spawned. */
   beforeStart?: () => Promise<void>;
@@ -160,17 +174,15 @@ async function ensureBackgroundProcess(
   options: DevServerLocation & {
     command: string[];
     cwd?: string;
-    configuration?: string;
     log?: (line: string) => void;
   },
   kind: BackgroundProcess,
 ): Promise<StartedProcess> {
-  const env = options.env ?? process.env;
   const log = options.log ?? logToStderr;
   const reusable = async (current: ProcessRecord | undefined): Promise<StartedProcess | undefined> =>
     current &&
     current.command.join('\0') === options.command.join('\0') &&
-    current.configuration === options.configuration &&
+    current.configuration === kind.configuration &&
     (await isOurProcess(current))
       ? { record: current, reused: true, exited: () => undefined }
       : undefined;
@@ -191,14 +203,14 @@ async function ensureBackgroundProcess(
     const logFile = path.join(directory, 'logs', kind.logName);
     log(kind.starting(logFile));
     // The process finds the same embedded server (and the same default content store) through the same state directory.
-    const childEnv = { ...env, DURABLE_AGENT_STATE_DIR: directory };
+    const childEnv = { ...kind.environment, DURABLE_AGENT_STATE_DIR: directory };
     const child = await spawnDetached(options.command, { cwd: options.cwd ?? directory, env: childEnv, logFile });
     const record: ProcessRecord = {
       pid: child.pid,
       command: [...options.command],
       logFile,
       startedAt: new Date().toISOString(),
-      ...(options.configuration !== undefined ? { configuration: options.configuration } : {}),
+      configuration: kind.configuration,
     };
     await updateRecord(directory, (state) => ({ ...state, [kind.slot]: record }));
     return { record, reused: false, exited: child.exited };

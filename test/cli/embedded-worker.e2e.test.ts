@@ -1,0 +1,146 @@
+// The embedded server's background worker, through the real CLI: it is started with a defined environment (a secret
+// in the caller's shell never reaches it, so no command can read it from its parent), and an attached CLI keeps it
+// alive (a killed worker is restarted and the run completes).
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDevServer, stopDevServer } from '../../src/cli/dev-server/index.js';
+import { readRecord } from '../../src/cli/dev-server/state-record.js';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import type { RecordedRequest, ScriptTurn } from '../../src/providers/scripted-server.js';
+import { durableAgentBin } from '../support/cli.js';
+import { workspaceFrom } from '../support/harness.js';
+import { findFreePorts } from '../support/temporal-server.js';
+import { waitFor } from '../support/wait.js';
+
+let stateDir: string;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-embedded-'));
+  const [port, httpPort] = (await findFreePorts(2)) as [number, number];
+  await ensureDevServer({ stateDir, port, httpPort, headless: true, build: false, log: () => {} });
+});
+
+afterAll(async () => {
+  await stopDevServer({ stateDir, graceMs: 2_000 });
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+/**
+ * `durable-agent <args>` against the embedded server of `stateDir`, with the caller environment `env` and no other;
+ * killed after 90 s, so a run that never completes fails the test instead of outliving it.
+ */
+function cli(args: string[], env: Record<string, string> = {}) {
+  return execa(process.execPath, [durableAgentBin, ...args], {
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DURABLE_AGENT_STATE_DIR: stateDir, ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 90_000,
+  });
+}
+
+/** The standard output of the Bash call whose result the model was sent last. */
+function lastBashStdout(request: RecordedRequest): string {
+  const tool = request.messages.filter((message) => message.role === 'tool').at(-1);
+  const envelope = JSON.parse(String(tool?.content)) as { data: { stdout: string } };
+  return envelope.data.stdout;
+}
+
+// Prints the command's own environment, then its parent's (the worker's), as any command of the worker could.
+const SHOW_ENVIRONMENTS = "env; echo '--- worker ---'; tr '\\0' '\\n' < /proc/$PPID/environ";
+
+async function showEnvironments(env: Record<string, string>) {
+  const workspace = await workspaceFrom();
+  const model = await startScriptedModelServer({
+    script: [
+      { tool_calls: [{ id: 'env', name: 'Bash', arguments: { command: SHOW_ENVIRONMENTS } }] },
+      { content: 'shown' },
+    ],
+  });
+  try {
+    const run = await cli(
+      ['run', '--cwd', workspace, '--ask', 'approve', '--json', '--base-url', model.url, 'show the environment'],
+      env,
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', answer: 'shown' });
+    return { output: lastBashStdout(model.requests[1]!), stderr: run.stderr };
+  } finally {
+    await model.close();
+    await rm(workspace, { recursive: true, force: true });
+  }
+}
+
+describe("the background worker's environment", () => {
+  it("holds no secret of the caller's shell: neither a command nor the worker behind it has GITHUB_PAT", async () => {
+    const { output } = await showEnvironments({ GITHUB_PAT: 'pat-of-the-shell', PGPASSWORD: 'pg-of-the-shell' });
+
+    // The worker's own environment was read: only it has the state directory.
+    expect(output).toContain('--- worker ---');
+    expect(output).toContain(`DURABLE_AGENT_STATE_DIR=${stateDir}`);
+    expect(output).not.toContain('pat-of-the-shell');
+    expect(output).not.toContain('pg-of-the-shell');
+  });
+
+  it('passes the variables DURABLE_AGENT_ENV_PASS names on to commands, replacing a worker started without them', async () => {
+    const { output, stderr } = await showEnvironments({
+      DURABLE_AGENT_ENV_PASS: 'GITHUB_PAT',
+      GITHUB_PAT: 'pat-passed-on',
+      PGPASSWORD: 'pg-of-the-shell',
+    });
+
+    expect(stderr).toMatch(/Replacing the background worker \(pid \d+\): its command or configuration changed/);
+    const [command] = output.split('--- worker ---');
+    expect(command).toContain('GITHUB_PAT=pat-passed-on');
+    expect(output).not.toContain('pg-of-the-shell');
+  });
+});
+
+describe('supervision of the background worker', () => {
+  it('restarts a killed worker while `run` is attached, and the run completes', { timeout: 180_000 }, async () => {
+    const workspace = await workspaceFrom();
+    const script: ScriptTurn[] = [
+      // Claimed by the attempt whose worker is killed; it never answers that attempt.
+      { content: 'lost with the killed worker', delay_ms: 120_000 },
+      { content: 'answered after the restart' },
+    ];
+    const model = await startScriptedModelServer({ script });
+    try {
+      const run = cli(['run', '--cwd', workspace, '--base-url', model.url, 'answer slowly']);
+      let stderr = '';
+      let restartedAt: number | undefined;
+      run.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (restartedAt === undefined && /restarted as pid/.test(stderr)) restartedAt = Date.now();
+      });
+      // The model call is in flight in the worker.
+      await waitFor(async () => (model.requests.length > 0 ? true : undefined), 'the first model call', {
+        timeoutMs: 90_000,
+      });
+      const killed = (await readRecord(stateDir)).worker!;
+      process.kill(killed.pid, 'SIGKILL');
+      const killedAt = Date.now();
+
+      const result = await run;
+      const completedMs = Date.now() - killedAt;
+      const restartMs = restartedAt === undefined ? undefined : restartedAt - killedAt;
+
+      expect(result.exitCode, stderr).toBe(0);
+      expect(result.stdout).toContain('answered after the restart');
+      const restarted = new RegExp(`background worker \\(pid ${killed.pid}\\) exited; restarted as pid (\\d+)`).exec(
+        stderr,
+      );
+      expect(restarted, stderr).not.toBeNull();
+      expect((await readRecord(stateDir)).worker!.pid).toBe(Number(restarted![1]));
+      // The check runs every 2 s; the retried model call waits for the first attempt's heartbeat timeout (30 s).
+      expect(restartMs).toBeLessThan(5_000);
+      expect(completedMs).toBeLessThan(45_000);
+    } finally {
+      await model.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});
