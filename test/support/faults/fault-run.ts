@@ -202,13 +202,17 @@ export function processesWith(token: string): string[] {
   return found;
 }
 
-/** Kills the processes `processesWith(token)` finds (a test's own leftovers, named by its unique token). */
+/** Kills the processes `processesWith(token)` finds, with their process groups (a test's own leftovers). */
 export function killProcessesWith(token: string): void {
   for (const found of processesWith(token)) {
-    try {
-      process.kill(Number(found.split(':')[0]), 'SIGKILL');
-    } catch {
-      // Already gone.
+    const pid = Number(found.split(':')[0]);
+    // A command's shell leads its own process group: the group takes its children (a `sleep`) along.
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // Not a group leader, or already gone.
+      }
     }
   }
 }
