@@ -28,6 +28,7 @@ export const scriptTurnSchema = z.strictObject({
     .optional(),
   chunk_size: z.number().int().positive().optional(),
   truncate_stream: z.boolean().optional(),
+  drop_connection: z.boolean().optional(),
   expect: z.strictObject({ last_tool_contains: z.array(z.string()).optional() }).optional(),
 });
 

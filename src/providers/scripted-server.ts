@@ -148,9 +148,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       created: Math.floor(Date.now() / 1000),
       promptChars: JSON.stringify(recorded.messages).length,
     };
+    // A connection reset: a non-streaming request gets no answer at all, a stream gets half its chunks first.
+    if (turn.drop_connection === true && recorded.stream !== true) return void response.socket?.destroy();
     if (recorded.stream !== true) return sendJson(response, 200, renderCompletion(turn, renderOptions));
     const streamOptions = recorded.stream_options as { include_usage?: boolean } | undefined;
     const chunks = renderChunks(turn, { ...renderOptions, includeUsage: streamOptions?.include_usage === true });
+    if (turn.drop_connection === true) return dropMidStream(response, chunks);
     // A truncated stream just stops: no finish reason, no usage, no [DONE].
     sendStream(response, chunks, turn.truncate_stream !== true);
   };
@@ -222,6 +225,15 @@ function sendStream(response: ServerResponse, chunks: unknown[], done: boolean):
   for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
   if (done) response.write('data: [DONE]\n\n');
   response.end();
+}
+
+// Sends the first half of the chunks, lets them reach the client, then destroys the socket without ending the
+// response: the client sees a stream that started and then a connection error, as when a proxy or the endpoint dies.
+function dropMidStream(response: ServerResponse, chunks: unknown[]): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const chunk of chunks.slice(0, Math.ceil(chunks.length / 2)))
+    response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  response.write('', () => response.socket?.destroy());
 }
 
 function isCompactionRequest(request: RecordedRequest): boolean {

@@ -117,6 +117,26 @@ describe('startScriptedModelServer', () => {
     expect(response.text).toContain(JSON.stringify('{"command":"'));
   });
 
+  it('drops the connection halfway through a stream, and before any answer when not streaming', async () => {
+    const { server, client } = await start([
+      { content: 'never finished', chunk_size: 2, drop_connection: true },
+      { content: 'no answer', drop_connection: true },
+      { content: 'whole' },
+    ]);
+    const stream = await client.chat.completions.create({ model: 'm', messages: user('x'), stream: true });
+    const received: string[] = [];
+    const reading = (async () => {
+      for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+    })();
+    await expect(reading).rejects.toThrow();
+    expect(received.join('')).not.toBe('never finished');
+    expect(received.join('').length).toBeGreaterThan(0);
+    await expect(client.chat.completions.create({ model: 'm', messages: user('y') })).rejects.toThrow(/connection/i);
+    const whole = await client.chat.completions.create({ model: 'm', messages: user('z') });
+    expect(whole.choices[0]!.message.content).toBe('whole');
+    expect(server.remaining()).toBe(0);
+  });
+
   it('answers an error turn with its status, headers and body, and consumes it', async () => {
     const { server, client } = await start([
       {

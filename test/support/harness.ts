@@ -187,12 +187,7 @@ export function assertValidChatRequest(body: {
   }
 }
 
-/** Parses the tool message answering `callId` in a recorded request. */
-export function toolResult(messages: ChatMessage[], callId: string): Record<string, any> {
-  const message = messages.find((candidate) => candidate.role === 'tool' && candidate.tool_call_id === callId);
-  if (!message) throw new Error(`no tool message for ${callId}`);
-  return JSON.parse(message.content as string) as Record<string, any>;
-}
+export { toolResult } from './tool-result.js';
 
 let commandSandbox: Promise<CommandSandbox> | undefined;
 

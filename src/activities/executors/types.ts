@@ -21,6 +21,12 @@ export interface ExecutorContext {
   outputDir: string;
   /** The content store spilled outputs also go to (absent when executors run on their own, in tests). */
   store?: ContentStore;
+  /**
+   * Runs when a write's new bytes are durable in the temp file beside `rel` and its journal record is written, just
+   * before they replace the file. Unset by default; an executor wrapper sets it to observe (or, in fault tests, stop
+   * the worker at) the one moment a crash leaves both the old file and the new bytes on disk.
+   */
+  beforeCommit?(rel: string): Promise<void>;
   /** Milliseconds since the executor started. */
   elapsedMs(): number;
 }

@@ -1,6 +1,6 @@
 // Atomic commit of TOOL-SPEC C.8: write a temp file beside the target, fsync, then rename (or link, for a new file).
-import { randomBytes } from 'node:crypto';
-import { link, open, rename, unlink } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { link, open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode } from './errors.js';
 import { sameVersion, statSnapshot } from './snapshot.js';
@@ -13,10 +13,37 @@ export type CommitResult =
 // Keeps the temp name under NAME_MAX (255) however long the target's name is.
 const MAX_NAME_IN_TEMP = 150;
 
-/** `.<name>.agent-<rand>.tmp` in the target's directory, so the rename never crosses a file system. */
-export function tempPathFor(target: string): string {
+/**
+ * `.<name>.agent-<owner><rand>.tmp` in the target's directory, so the rename never crosses a file system. `owner` (the
+ * write's activity key) gives the first half of the hex: a retry can find and remove what a killed attempt left.
+ */
+export function tempPathFor(target: string, owner?: string): string {
   const name = path.basename(target).slice(0, MAX_NAME_IN_TEMP);
-  return path.join(path.dirname(target), `.${name}.agent-${randomBytes(6).toString('hex')}.tmp`);
+  const prefix = owner === undefined ? randomBytes(3).toString('hex') : ownerTag(owner);
+  return path.join(path.dirname(target), `.${name}.agent-${prefix}${randomBytes(3).toString('hex')}.tmp`);
+}
+
+/**
+ * Removes the temp files an earlier attempt of `owner` left beside `target`: a worker killed between writing the temp
+ * file and the rename never reaches its cleanup. Returns how many were removed.
+ */
+export async function removeLeftoverTemps(target: string, owner: string): Promise<number> {
+  const start = `.${path.basename(target).slice(0, MAX_NAME_IN_TEMP)}.agent-${ownerTag(owner)}`;
+  let names: string[];
+  try {
+    names = await readdir(path.dirname(target));
+  } catch {
+    return 0;
+  }
+  const leftovers = names.filter(
+    (name) => name.startsWith(start) && /^[0-9a-f]{6}\.tmp$/.test(name.slice(start.length)),
+  );
+  await Promise.all(leftovers.map((name) => unlink(path.join(path.dirname(target), name)).catch(() => undefined)));
+  return leftovers.length;
+}
+
+function ownerTag(owner: string): string {
+  return createHash('sha256').update(owner).digest('hex').slice(0, 6);
 }
 
 /**
@@ -29,9 +56,11 @@ export async function replaceFileAtomically(options: {
   content: Uint8Array;
   expected: FileSnapshot;
   beforeCommit?: () => Promise<void>;
+  /** Names the temp file after its writer (see tempPathFor). */
+  owner?: string;
 }): Promise<CommitResult> {
   const { target, expected } = options;
-  const temp = tempPathFor(target);
+  const temp = tempPathFor(target, options.owner);
   let committed = false;
   try {
     await writeDurably(temp, options.content, expected);
@@ -61,9 +90,11 @@ export async function createFileExclusively(options: {
   target: string;
   content: Uint8Array;
   beforeCommit?: () => Promise<void>;
+  /** Names the temp file after its writer (see tempPathFor). */
+  owner?: string;
 }): Promise<CommitResult> {
   const { target } = options;
-  const temp = tempPathFor(target);
+  const temp = tempPathFor(target, options.owner);
   try {
     await writeDurably(temp, options.content);
     await options.beforeCommit?.();

@@ -4,7 +4,7 @@
 import type { ErrorCode } from '../../core/envelope.js';
 import type { ToolActivityResult } from '../tool-request.js';
 import type { ExecutorContext } from '../executors/types.js';
-import { createFileExclusively, replaceFileAtomically } from './atomic-write.js';
+import { createFileExclusively, removeLeftoverTemps, replaceFileAtomically } from './atomic-write.js';
 import { looksBinary, readHead } from './binary.js';
 import { committedResult, contextWithPath, pathFailure } from './common.js';
 import { fileSystemErrorEnvelope, isMissingError } from './errors.js';
@@ -42,6 +42,8 @@ export function lockedWrite(options: {
   const { executor, tool, rel, real } = options;
   return withPathLock(real, async () => {
     try {
+      // An earlier attempt killed between its temp file and the rename left the temp file behind.
+      if (executor.attempt > 1) await removeLeftoverTemps(real, executor.activityKey);
       if (options.replay) {
         const replay = await findIdempotentReplay({ executor, tool, rel, real });
         if (replay) return replay;
@@ -135,10 +137,14 @@ export async function commitWrite(options: {
     expected_sha256: expected ? expected.sha256 : null,
     result,
   };
-  const beforeCommit = () => writeJournal(executor.root, executor.activityKey, record);
+  const beforeCommit = async (): Promise<void> => {
+    await writeJournal(executor.root, executor.activityKey, record);
+    await executor.beforeCommit?.(rel);
+  };
+  const owner = executor.activityKey;
   const commit = expected
-    ? await replaceFileAtomically({ target: real, content, expected: expected.snapshot, beforeCommit })
-    : await createFileExclusively({ target: real, content, beforeCommit });
+    ? await replaceFileAtomically({ target: real, content, expected: expected.snapshot, beforeCommit, owner })
+    : await createFileExclusively({ target: real, content, beforeCommit, owner });
   if (!commit.ok) {
     await removeJournal(executor.root, executor.activityKey);
     const message = expected

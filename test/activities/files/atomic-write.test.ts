@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createFileExclusively,
+  removeLeftoverTemps,
   replaceFileAtomically,
   tempPathFor,
 } from '../../../src/activities/files/atomic-write.js';
@@ -110,5 +111,24 @@ describe('tempPathFor', () => {
     expect(path.dirname(temp)).toBe(root);
     expect(path.basename(temp)).toMatch(/^\.a\.txt\.agent-[0-9a-f]{12}\.tmp$/);
     expect(path.basename(tempPathFor(path.join(root, 'n'.repeat(250)))).length).toBeLessThanOrEqual(255);
+  });
+});
+
+describe('removeLeftoverTemps', () => {
+  it("removes only the temp files its owner's earlier attempts left beside the target", async () => {
+    const target = path.join(root, 'a.txt');
+    await writeFile(target, 'old');
+    const mine = [tempPathFor(target, 'run/1/activity-3'), tempPathFor(target, 'run/1/activity-3')];
+    const others = [
+      tempPathFor(target, 'run/1/activity-4'),
+      tempPathFor(target),
+      tempPathFor(path.join(root, 'b.txt')),
+    ];
+    for (const temp of [...mine, ...others]) await writeFile(temp, 'partial');
+    expect(path.basename(mine[0]!).slice(0, 19)).toBe(path.basename(mine[1]!).slice(0, 19));
+
+    expect(await removeLeftoverTemps(target, 'run/1/activity-3')).toBe(2);
+    expect(await listing()).toEqual(['a.txt', ...others.map((temp) => path.basename(temp))].sort());
+    expect(await removeLeftoverTemps(path.join(root, 'missing-dir', 'c.txt'), 'x')).toBe(0);
   });
 });

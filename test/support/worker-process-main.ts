@@ -1,0 +1,60 @@
+// A worker process for fault and load tests, built as `durable-agent worker` builds one (createAgentWorkers), from a
+// prebuilt workflow bundle so it starts in a second. With `pauseBeforeCommit`, its file writes stop at the one moment
+// a crash is interesting: the new bytes are durable in the temp file, the rename has not happened. It then writes that
+// marker file and waits to be killed.
+//
+// Usage: node --import tsx test/support/worker-process-main.ts '<WorkerProcessConfig as JSON>'
+import { writeFile } from 'node:fs/promises';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { builtinExecutors } from '../../src/activities/executors/index.js';
+import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
+import type { ToolExecutor } from '../../src/activities/executors/types.js';
+import { createDirectoryStore } from '../../src/store/directory-store.js';
+import { createAgentWorkers } from '../../src/worker.js';
+import type { WorkerProcessConfig } from './worker-process.js';
+
+const config = JSON.parse(process.argv[2]!) as WorkerProcessConfig;
+Runtime.install({
+  logger: new DefaultLogger('ERROR'),
+  telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+});
+
+/** The built-in write executor, stopped for good just before its commit. */
+function pausedBeforeCommit(executor: ToolExecutor, marker: string): ToolExecutor {
+  return (context) =>
+    executor({
+      ...context,
+      beforeCommit: async (rel) => {
+        await writeFile(marker, JSON.stringify({ rel, pid: process.pid }));
+        await new Promise(() => undefined);
+      },
+    });
+}
+
+// Commands run in the sandbox the test process has (the global setup's bubblewrap, or off where none can run).
+const commandSandbox = await resolveCommandSandbox(process.env);
+const executors = builtinExecutors(commandSandbox);
+const connection = await NativeConnection.connect({ address: config.address });
+const agent = await createAgentWorkers({
+  commandSandbox,
+  connection,
+  address: config.address,
+  namespace: 'default',
+  taskQueue: config.taskQueue,
+  env: { OPENAI_API_KEY: 'test-key' },
+  store: createDirectoryStore(config.storeDir),
+  workflowBundle: { codePath: config.bundlePath },
+  ...(config.pauseBeforeCommit
+    ? {
+        executors: {
+          WriteFile: pausedBeforeCommit(executors.WriteFile!, config.pauseBeforeCommit),
+          EditFile: pausedBeforeCommit(executors.EditFile!, config.pauseBeforeCommit),
+        },
+      }
+    : {}),
+});
+const running = agent.run();
+process.stdout.write('ready\n');
+process.once('SIGTERM', () => agent.shutdown());
+await running;
+await connection.close();
