@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchArguments } from './arguments.js';
 import { benchCliLatency } from './cli-latency.js';
+import { benchLargeArguments } from './large-arguments.js';
 import { durableSections } from './durable-runs.js';
 import { describeMachine, loadAverage } from './machine.js';
 import type { BenchRow } from './measure.js';
@@ -56,6 +57,11 @@ async function main(): Promise<number> {
     },
     { id: 'glob', name: 'Glob', run: () => benchGlob(root, GLOB_REPETITIONS) },
     { id: 'arguments', name: 'Argument repair', run: benchArguments },
+    {
+      id: 'large-arguments',
+      name: 'A 1 MB argument, layer by layer',
+      run: () => benchLargeArguments((line) => process.stderr.write(`[temporal] ${line}\n`)),
+    },
     { id: 'grep-tool', name: 'Grep tool', run: () => benchGrepTool(root, 'src/ copy', GREP_REPETITIONS) },
     { id: 'grep-engines', name: 'Grep engines', run: () => benchGrepEngines(root, 'src/ copy', GREP_REPETITIONS) },
     // On a tree as small as src/, starting rg costs about as much as searching; a bigger tree shows the trend.

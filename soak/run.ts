@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine, loadAverage } from '../bench/machine.js';
+import { fuzzSoakScenario } from './fuzz.js';
 import { startTestTemporalServer } from '../test/support/temporal-server.js';
 import { writeWorkflowBundle } from '../test/support/worker-process.js';
 import {
@@ -31,6 +32,7 @@ const SCENARIOS: { id: string; run: Scenario }[] = [
   { id: 'fault-server-restart', run: serverRestartScenario },
   { id: 'fault-stream-drop', run: streamDropScenario },
   { id: 'load', run: loadScenario },
+  { id: 'fuzz', run: fuzzSoakScenario },
 ];
 
 const DEFAULT_ROUNDS = 3;

@@ -4,6 +4,7 @@
 import type { ModelRequest, ModelTurn, ToolSchema } from '../core/messages.js';
 import { applyCompaction, planCompaction, summaryRequest } from '../core/compaction.js';
 import { approximateTokens, schemaTokens } from '../core/pricing.js';
+import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
 import { transcriptOf } from '../core/transcript-ref.js';
 import type { ResolvedModelRequest } from './call-model.js';
 import { activityAttempt } from './activity-context.js';
@@ -100,6 +101,9 @@ async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): P
       } catch {
         return call;
       }
+      // Arguments nested past what any tool accepts stay as they are (the workflow refuses them): walking them would
+      // overflow the stack, fail the activity, and make every retry ask the model again.
+      if (nestedDeeperThan(parsed, MAX_ARGUMENT_NESTING)) return call;
       return { ...call, arguments: JSON.stringify(await transcripts.externalize(parsed)) };
     }),
   );

@@ -59,28 +59,32 @@ interface NormalizedId {
   duplicateOf?: number;
 }
 
-/** C.3 step 1: fills missing ids deterministically and suffixes duplicates with `#k`. */
+/**
+ * C.3 step 1: fills missing ids deterministically and suffixes duplicates with `#k`. Every final id is unique: the
+ * first call carrying a model id keeps it, so those ids are reserved before any id is made up, and a made-up id (an
+ * automatic one, or a `#k` rewrite) skips every id already taken — a model may itself send `x`, `x`, `x#2`.
+ */
 export function normalizeToolCallIds(calls: readonly RawToolCall[], turn: number): NormalizedId[] {
+  const given = calls.map((call) => call.id?.trim() ?? '');
   const owners = new Map<string, number>();
-  const used = new Set<string>();
-  return calls.map((call, index) => {
-    const given = call.id?.trim();
-    if (!given) {
-      const id = `call_auto_${turn}_${index}`;
-      used.add(id);
-      return { id };
-    }
-    const owner = owners.get(given);
-    if (owner === undefined) {
-      owners.set(given, index);
-      used.add(given);
-      return { id: given };
-    }
-    let suffix = 2;
-    while (used.has(`${given}#${suffix}`)) suffix++;
-    const id = `${given}#${suffix}`;
+  given.forEach((id, index) => {
+    if (id !== '' && !owners.has(id)) owners.set(id, index);
+  });
+  const used = new Set<string>(owners.keys());
+  const unused = (base: string, first: string): string => {
+    let id = first;
+    for (let suffix = 2; used.has(id); suffix++) id = `${base}#${suffix}`;
     used.add(id);
-    return { id, duplicateOf: owner };
+    return id;
+  };
+  return given.map((id, index) => {
+    if (id === '') {
+      const auto = `call_auto_${turn}_${index}`;
+      return { id: unused(auto, auto) };
+    }
+    const owner = owners.get(id)!;
+    if (owner === index) return { id };
+    return { id: unused(id, `${id}#2`), duplicateOf: owner };
   });
 }
 

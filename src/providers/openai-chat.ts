@@ -8,6 +8,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ModelTurn } from '../core/messages.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
+import { readChatChunks } from './sse-reader.js';
 import { StreamAssembler } from './stream-assembler.js';
 
 /** Options of `createOpenAIChatProvider`. The key comes from the worker's environment, never from a workflow input. */
@@ -53,13 +54,19 @@ async function completeStreaming(client: OpenAI, defaultModel: string, request: 
     body.tool_choice = 'auto';
     body.parallel_tool_calls = true;
   }
-  const stream = await client.chat.completions.create(body, { signal: request.signal });
+  // The SDK makes the request and maps HTTP errors; the body is read by readChatChunks, in linear time.
+  const response = await client.chat.completions.create(body, { signal: request.signal }).asResponse();
   const assembler = new StreamAssembler(model);
-  for await (const chunk of stream) {
-    assembler.push(chunk);
-    request.onProgress?.(assembler.progress());
+  try {
+    for await (const chunks of readChatChunks(response)) {
+      for (const chunk of chunks) assembler.push(chunk);
+      request.onProgress?.(assembler.progress());
+    }
+  } catch (error) {
+    // An aborted call must not look like an answer cut short, nor like a broken connection.
+    if (request.signal?.aborted) throw new APIUserAbortError();
+    throw error;
   }
-  // The SDK ends an aborted stream quietly; an aborted call must not look like an answer cut short.
   if (request.signal?.aborted) throw new APIUserAbortError();
   return assembler.finish();
 }

@@ -216,13 +216,22 @@ function checkExpectation(turn: ScriptTurn, request: RecordedRequest): string | 
   return `expected the last tool result to contain ${JSON.stringify(missing)}, but it was: ${preview}`;
 }
 
+const STREAM_BATCH = 1000;
+
 function sendStream(response: ServerResponse, chunks: unknown[], done: boolean): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
-  for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  // Written a batch of events at a time: a megabyte streamed a few characters per event is 300,000 events.
+  for (let start = 0; start < chunks.length; start += STREAM_BATCH)
+    response.write(
+      chunks
+        .slice(start, start + STREAM_BATCH)
+        .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+        .join(''),
+    );
   if (done) response.write('data: [DONE]\n\n');
   response.end();
 }

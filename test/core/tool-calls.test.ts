@@ -52,6 +52,23 @@ describe('normalizeToolCallIds (C.3 step 1)', () => {
     ]);
   });
 
+  it('never gives two calls one id, even when the model sends the ids a rewrite or a made-up id would take', () => {
+    const calls = [
+      call('Glob', {}, 'x'),
+      call('Glob', {}, 'x'),
+      call('Glob', {}, 'x#2'),
+      call('Glob', {}, ''),
+      call('Glob', {}, 'call_auto_7_3'),
+    ];
+    expect(normalizeToolCallIds(calls, 7)).toEqual([
+      { id: 'x' },
+      { id: 'x#3', duplicateOf: 0 },
+      { id: 'x#2' },
+      { id: 'call_auto_7_3#2' },
+      { id: 'call_auto_7_3' },
+    ]);
+  });
+
   it('records the final ids in the assistant message', () => {
     const calls = [call('ReadFile', { path: 'x' }, 'a'), call('ReadFile', { path: 'y' }, 'a')];
     expect(toAssistantToolCalls(calls, normalizeToolCallIds(calls, 1)).map((part) => part.id)).toEqual(['a', 'a#2']);

@@ -125,7 +125,7 @@ describe('createOpenAIChatProvider against the scripted server', () => {
     expect(turn.toolCalls[0]).toMatchObject({ arguments: '{"path":"a.md","content":"# Ti', complete: false });
   });
 
-  it('reports streaming progress', async () => {
+  it('reports streaming progress once per network read, the last with everything received', async () => {
     const provider = await providerFor([{ content: 'abcdefghij', chunk_size: 2 }]);
     const progress: number[] = [];
     await provider.complete({
@@ -135,7 +135,9 @@ describe('createOpenAIChatProvider against the scripted server', () => {
       onProgress: (update) => progress.push(update.contentChars),
     });
     expect(progress.at(-1)).toBe(10);
-    expect(progress.length).toBeGreaterThanOrEqual(5);
+    // A read holding many events is one update: heartbeats only need the latest figures.
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress).toEqual([...progress].sort((left, right) => left - right));
   });
 
   it('throws the SDK error for an HTTP error turn, with status and headers', async () => {

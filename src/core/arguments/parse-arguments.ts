@@ -14,6 +14,13 @@ import { closeTruncated, findBalancedEnd, repairLexically } from './lexical-repa
 /** The C.6 size limit for a raw argument string. */
 export const MAX_ARGUMENT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Deepest nesting of objects and arrays accepted in arguments. No tool's arguments go past a few levels; far deeper
+ * values (a model looping on `[[[[…`) would overflow every recursive walk after parsing — the repair, the echo in the
+ * envelope, the payload converter — so they are refused here, as data.
+ */
+export const MAX_ARGUMENT_NESTING = 64;
+
 const PREVIEW_CHARS = 200;
 const MAX_DECODE_DEPTH = 2;
 const CODE_FENCE = /^```[a-zA-Z]*\s*\n?([\s\S]*?)\n?```$/;
@@ -38,7 +45,7 @@ export type JsonTarget = 'object' | 'array';
 export type DecodeResult =
   | { kind: 'value'; value: Record<string, unknown> | unknown[]; repairs: Repair[] }
   | { kind: 'other'; value: unknown }
-  | { kind: 'failed'; parseError: string; strategiesTried: string[] };
+  | { kind: 'failed'; parseError: string; strategiesTried: string[]; tooDeep?: true };
 
 /** True for `{}`-style objects, false for arrays, class instances and null. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -84,7 +91,13 @@ export function parseJsonAs(text: string, target: JsonTarget, depth = 0): Decode
   // S6: a strategy produced a JSON string, which may hold the real arguments encoded once more — or, one level
   // down, a string that is itself an encoded string.
   const settle = (value: unknown, repairs: Repair[]): DecodeResult => {
-    if (matchesTarget(value, target)) return { kind: 'value', value, repairs };
+    if (matchesTarget(value, target)) {
+      if (nestedDeeperThan(value, MAX_ARGUMENT_NESTING)) {
+        const parseError = `nested more than ${MAX_ARGUMENT_NESTING} levels deep`;
+        return { kind: 'failed', parseError, strategiesTried: tried, tooDeep: true };
+      }
+      return { kind: 'value', value, repairs };
+    }
     const encoded = typeof value === 'string' ? value.trim() : '';
     if ((encoded.startsWith(opener) || encoded.startsWith('"')) && depth < MAX_DECODE_DEPTH) {
       tried.push('S6');
@@ -97,7 +110,7 @@ export function parseJsonAs(text: string, target: JsonTarget, depth = 0): Decode
         };
       }
       if (inner.kind === 'failed' && encoded.startsWith(opener)) {
-        return { kind: 'failed', parseError: inner.parseError, strategiesTried: [...tried, ...inner.strategiesTried] };
+        return { ...inner, strategiesTried: [...tried, ...inner.strategiesTried] };
       }
       return { kind: 'other', value };
     }
@@ -155,6 +168,17 @@ export function parseJsonAs(text: string, target: JsonTarget, depth = 0): Decode
   return { kind: 'failed', parseError, strategiesTried: tried };
 }
 
+/** Whether objects and arrays nest deeper than `limit`; iterative, so any depth JSON.parse accepts is measured. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: { item: unknown; depth: number }[] = [{ item: value, depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.item === null || typeof next.item !== 'object') continue;
+    if (next.depth > limit) return true;
+    for (const child of Object.values(next.item)) pending.push({ item: child, depth: next.depth + 1 });
+  }
+  return false;
+}
+
 function preview(raw: string): string {
   return raw.slice(0, PREVIEW_CHARS);
 }
@@ -199,6 +223,14 @@ export function parseArguments(raw: unknown, options: ParseOptions = {}): ParseR
   if (decoded.kind === 'value')
     return { ok: true, value: decoded.value as Record<string, unknown>, repairs: decoded.repairs };
   if (options.functionTool) return rawInput();
+  if (decoded.kind === 'failed' && decoded.tooDeep) {
+    return {
+      ok: false,
+      reason: 'too_deep',
+      message: `Arguments for ${tool} are ${decoded.parseError}. Re-issue the call with the arguments the tool's schema describes.`,
+      details: { reason: 'too_deep', limit: MAX_ARGUMENT_NESTING, raw_preview: preview(raw) },
+    };
+  }
   if (decoded.kind === 'other') {
     // `null` means "no arguments", exactly as a missing arguments field does.
     if (decoded.value === null) return { ok: true, value: {}, repairs: [] };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ARGUMENT_BYTES, parseArguments, parseJsonAs } from '../../../src/core/arguments/index.js';
+import { MAX_ARGUMENT_NESTING } from '../../../src/core/arguments/parse-arguments.js';
 import type { ParseResult } from '../../../src/core/arguments/index.js';
 
 type Success = Extract<ParseResult, { ok: true }>;
@@ -57,6 +58,18 @@ describe('C.6 pre-checks', () => {
     // Half as many characters, but each é is two bytes.
     const accented = failed(`{"content":"${'é'.repeat(MAX_ARGUMENT_BYTES / 2)}"}`);
     expect(accented.reason).toBe('too_large');
+  });
+
+  it('refuses arguments nested past the limit as too_deep, however they were encoded, and keeps those at the limit', () => {
+    const nested = (depth: number) => `{"path":"a","x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    expect(parsed(nested(MAX_ARGUMENT_NESTING)).value.path).toBe('a');
+    // 200,000 levels overflowed the recursive walks after parsing; now nothing past the limit gets that far.
+    for (const raw of [nested(MAX_ARGUMENT_NESTING + 1), nested(200_000), JSON.stringify(nested(200_000))]) {
+      const result = failed(raw);
+      expect(result.reason).toBe('too_deep');
+      expect(result.details).toMatchObject({ reason: 'too_deep', limit: MAX_ARGUMENT_NESTING });
+    }
+    expect(failed(`{"a":${nested(100_000).slice(0, -1)}`).reason).toBe('too_deep');
   });
 
   it('accepts arguments of exactly 8 MiB', () => {
