@@ -42,9 +42,16 @@ function pick(env: Environment, keep: (name: string) => boolean): Record<string,
   return picked;
 }
 
+/**
+ * Variables a run started from this shell named with `--env-pass`: the embedded worker holds them so that run's
+ * commands can have them; other runs' commands do not get them.
+ */
+export const ENV_OFFER_VARIABLE = 'DURABLE_AGENT_ENV_OFFER';
+
 /** What the worker reads: its settings, the store's AWS_* when it is S3, and the names DURABLE_AGENT_ENV_PASS adds. */
 function workerSettings(env: Environment): Record<string, string> {
   const passed = operatorPassedNames(env);
+  for (const name of (env[ENV_OFFER_VARIABLE] ?? '').split(',')) if (name.trim()) passed.add(name.trim());
   const s3 = storeIsS3(env);
   return pick(
     env,

@@ -1,7 +1,7 @@
 // The embedded server's background worker, through the real CLI: it is started with a defined environment (a secret
 // in the caller's shell never reaches it, so no command can read it from its parent), and an attached CLI keeps it
 // alive (a killed worker is restarted and the run completes).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -52,7 +52,7 @@ function lastBashStdout(request: RecordedRequest): string {
 // Prints the command's own environment, then its parent's (the worker's), as any command of the worker could.
 const SHOW_ENVIRONMENTS = "env; echo '--- worker ---'; tr '\\0' '\\n' < /proc/$PPID/environ";
 
-async function showEnvironments(env: Record<string, string>) {
+async function showEnvironments(env: Record<string, string>, runOptions: string[] = []) {
   const workspace = await workspaceFrom();
   const model = await startScriptedModelServer({
     script: [
@@ -62,7 +62,7 @@ async function showEnvironments(env: Record<string, string>) {
   });
   try {
     const run = await cli(
-      ['run', '--cwd', workspace, '--ask', 'approve', '--json', '--base-url', model.url, 'show the environment'],
+      ['run', ...runOptions, '--cwd', workspace, '--ask', 'approve', '--json', '--base-url', model.url, 'show env'],
       env,
     );
     expect(run.exitCode, run.stderr).toBe(0);
@@ -78,11 +78,14 @@ describe("the background worker's environment", () => {
   it("holds no secret of the caller's shell: neither a command nor the worker behind it has GITHUB_PAT", async () => {
     const { output } = await showEnvironments({ GITHUB_PAT: 'pat-of-the-shell', PGPASSWORD: 'pg-of-the-shell' });
 
-    // The worker's own environment was read: only it has the state directory.
+    // The command (sandboxed: its /proc/$PPID is the sandbox's own) and, read from the host, the worker itself.
     expect(output).toContain('--- worker ---');
-    expect(output).toContain(`DURABLE_AGENT_STATE_DIR=${stateDir}`);
-    expect(output).not.toContain('pat-of-the-shell');
-    expect(output).not.toContain('pg-of-the-shell');
+    const worker = await readFile(`/proc/${(await readRecord(stateDir)).worker!.pid}/environ`, 'utf8');
+    expect(worker).toContain(`DURABLE_AGENT_STATE_DIR=${stateDir}`);
+    for (const environment of [output, worker]) {
+      expect(environment).not.toContain('pat-of-the-shell');
+      expect(environment).not.toContain('pg-of-the-shell');
+    }
   });
 
   it('passes the variables DURABLE_AGENT_ENV_PASS names on to commands, replacing a worker started without them', async () => {
@@ -96,6 +99,27 @@ describe("the background worker's environment", () => {
     const [command] = output.split('--- worker ---');
     expect(command).toContain('GITHUB_PAT=pat-passed-on');
     expect(output).not.toContain('pg-of-the-shell');
+  });
+});
+
+describe('run --env-pass with the embedded worker', () => {
+  it("hands that run's commands the named variable of the caller's shell, and nothing else of it", async () => {
+    const { output } = await showEnvironments({ GITHUB_PAT: 'pat-for-this-run', PGPASSWORD: 'pg-of-the-shell' }, [
+      '--env-pass',
+      'GITHUB_PAT',
+    ]);
+    const [command] = output.split('--- worker ---');
+    expect(command).toContain('GITHUB_PAT=pat-for-this-run');
+    expect(output).not.toContain('pg-of-the-shell');
+  });
+
+  it("refuses a name that is not set in the shell, and the worker's own credentials", async () => {
+    const unset = await cli(['run', '--env-pass', 'NOT_SET_ANYWHERE', 'task']);
+    expect(unset.exitCode).toBe(2);
+    expect(unset.stderr).toMatch(/NOT_SET_ANYWHERE is not set/);
+    const own = await cli(['run', '--env-pass', 'OPENAI_API_KEY', 'task'], { OPENAI_API_KEY: 'k' });
+    expect(own.exitCode).toBe(2);
+    expect(own.stderr).toMatch(/OPENAI_API_KEY is one of the worker's own settings/);
   });
 });
 

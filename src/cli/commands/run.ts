@@ -11,6 +11,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { envPassRefusal } from '../../core/env-pass.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
 import { DetachedError, followRun } from '../follow.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
 import { color, log } from '../output.js';
@@ -67,6 +68,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
   // A price file is read here and recorded in the run's input, so the workflow prices calls deterministically.
   const prices = process.env[PRICES_ENV_VARIABLE] ? await loadPriceTable() : undefined;
+  if (!config.temporalAddress) offerToEmbeddedWorker(envPass);
   const connected = await connect(config, { needWorker: true });
   // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
   const toolTaskQueue =
@@ -229,4 +231,19 @@ function parseEnvPass(values: readonly string[]): string[] {
     if (refusal) throw new UsageError(`--env-pass: ${refusal}.`);
   }
   return names;
+}
+
+/**
+ * The embedded worker is started with a defined environment, so the variables a run names must be handed to it from
+ * this shell (a worker started without them is replaced; runs survive that). A remote worker uses its own.
+ */
+function offerToEmbeddedWorker(names: readonly string[]): void {
+  if (names.length === 0) return;
+  for (const name of names) {
+    if (process.env[name] === undefined) {
+      throw new UsageError(`--env-pass: ${name} is not set in this shell, and the embedded worker takes it from here.`);
+    }
+  }
+  const offered = (process.env[ENV_OFFER_VARIABLE] ?? '').split(',').filter(Boolean);
+  process.env[ENV_OFFER_VARIABLE] = [...new Set([...offered, ...names])].join(',');
 }
