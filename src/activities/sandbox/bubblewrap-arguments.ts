@@ -46,6 +46,12 @@ export function bubblewrapArguments(layout: BubblewrapLayout): string[] {
     for (const toolchain of toolchainRoots(home, layout.pathDirectories))
       args.push('--ro-bind-try', toolchain, toolchain);
   }
+  // Programs on PATH that live under /tmp stay reachable, read-only, like the toolchains in the home.
+  for (const directory of layout.pathDirectories) {
+    if (path.isAbsolute(directory) && path.resolve(directory).startsWith('/tmp/')) {
+      args.push('--ro-bind-try', directory, directory);
+    }
+  }
   for (const directory of layout.hiddenDirectories) args.push('--tmpfs', directory);
   for (const file of layout.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
   args.push('--bind', layout.root, layout.root, '--dev', '/dev', '--proc', '/proc', '--chdir', layout.cwd);
