@@ -48,6 +48,8 @@ export interface ScriptedModelServer {
   requests: RecordedRequest[];
   /** Messages of the script failures answered so far (exhaustion, failed expectations). */
   failures: string[];
+  /** The Authorization header of each request in `requests` (undefined when none was sent): who sent which key. */
+  authorizations: (string | undefined)[];
   /** Turns not served yet. */
   remaining(): number;
   close(): Promise<void>;
@@ -59,6 +61,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const log = options.log ?? (() => undefined);
   const requests: RecordedRequest[] = [];
   const failures: string[] = [];
+  const authorizations: (string | undefined)[] = [];
   const closing = new AbortController();
   let served = 0;
 
@@ -97,8 +100,11 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     const recorded = body as RecordedRequest;
     requests.push(recorded);
-    if (options.keepRequests !== undefined && requests.length > options.keepRequests)
+    authorizations.push(request.headers.authorization);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests) {
       requests.splice(0, requests.length - options.keepRequests);
+      authorizations.splice(0, authorizations.length - options.keepRequests);
+    }
     if (options.latencyMs) await sleep(options.latencyMs, undefined, { signal: closing.signal }).catch(() => undefined);
     if (options.compactionSummary !== undefined && isCompactionRequest(recorded)) {
       const summary: ScriptTurn = { content: options.compactionSummary };
@@ -192,6 +198,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   return {
     url: `http://${host}:${address.port}/v1`,
     requests,
+    authorizations,
     failures,
     remaining: () => turns.length - served,
     close: async () => {

@@ -200,3 +200,24 @@ describe('agentWorkflow end to end', () => {
     }
   });
 });
+
+describe("the worker's API key", () => {
+  it('is not sent to a base URL a run names that the worker was not configured for', async () => {
+    const keyed = await startHarness({ OPENAI_API_KEY: 'sk-worker-own-key' });
+    try {
+      const { handle, model } = await startScriptedRun(keyed, {
+        workspace: await workspaceFrom(),
+        script: [{ content: 'answered without the key' }],
+      });
+      try {
+        expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'answered without the key' });
+        expect(model.authorizations).toHaveLength(1);
+        expect(model.authorizations[0] ?? '').not.toContain('sk-worker-own-key');
+      } finally {
+        await model.close();
+      }
+    } finally {
+      await keyed.close();
+    }
+  });
+});
