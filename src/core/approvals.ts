@@ -51,3 +51,12 @@ export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
 export function timedOutDecision(callId: string, timeoutMs: number): ApprovalDecision {
   return { tool_call_id: callId, decision: 'reject', reason: `no decision within ${Math.round(timeoutMs / 1000)} s` };
 }
+
+const SUMMARY_CHARS = 200;
+
+/** One line naming what waits and why, for the Web UI's timer and the current details: `approval: Bash rm -rf build — destructive`. */
+export function approvalSummary(approval: PendingApproval): string {
+  const what = (approval.command ?? approval.path ?? '').replace(/\s+/g, ' ').trim();
+  const line = `approval: ${approval.tool}${what ? ` ${what}` : ''} — ${approval.level}`;
+  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
+}

@@ -48,7 +48,8 @@ import { runToolTurn } from './tool-step.js';
 /** Runs a task: model step, tool calls, repeat until the model answers or the step limit is reached. */
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const state: AgentState = input.resume ?? initialState(workflowInfo().workflowId, systemPrompt(input), input.task);
-  const approvals = new ApprovalBook();
+  // What is pending is published the moment it changes (the publisher reads the book; the book reports changes).
+  const approvals: ApprovalBook = new ApprovalBook(() => publish());
   approvals.install();
   setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq));
   setHandler(transcriptQuery, () => state.transcript);
@@ -161,11 +162,10 @@ async function compact({ env }: TurnShell): Promise<void> {
 }
 
 /** Before a step: the budget gate (core/run/budget-gate), and the operator's answer when it asks. */
-async function passBudgetGate({ env, approvals, publish }: TurnShell): Promise<void> {
+async function passBudgetGate({ env, approvals }: TurnShell): Promise<void> {
   const { state, input } = env;
   let gate = budgetGate(state, input, Date.now());
   if (gate.action === 'ask') {
-    publish();
     const decision = await approvals.request(gate.request, gate.timeoutMs);
     gate = onBudgetDecision(state, input, decision.decision === 'approve', gate);
   }

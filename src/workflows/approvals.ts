@@ -2,7 +2,7 @@
 // gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out to reject.
 import { condition, setHandler } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
-import { timedOutDecision } from '../core/approvals.js';
+import { approvalSummary, timedOutDecision } from '../core/approvals.js';
 import { approveToolCall, toolDecision } from './messages.js';
 
 /**
@@ -12,6 +12,9 @@ import { approveToolCall, toolDecision } from './messages.js';
 export class ApprovalBook {
   private readonly pending = new Map<string, PendingApproval>();
   private readonly decisions = new Map<string, ApprovalDecision>();
+
+  /** `onChange` runs whenever the pending list changes, so what the run publishes never lags behind it. */
+  constructor(private readonly onChange: () => void = () => {}) {}
 
   /** Registers the Update and Signal handlers; call once, at the start of the workflow. */
   install(): void {
@@ -38,11 +41,16 @@ export class ApprovalBook {
   /** Waits for a decision on `approval`; a timeout counts as a rejection (C.4). */
   async request(approval: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
     this.pending.set(approval.callId, approval);
+    this.onChange();
     try {
-      const decided = await condition(() => this.decisions.has(approval.identity), timeoutMs);
+      // The timer's summary is what the Web UI shows for the wait: what is pending and why.
+      const decided = await condition(() => this.decisions.has(approval.identity), timeoutMs, {
+        summary: approvalSummary(approval),
+      });
       return decided ? this.decisions.get(approval.identity)! : timedOutDecision(approval.callId, timeoutMs);
     } finally {
       this.pending.delete(approval.callId);
+      this.onChange();
     }
   }
 

@@ -77,7 +77,6 @@ async function executeCall(shell: TurnShell, plan: ExecutablePlan): Promise<Tool
         break;
       }
       case 'approval': {
-        shell.publish();
         const decision = await approvals.request(need.request, need.timeoutMs);
         need = onDecision(env, run, decision, Date.now());
         shell.publish();

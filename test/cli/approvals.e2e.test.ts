@@ -12,7 +12,7 @@ import { cliRunner } from '../support/cli.js';
 import type { CliRunner } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
-import { pendingApproval } from '../support/wait.js';
+import { pendingApproval, waitFor } from '../support/wait.js';
 
 let harness: Harness;
 let cli: CliRunner;
@@ -65,6 +65,15 @@ describe('--ask wait', () => {
         status: 'waiting_approval',
         pendingApprovals: [{ callId: 'push1', tool: 'Bash', level: 'network_write' }],
       });
+      // Visibility knows it waits: `list --pending-approvals` finds it (AgentPendingApprovals > 0).
+      const row = await waitFor(async () => {
+        const listed = await cli(['list', '--pending-approvals', '--json', '--limit', '200']);
+        if (listed.exitCode !== 0) throw new Error(listed.stderr);
+        return (JSON.parse(listed.stdout) as { workflowId: string; pendingApprovals: number | null }[]).find(
+          (candidate) => candidate.workflowId === workflowId,
+        );
+      }, 'the waiting run in list --pending-approvals');
+      expect(row).toMatchObject({ status: 'waiting_approval', pendingApprovals: 1 });
       const unknown = await cli(['approve', workflowId, 'call_that_does_not_exist']);
       expect(unknown.exitCode).not.toBe(0);
       expect(unknown.stderr).toMatch(/call_that_does_not_exist/);

@@ -32,7 +32,7 @@ async function historyEvents(handle: WorkflowHandle) {
 }
 
 describe('search attributes', () => {
-  it('lets the temporal CLI find exactly the runs waiting for approval', async () => {
+  it('lets the temporal CLI find exactly the runs waiting for approval, by status and by pending approvals', async () => {
     const waiting: ScriptTurn[] = [
       { tool_calls: [{ name: 'Bash', arguments: { command: 'rm -rf build' } }] },
       { content: 'done' },
@@ -49,28 +49,37 @@ describe('search attributes', () => {
     try {
       await runs[2].handle.result();
       const temporal = await findTemporalBinary({ build: false });
-      const query = `AgentStatus="waiting_approval" AND TaskQueue="${harness.taskQueue}"`;
-      const found = await waitFor(async () => {
-        const listed = await execa(temporal.path, [
-          'workflow',
-          'list',
-          '--address',
-          temporalAddress(),
-          '--query',
-          query,
-          '--output',
-          'json',
-        ]);
-        const ids = (JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string } }[])
-          .map((run) => run.execution.workflowId)
-          .sort();
-        return ids.length === 2 ? ids : undefined;
-      }, 'two waiting runs in visibility');
-      expect(found).toEqual([runs[0].handle.workflowId, runs[1].handle.workflowId].sort());
-      const description = await runs[0].handle.describe();
-      expect(description.typedSearchAttributes.getAll().map((pair) => pair.key.name)).toEqual(
-        expect.arrayContaining(['AgentStatus', 'AgentStep', 'AgentPendingApprovals', 'AgentCostUsd', 'AgentModel']),
+      const listWaiting = async (query: string) =>
+        await waitFor(async () => {
+          const listed = await execa(temporal.path, [
+            'workflow',
+            'list',
+            '--address',
+            temporalAddress(),
+            '--query',
+            query,
+            '--output',
+            'json',
+          ]);
+          const ids = (JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string } }[])
+            .map((run) => run.execution.workflowId)
+            .sort();
+          return ids.length === 2 ? ids : undefined;
+        }, `two waiting runs in visibility for ${query}`);
+      const expected = [runs[0].handle.workflowId, runs[1].handle.workflowId].sort();
+      expect(await listWaiting(`AgentStatus="waiting_approval" AND TaskQueue="${harness.taskQueue}"`)).toEqual(
+        expected,
       );
+      expect(await listWaiting(`AgentPendingApprovals > 0 AND TaskQueue="${harness.taskQueue}"`)).toEqual(expected);
+
+      // While it waits, the run's published state names the pending call and why, and so does the wait itself.
+      const description = await runs[0].handle.describe();
+      expect(description.searchAttributes.AgentPendingApprovals).toEqual([1]);
+      expect(description.searchAttributes.AgentStatus).toEqual(['waiting_approval']);
+      const metadata = await runs[0].handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      expect(metadata.currentDetails).toMatch(/pending approvals\*\* \S+ — approval: Bash rm -rf build — destructive/);
+      const timer = (await historyEvents(runs[0].handle)).find((event) => event.timerStartedEventAttributes);
+      expect(decode(timer?.userMetadata?.summary)).toBe('approval: Bash rm -rf build — destructive');
     } finally {
       for (const run of runs.slice(0, 2)) await run.handle.terminate('test over').catch(() => undefined);
       for (const run of runs) await run.model.close();

@@ -1,6 +1,7 @@
 // Sandbox-safe: what a run publishes for operators — the Web UI's current-details text and the values of the agent
 // search attributes — computed from its state, so the workflow only writes what changed.
 import type { PendingApproval } from '../approvals.js';
+import { approvalSummary } from '../approvals.js';
 import { formatUsd } from '../pricing.js';
 import type { AgentInput, AgentState, RunStatus } from '../state.js';
 
@@ -18,7 +19,7 @@ export function currentDetails(state: AgentState, input: AgentInput, pending: re
   return [
     `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
     `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
-    `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} (${item.tool}: ${item.reason})`).join(', ') : 'none'}`,
+    `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
     `**cost** ${formatUsd(state.usage.costUsd)} · **tokens** ${state.usage.totalTokens}`,
   ].join('\n\n');
 }
