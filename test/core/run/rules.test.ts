@@ -274,7 +274,7 @@ describe('what operators see', () => {
       },
     ];
     expect(currentDetails(current, input({ maxSteps: 9 }), pending)).toContain(
-      '**pending approvals** wipe (Bash: deletes recursively)',
+      '**pending approvals** wipe — approval: Bash — destructive (deletes recursively)',
     );
     expect(currentDetails(current, input({ maxSteps: 9 }), [])).toContain('**step** 4 of 9');
     expect(publishedValues(current, input(), pending)).toEqual({
