@@ -119,7 +119,10 @@ function toOutcome(error: unknown): FollowOutcome {
   const empty: AgentResult = { status, answer: null, steps: 0, toolCalls: 0, usage: emptyUsage() };
   const outcome = (result: AgentResult): FollowOutcome => ({ result, exitCode: exitCodeOf(result.status) });
   if (execution === 'CANCELLED') return outcome({ ...empty, error: 'cancelled' });
-  if (execution === 'TERMINATED') return outcome({ ...empty, error: 'terminated' });
+  if (execution === 'TERMINATED') {
+    return outcome({ ...empty, error: cause?.message ? `terminated: ${cause.message}` : 'terminated' });
+  }
+  if (execution === 'TIMED_OUT') return outcome({ ...empty, error: 'timed out' });
   if (cause instanceof ApplicationFailure && cause.type === 'AgentRunFailed') {
     const details = cause.details?.[0] as AgentResult | undefined;
     return outcome(details ? { ...details, status } : { ...empty, error: cause.message });

@@ -104,7 +104,7 @@ Requests cancellation of a run and waits (default 60 s) for it to close, then pr
 export const listHelp = `Usage: durable-agent list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]
 
 Lists agent runs, newest first: id, status, step, cost, start and task.
-  --status S            running | waiting_approval | completed | failed | cancelled
+  --status S            running | waiting_approval | completed | failed | cancelled | terminated | timed_out
   --pending-approvals   only runs with tool calls waiting for a decision
   --min-cost USD        only runs that cost at least this much
   --limit N             at most N runs (default 20)

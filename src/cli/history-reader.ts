@@ -66,6 +66,8 @@ export interface RunHistory {
   /** The (last) run read. */
   runId: string;
   status: HistoryRunStatus;
+  /** Why a terminated run was terminated, as the operator gave it. */
+  terminationReason?: string;
   steps: StepRecord[];
   /** Every run read, oldest first: more than one when the task continued as new. */
   runIds: string[];
@@ -341,6 +343,11 @@ function parseMessage(content: string): ChatMessage | undefined {
   }
 }
 
+function terminationOf(events: HistoryEvent[]): { terminationReason?: string } {
+  const reason = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason;
+  return reason ? { terminationReason: reason } : {};
+}
+
 function runStatus(events: HistoryEvent[]): HistoryRunStatus {
   for (let index = events.length - 1; index >= 0; index--) {
     const event = events[index]!;
@@ -436,6 +443,7 @@ export function readRunHistory(
     workflowId: identity.workflowId ?? recorded.workflowId,
     runId: identity.runId ?? recorded.runId,
     status: runStatus(events),
+    ...terminationOf(events),
     steps: stepNumbers.map((step) => steps.get(step)!),
     runIds: [identity.runId ?? recorded.runId],
   };
@@ -459,6 +467,7 @@ export function mergeRunHistories(runs: RunHistory[]): RunHistory {
     workflowId: last.workflowId,
     runId: last.runId,
     status: last.status,
+    ...(last.terminationReason ? { terminationReason: last.terminationReason } : {}),
     steps: [...steps.values()].sort((left, right) => left.step - right.step),
     runIds: runs.flatMap((run) => run.runIds),
   };

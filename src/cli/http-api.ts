@@ -186,6 +186,8 @@ export async function describeExecution(api: HttpApi, workflowId: string): Promi
 export interface CloseEvent {
   /** The result (completed) or the first detail of an AgentRunFailed failure (failed); undefined otherwise. */
   value?: unknown;
+  /** Why the run was terminated, as the operator gave it. */
+  terminationReason?: string;
 }
 
 interface HistoryEventJson {
@@ -193,6 +195,7 @@ interface HistoryEventJson {
   workflowExecutionFailedEventAttributes?: {
     failure?: { applicationFailureInfo?: { type?: string; details?: { payloads?: unknown[] } } };
   };
+  workflowExecutionTerminatedEventAttributes?: { reason?: string };
 }
 
 /**
@@ -208,6 +211,8 @@ export async function closeEvent(api: HttpApi, workflowId: string, runId: string
   const events = (answer?.history as { events?: HistoryEventJson[] } | undefined)?.events ?? [];
   const event = events.at(-1);
   if (!event) return undefined;
+  const terminated = event.workflowExecutionTerminatedEventAttributes;
+  if (terminated) return terminated.reason ? { terminationReason: terminated.reason } : {};
   const failure = event.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo;
   const payloads =
     event.workflowExecutionCompletedEventAttributes?.result?.payloads ??

@@ -5,7 +5,15 @@ import type { RunStatus } from '../core/state.js';
 import { EXIT } from './exit-codes.js';
 
 /** Every run status of the CLI contract (DESIGN.md). */
-export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_approval', 'completed', 'failed', 'cancelled'];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'running',
+  'waiting_approval',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed_out',
+];
 
 /** Whether `text` is one of the run statuses of the CLI contract. */
 export function isRunStatus(text: unknown): text is RunStatus {
@@ -14,8 +22,8 @@ export function isRunStatus(text: unknown): text is RunStatus {
 
 /**
  * A run's status from the server's execution status and, while it runs, what the workflow reports (the AgentStatus
- * search attribute, the state query or its result). Terminated runs count as cancelled: the workflow had no chance to
- * say more.
+ * search attribute, the state query or its result). A terminated or timed-out run is named so whatever AgentStatus
+ * last said: the workflow had no chance to say more.
  */
 export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: unknown): RunStatus {
   const known = isRunStatus(reported) ? reported : undefined;
@@ -26,8 +34,11 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
     case 'COMPLETED':
       return known === 'failed' ? 'failed' : 'completed';
     case 'CANCELLED':
-    case 'TERMINATED':
       return 'cancelled';
+    case 'TERMINATED':
+      return 'terminated';
+    case 'TIMED_OUT':
+      return 'timed_out';
     default:
       return 'failed';
   }
@@ -39,11 +50,13 @@ export function exitCodeOf(status: RunStatus): number {
     case 'completed':
       return EXIT.finished;
     case 'cancelled':
+    case 'terminated':
       return EXIT.cancelled;
     case 'running':
     case 'waiting_approval':
       return EXIT.detached;
     case 'failed':
+    case 'timed_out':
       return EXIT.failed;
   }
 }
@@ -55,8 +68,10 @@ const visibilityClauses: Readonly<Record<RunStatus, string>> = {
   running: `ExecutionStatus = 'Running' AND AgentStatus = 'running'`,
   waiting_approval: `ExecutionStatus = 'Running' AND AgentStatus = 'waiting_approval'`,
   completed: `ExecutionStatus = 'Completed' AND AgentStatus = 'completed'`,
-  failed: `(AgentStatus = 'failed' OR ExecutionStatus IN ('Failed', 'TimedOut'))`,
-  cancelled: `(AgentStatus = 'cancelled' OR ExecutionStatus IN ('Canceled', 'Terminated'))`,
+  failed: `(ExecutionStatus = 'Failed' OR (ExecutionStatus = 'Completed' AND AgentStatus = 'failed'))`,
+  cancelled: `ExecutionStatus = 'Canceled'`,
+  terminated: `ExecutionStatus = 'Terminated'`,
+  timed_out: `ExecutionStatus = 'TimedOut'`,
 };
 
 /** The visibility query clause selecting runs with this status. */

@@ -10,8 +10,12 @@ import type { FunctionToolSpec } from '../tools/function-tool.js';
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from './transcript-ref.js';
 
-/** Run statuses of DESIGN.md (also the `AgentStatus` search attribute). */
-export type RunStatus = 'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled';
+/**
+ * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `terminated` and `timed_out` are endings the
+ * workflow cannot see: the CLI reads them from the server's execution status.
+ */
+export type RunStatus =
+  'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
 
 /** Tool exposure mode (C.4). */
 export type AgentMode = 'default' | 'read_only';

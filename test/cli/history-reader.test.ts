@@ -380,7 +380,7 @@ describe('readRunHistory on edited histories', () => {
     ]);
   });
 
-  it('a terminated run is cancelled, and so is the activity it cut off', () => {
+  it('a terminated run is terminated with its reason, and the activity it cut off is cancelled', () => {
     const json = fixture('durability');
     const bash = scheduled(json, 'Bash')[0]!;
     const edited = cutAfter(json, started(json, bash));
@@ -392,7 +392,8 @@ describe('readRunHistory on edited histories', () => {
       workflowExecutionTerminatedEventAttributes: { reason: 'operator' },
     });
     const run = read(edited);
-    expect(run.status).toBe('cancelled');
+    expect(run.status).toBe('terminated');
+    expect(run.terminationReason).toBe('operator');
     expect(run.steps).toHaveLength(1);
     expect(run.steps[0]!.tools).toHaveLength(1);
     const cut = run.steps[0]!.tools[0]!;
@@ -427,7 +428,7 @@ describe('readRunHistory on edited histories', () => {
           workflowExecutionTimedOutEventAttributes: {},
         }),
       ).status,
-    ).toBe('failed');
+    ).toBe('timed_out');
     expect(
       read(
         withLast({ eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED', workflowExecutionCanceledEventAttributes: {} }),

@@ -401,3 +401,41 @@ describe('help', () => {
     }
   });
 });
+
+describe('a terminated run', () => {
+  it('is terminated, with the operator’s reason, in status, list and history — not cancelled', async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await workspaceFrom(),
+      script: [{ tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] }],
+      input: { askPolicy: 'wait' },
+    });
+    try {
+      await pendingApproval(harness.client, handle.workflowId, 'wipe');
+      await handle.terminate('stuck on purpose');
+      const { workflowId } = handle;
+
+      const status = await cli(['status', workflowId, '--json']);
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ status: 'terminated', error: 'terminated: stuck on purpose' });
+
+      const row = await waitFor(async () => {
+        const listed = await cli(['list', '--status', 'terminated', '--json', '--limit', '200']);
+        if (listed.exitCode !== 0) throw new Error(listed.stderr);
+        return (JSON.parse(listed.stdout) as RunRow[]).find((candidate) => candidate.workflowId === workflowId);
+      }, 'the terminated run in list --status terminated');
+      expect(row.status).toBe('terminated');
+      const cancelled = await cli(['list', '--status', 'cancelled', '--json', '--limit', '200']);
+      expect((JSON.parse(cancelled.stdout) as RunRow[]).map((candidate) => candidate.workflowId)).not.toContain(
+        workflowId,
+      );
+
+      const history = await cli(['history', workflowId]);
+      expect(history.exitCode, history.stderr).toBe(0);
+      expect(history.stdout).toContain('terminated: stuck on purpose');
+      const json = JSON.parse((await cli(['history', workflowId, '--json'])).stdout) as RunHistory;
+      expect(json).toMatchObject({ status: 'terminated', terminationReason: 'stuck on purpose' });
+    } finally {
+      await model.close();
+    }
+  });
+});

@@ -19,36 +19,44 @@ describe('runStatusOf', () => {
     expect(runStatusOf('COMPLETED', 'failed')).toBe('failed');
     expect(runStatusOf('COMPLETED', 'waiting_approval')).toBe('completed');
     expect(runStatusOf('FAILED', 'running')).toBe('failed');
-    expect(runStatusOf('TIMED_OUT')).toBe('failed');
+    expect(runStatusOf('TIMED_OUT')).toBe('timed_out');
     expect(runStatusOf('CANCELLED')).toBe('cancelled');
     // A terminated workflow could not report anything: its last word is stale.
-    expect(runStatusOf('TERMINATED', 'running')).toBe('cancelled');
+    expect(runStatusOf('TERMINATED', 'running')).toBe('terminated');
+    expect(runStatusOf('TIMED_OUT', 'waiting_approval')).toBe('timed_out');
   });
 
   it('ignores a reported value that is not a status', () => {
     expect(runStatusOf('RUNNING', 'WAITING_APPROVAL')).toBe('running');
     expect(runStatusOf('COMPLETED', 42)).toBe('completed');
     expect(isRunStatus('waiting_approval')).toBe(true);
-    expect(isRunStatus('terminated')).toBe(false);
+    expect(isRunStatus('terminated')).toBe(true);
+    expect(isRunStatus('continued_as_new')).toBe(false);
   });
 });
 
 describe('exitCodeOf', () => {
-  it('follows the CLI contract: 0 completed, 1 failed, 3 cancelled, 4 still open', () => {
+  it('follows the CLI contract: 0 completed, 1 failed or timed out, 3 cancelled or terminated, 4 still open', () => {
     expect(RUN_STATUSES.map((status) => [status, exitCodeOf(status)])).toEqual([
       ['running', EXIT.detached],
       ['waiting_approval', EXIT.detached],
       ['completed', EXIT.finished],
       ['failed', EXIT.failed],
       ['cancelled', EXIT.cancelled],
+      ['terminated', EXIT.cancelled],
+      ['timed_out', EXIT.failed],
     ]);
   });
 });
 
 describe('visibilityClause', () => {
   it('matches closed runs by the server’s execution status as runStatusOf decides them', () => {
-    expect(visibilityClause('failed')).toContain(`ExecutionStatus IN ('Failed', 'TimedOut')`);
-    expect(visibilityClause('cancelled')).toContain(`ExecutionStatus IN ('Canceled', 'Terminated')`);
+    expect(visibilityClause('failed')).toBe(
+      `(ExecutionStatus = 'Failed' OR (ExecutionStatus = 'Completed' AND AgentStatus = 'failed'))`,
+    );
+    expect(visibilityClause('cancelled')).toBe(`ExecutionStatus = 'Canceled'`);
+    expect(visibilityClause('terminated')).toBe(`ExecutionStatus = 'Terminated'`);
+    expect(visibilityClause('timed_out')).toBe(`ExecutionStatus = 'TimedOut'`);
     expect(visibilityClause('running')).toContain(`ExecutionStatus = 'Running'`);
     expect(visibilityClause('waiting_approval')).toContain(`AgentStatus = 'waiting_approval'`);
   });

@@ -84,7 +84,8 @@ function toolStatus(tool: ToolCallRecord): string {
 /** The human form: one line per model call, one indented line per tool call, retries and failures noted. */
 export function formatHistory(run: RunHistory): string {
   const runs = run.runIds.length > 1 ? ` (${run.runIds.length} runs, continued as new)` : '';
-  const lines = [`${stdoutColor.bold(run.workflowId)}  ${run.status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
+  const status = run.terminationReason ? `${run.status}: ${run.terminationReason}` : run.status;
+  const lines = [`${stdoutColor.bold(run.workflowId)}  ${status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
   if (run.steps.length === 0) lines.push(stdoutColor.dim('  no model call yet'));
   const label = (tool: ToolCallRecord): string => {
     const text = tool.summary.startsWith(`${tool.tool} `)

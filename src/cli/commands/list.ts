@@ -203,6 +203,8 @@ function statusPaint(status: RunStatus): (text: string) => string {
     case 'completed':
       return stdoutColor.green;
     case 'failed':
+    case 'timed_out':
+    case 'terminated':
       return stdoutColor.red;
     case 'waiting_approval':
       return stdoutColor.yellow;

@@ -23,6 +23,8 @@ export interface RunSnapshot {
   result?: AgentResult;
   /** The AgentStep search attribute: the step a closed run without a result last reported. */
   reportedStep?: number;
+  /** Why a terminated run was terminated. */
+  terminationReason?: string;
 }
 
 /** The `state` query's name (stateQuery in workflows/messages.ts), sent without loading the workflow package. */
@@ -78,6 +80,7 @@ async function readOverHttp(
       runId,
       execution,
       ...(isAgentResult(closed?.value) ? { result: closed.value } : {}),
+      ...(closed?.terminationReason ? { terminationReason: closed.terminationReason } : {}),
       ...(typeof step === 'number' ? { reportedStep: step } : {}),
     };
   }
@@ -87,6 +90,12 @@ async function readOverHttp(
   return { runId, execution, ...(view ? { view: view as AgentStateView } : {}) };
 }
 
+/** A terminated run's error line: the reason the operator gave. */
+function terminationError(snapshot: RunSnapshot): string | undefined {
+  if (snapshot.execution !== 'TERMINATED') return undefined;
+  return snapshot.terminationReason ? `terminated: ${snapshot.terminationReason}` : 'terminated';
+}
+
 function isAgentResult(value: unknown): value is AgentResult {
   return typeof value === 'object' && value !== null && 'status' in value && 'steps' in value;
 }
@@ -94,13 +103,17 @@ function isAgentResult(value: unknown): value is AgentResult {
 /** `status ID [--json]` over gRPC: TEMPORAL_ADDRESS, or the embedded server when its HTTP API cannot answer. */
 export async function statusCommand(argv: string[], config: Config): Promise<number> {
   const { workflowId, json } = workflowIdOf(argv);
-  const [{ ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError }, { connect }, { stateQuery }, attributes] =
-    await Promise.all([
-      import('@temporalio/client'),
-      import('../connect.js'),
-      import('../../workflows/messages.js'),
-      import('../../workflows/search-attributes.js'),
-    ]);
+  const [
+    { ApplicationFailure, TerminatedFailure, WorkflowFailedError, WorkflowNotFoundError },
+    { connect },
+    { stateQuery },
+    attributes,
+  ] = await Promise.all([
+    import('@temporalio/client'),
+    import('../connect.js'),
+    import('../../workflows/messages.js'),
+    import('../../workflows/search-attributes.js'),
+  ]);
   const connected = await connect(config, { needWorker: true });
   try {
     const latest = connected.client.workflow.getHandle(workflowId);
@@ -118,6 +131,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
       const handle = connected.client.workflow.getHandle(workflowId, runId, { followRuns: false });
       const result: unknown = await handle.result().catch((error: unknown): unknown => {
         const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+        if (cause instanceof TerminatedFailure && cause.message) snapshot.terminationReason = cause.message;
         if (cause instanceof ApplicationFailure && cause.type === 'AgentRunFailed') return cause.details?.[0];
         return undefined;
       });
@@ -149,7 +163,7 @@ async function print(
   const { view, result } = snapshot;
   const status = runStatusOf(snapshot.execution, view?.status ?? result?.status);
   const answer = view ? view.answer : result?.answer;
-  const error = view ? view.error : result?.error;
+  const error = view ? view.error : (result?.error ?? terminationError(snapshot));
   const object = {
     workflowId,
     runId: snapshot.runId,
