@@ -31,6 +31,12 @@ export async function main(argv: string[]): Promise<number> {
       log(color.red(`error: ${(error as Error).message}`));
       return EXIT.usage;
     }
+    // An id that names no run is the caller's mistake, like a bad argument: said in one line.
+    if (error instanceof Error && error.name === 'WorkflowNotFoundError') {
+      const id = (error as Error & { workflowId?: string }).workflowId;
+      log(color.red(`error: no run ${id ?? ''}`.trimEnd()));
+      return EXIT.usage;
+    }
     log(color.red(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
     return EXIT.failed;
   }

@@ -151,9 +151,12 @@ describe('history', () => {
     expect(human.stdout).toMatch(/ReadFile +missing\.txt.* +error NOT_FOUND/);
     expect(human.stdout).toMatch(/! .*(503|overload)/);
 
-    const unknown = await cli(['history', 'agent-no-such-run']);
-    expect(unknown.exitCode).toBe(1);
-    expect(unknown.stderr).toContain('no run agent-no-such-run');
+    // An id that names no run is a usage error in one line, whichever command reads it.
+    for (const command of [['history'], ['status'], ['watch'], ['status', '--json']]) {
+      const unknown = await cli([command[0]!, 'agent-no-such-run', ...command.slice(1)]);
+      expect(unknown.exitCode, command.join(' ')).toBe(2);
+      expect(unknown.stderr.trim()).toBe('error: no run agent-no-such-run');
+    }
   }, 120_000);
 });
 
@@ -203,8 +206,10 @@ describe('list', () => {
     expect(listQuery({ status: 'waiting_approval', pendingApprovals: true, minCostUsd: 0.25 })).toBe(
       `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running' AND AgentStatus = 'waiting_approval' AND AgentPendingApprovals > 0 AND AgentCostUsd >= 0.25`,
     );
-    // A terminated run never reports again, so closed statuses also match on the server's execution status.
-    expect(listQuery({ status: 'cancelled' })).toContain(`ExecutionStatus IN ('Canceled', 'Terminated')`);
+    // A terminated run never reports again, so endings match on the server's execution status.
+    expect(listQuery({ status: 'terminated' })).toBe(
+      `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Terminated'`,
+    );
   });
 });
 
@@ -286,7 +291,7 @@ describe('cancel', () => {
       await model.close();
     }
     const missing = await cli(['cancel', 'agent-no-such-run']);
-    expect(missing.exitCode).toBe(1);
+    expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('no run agent-no-such-run');
     expect((await cli(['cancel'])).exitCode).toBe(2);
   }, 120_000);

@@ -109,7 +109,7 @@ describe('module loading', () => {
       expect(packages).toContain('@temporalio/client');
       expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
       if (args[0] === 'status') {
-        expect(result.exitCode).toBe(1);
+        expect(result.exitCode).toBe(2);
         expect(result.stderr).toContain('error: no run no-such-run');
       } else {
         expect(result.exitCode, result.stderr).toBe(0);
@@ -142,7 +142,7 @@ describe('module loading against the embedded server', () => {
       expect(own).not.toContain('dist/config.js');
       expect(own).not.toContain('dist/cli/connect.js');
       if (args[0] === 'status') {
-        expect(result.exitCode).toBe(1);
+        expect(result.exitCode).toBe(2);
         expect(result.stderr).toContain('error: no run no-such-run');
       } else {
         expect(result.exitCode, result.stderr).toBe(0);

@@ -31,7 +31,7 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
         log(color.red(`error: no run ${workflowId}`));
-        return EXIT.failed;
+        return EXIT.usage;
       }
       throw error;
     }

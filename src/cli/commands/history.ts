@@ -26,7 +26,7 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       log(color.red(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`));
-      return EXIT.failed;
+      return EXIT.usage;
     }
     process.stdout.write(values.json ? `${JSON.stringify(run)}\n` : formatHistory(run));
     return EXIT.finished;

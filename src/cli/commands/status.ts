@@ -158,7 +158,7 @@ async function print(
 ): Promise<number> {
   if (!snapshot) {
     log(color.red(`error: no run ${workflowId}`));
-    return EXIT.failed;
+    return EXIT.usage;
   }
   const { view, result } = snapshot;
   const status = runStatusOf(snapshot.execution, view?.status ?? result?.status);
