@@ -51,10 +51,17 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   // What is pending is published the moment it changes (the publisher reads the book; the book reports changes).
   const approvals: ApprovalBook = new ApprovalBook(() => publish());
   approvals.install();
-  setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq));
-  setHandler(transcriptQuery, () => state.transcript);
+  setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq), {
+    description:
+      'The run now: status, step, pending approvals, breakers, usage, and the progress entries after the given sequence number.',
+  });
+  setHandler(transcriptQuery, () => state.transcript, {
+    description: 'The transcript as content-store keys (durable-agent history and the codec endpoint expand them).',
+  });
   // Content not stored yet is no root: it is not in the store to keep.
-  setHandler(storeRootsQuery, () => referencedKeys(JSON.stringify({ ...state, pendingWrites: {} })));
+  setHandler(storeRootsQuery, () => referencedKeys(JSON.stringify({ ...state, pendingWrites: {} })), {
+    description: 'The content-store keys this run still needs (durable-agent gc keeps them).',
+  });
   const firstStep = state.step;
   const publish = createPublisher(state, input, approvals);
 

@@ -19,18 +19,27 @@ export class ApprovalBook {
   /** Registers the Update and Signal handlers; call once, at the start of the workflow. */
   install(): void {
     setHandler(approveToolCall, (decision: ApprovalDecision) => this.decide(decision), {
+      description:
+        'Approve or reject a pending tool call: {"tool_call_id", "decision": "approve" | "reject", "reason"?, "remember"?}. Refused when nothing by that id is pending.',
       validator: (decision: ApprovalDecision) => {
         this.check(decision);
       },
     });
-    setHandler(toolDecision, (decision: ApprovalDecision) => {
-      try {
-        this.check(decision);
-        this.decide(decision);
-      } catch {
-        // A Signal cannot be answered: one that names no pending call (or a decided one) changes nothing.
-      }
-    });
+    setHandler(
+      toolDecision,
+      (decision: ApprovalDecision) => {
+        try {
+          this.check(decision);
+          this.decide(decision);
+        } catch {
+          // A Signal cannot be answered: one that names no pending call (or a decided one) changes nothing.
+        }
+      },
+      {
+        description:
+          'The same decision as a Signal (the Web UI, temporal workflow signal): {"tool_call_id", "decision", "reason"?}. One naming no pending call is ignored.',
+      },
+    );
   }
 
   /** Calls waiting for a decision, oldest first. */

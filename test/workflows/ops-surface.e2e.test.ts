@@ -76,7 +76,25 @@ describe('search attributes', () => {
       const description = await runs[0].handle.describe();
       expect(description.searchAttributes.AgentPendingApprovals).toEqual([1]);
       expect(description.searchAttributes.AgentStatus).toEqual(['waiting_approval']);
-      const metadata = await runs[0].handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      type Definition = { name: string; description?: string };
+      const metadata = await runs[0].handle.query<{
+        currentDetails?: string;
+        definition?: {
+          queryDefinitions?: Definition[];
+          signalDefinitions?: Definition[];
+          updateDefinitions?: Definition[];
+        };
+      }>('__temporal_workflow_metadata');
+      // Every handler says what it is for, in the Web UI's Queries, Signals and Updates.
+      const handlers = [
+        ...(metadata.definition?.queryDefinitions ?? []),
+        ...(metadata.definition?.signalDefinitions ?? []),
+        ...(metadata.definition?.updateDefinitions ?? []),
+      ].filter((handler) => !handler.name.startsWith('__'));
+      expect(handlers.map((handler) => handler.name).sort()).toEqual(
+        ['approveToolCall', 'state', 'storeRoots', 'toolDecision', 'transcript'].sort(),
+      );
+      for (const handler of handlers) expect(handler.description, handler.name).toBeTruthy();
       expect(metadata.currentDetails).toMatch(/pending approvals\*\* \S+ — approval: Bash rm -rf build — destructive/);
       const timer = (await historyEvents(runs[0].handle)).find((event) => event.timerStartedEventAttributes);
       expect(decode(timer?.userMetadata?.summary)).toBe('approval: Bash rm -rf build — destructive');
