@@ -1,4 +1,5 @@
 import type { WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
+import { operatorName } from './operator.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -93,6 +94,7 @@ async function askAtTerminal(
             decision: approve ? 'approve' : 'reject',
             ...(remember ? { remember } : {}),
             ...(approve ? {} : { reason: 'rejected at the terminal' }),
+            decided_by: operatorName(),
           },
         ],
       })

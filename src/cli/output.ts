@@ -1,4 +1,4 @@
-import type { ProgressEntry } from '../core/state.js';
+import type { AgentResult, ProgressEntry } from '../core/state.js';
 
 const useColor = process.stderr.isTTY && !process.env.NO_COLOR;
 
@@ -37,6 +37,10 @@ export function formatProgress(entry: ProgressEntry): string {
       const detail = entry.detail ? color.dim(` ${entry.detail}`) : '';
       return `  ${color.cyan((entry.tool ?? '').padEnd(9))} ${entry.text}  ${statusColor(status)(status)} ${color.dim(formatMs(entry.ms))}${detail}`;
     }
+    case 'approval': {
+      const paint = entry.status === 'approved' ? color.green : color.red;
+      return `  ${color.yellow((entry.tool ?? '').padEnd(9))} ${paint(entry.text)}  ${color.dim(`waited ${formatMs(entry.ms)}`)}`;
+    }
     case 'answer':
       return `${color.green('answer')} (step ${entry.step})`;
     case 'error':
@@ -47,4 +51,13 @@ export function formatProgress(entry: ProgressEntry): string {
 /** Progress and notices go to stderr, so stdout carries only the answer or the JSON object. */
 export function log(line: string): void {
   process.stderr.write(`${line}\n`);
+}
+
+/** How a followed run ended, as `run` and `watch` print it: the answer on stdout; the error, a summary and the link on stderr. */
+export function printRunEnd(result: AgentResult, link: string | undefined): void {
+  if (result.answer) process.stdout.write(`${result.answer}\n`);
+  if (result.error) log(color.red(`${result.status}: ${result.error}`));
+  const calls = `${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}`;
+  log(color.dim(`${result.status} · ${result.steps} steps · ${calls} · ${result.usage.totalTokens} tokens`));
+  if (link) log(color.dim(link));
 }

@@ -30,6 +30,8 @@ export interface ApprovalDecision {
   /** Approve the call's approval key for the rest of the task (network_write only). */
   remember?: boolean;
   reason?: string;
+  /** Who decided (`user@host` from the CLI); absent from a bare Signal (the Web UI). */
+  decided_by?: string;
 }
 
 /** What the Update returns once the decision is recorded. */

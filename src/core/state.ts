@@ -75,7 +75,7 @@ export interface AgentInput {
 /** One line of progress for followers (`run`, `watch`). */
 export interface ProgressEntry {
   seq: number;
-  kind: 'step' | 'tool' | 'answer' | 'error';
+  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error';
   step: number;
   text: string;
   tool?: string;

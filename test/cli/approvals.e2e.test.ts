@@ -121,6 +121,15 @@ describe('--ask wait', () => {
       expect(toolResult(messages, 'tidy').status).toBe('success');
       expect(await readFile(join(workspace, 'build', 'keep.txt'), 'utf8')).toBe('precious\n');
       await expect(stat(join(workspace, 'old.log'))).rejects.toThrow();
+
+      // `watch` tells who decided each call and why, the tool's own time apart from the wait, and ends like `run`.
+      const watched = await cli(['watch', workflowId]);
+      expect(watched.exitCode, watched.stderr).toBe(0);
+      expect(watched.stderr).toMatch(/Bash +approved by \S+@\S+ +waited/);
+      expect(watched.stderr).toMatch(/Bash +rejected by \S+@\S+: keep the build +waited/);
+      expect(watched.stderr).toMatch(/Bash +approved by an operator +waited/);
+      expect(watched.stderr).toMatch(/completed · 5 steps · 4 tool calls · \d+ tokens/);
+      expect(watched.stdout.trim()).toBe('done');
     } finally {
       await model.close();
     }

@@ -10,6 +10,7 @@ import type { ApprovalDecision, ApprovalOutcome } from '../../workflows/messages
 import { approveToolCall } from '../../workflows/messages.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import { operatorName } from '../operator.js';
 import { color, log } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
 
@@ -71,7 +72,7 @@ async function decide(config: Config, workflowId: string, decision: ApprovalDeci
     connected.keepWorkerAlive();
     try {
       outcome = await connected.client.connection.withDeadline(Date.now() + DECISION_TIMEOUT_MS, () =>
-        handle.executeUpdate(approveToolCall, { args: [decision] }),
+        handle.executeUpdate(approveToolCall, { args: [{ ...decision, decided_by: operatorName() }] }),
       );
     } catch (error) {
       log(color.red(`error: ${verb} ${decision.tool_call_id} on ${workflowId} was not accepted: ${refusal(error)}`));

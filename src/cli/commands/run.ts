@@ -14,7 +14,7 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
 import { DetachedError, followRun } from '../follow.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
-import { color, log } from '../output.js';
+import { color, log, printRunEnd } from '../output.js';
 
 const options = {
   cwd: { type: 'string' },
@@ -125,14 +125,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
           `${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
         );
       } else {
-        if (result.answer) process.stdout.write(`${result.answer}\n`);
-        if (result.error) log(color.red(`${result.status}: ${result.error}`));
-        log(
-          color.dim(
-            `${result.status} · ${result.steps} steps · ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'} · ${result.usage.totalTokens} tokens`,
-          ),
-        );
-        if (link) log(color.dim(link));
+        printRunEnd(result, link);
       }
       return exitCode;
     } catch (error) {

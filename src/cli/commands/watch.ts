@@ -4,7 +4,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
-import { color, log } from '../output.js';
+import { color, log, printRunEnd } from '../output.js';
 
 /** `watch ID`: follow a run that is already going. */
 export async function watchCommand(argv: string[], config: Config): Promise<number> {
@@ -27,10 +27,7 @@ export async function watchCommand(argv: string[], config: Config): Promise<numb
     connected.keepWorkerAlive();
     const { result, exitCode } = await followRun(handle, { signal: abort.signal });
     if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, ...result })}\n`);
-    else {
-      if (result.answer) process.stdout.write(`${result.answer}\n`);
-      if (result.error) log(color.red(`${result.status}: ${result.error}`));
-    }
+    else printRunEnd(result, link);
     return exitCode;
   } catch (error) {
     if (error instanceof DetachedError) {

@@ -14,7 +14,7 @@ import { abbreviateParams, errorEnvelope, okEnvelope } from '../envelope.js';
 import type { BashClassification, PermissionDecision } from '../permissions/index.js';
 import { decidePermission, permissionDeniedError, permissionSubject } from '../permissions/index.js';
 import type { AgentInput, AgentState } from '../state.js';
-import { addEvent } from '../state.js';
+import { addEvent, addProgress } from '../state.js';
 import type { ExecutablePlan } from '../tool-calls.js';
 import type { FallbackNote, ToolOutcome } from '../tool-outcome.js';
 import type { MessageRef } from '../transcript-ref.js';
@@ -71,6 +71,9 @@ export interface CallRun {
   /** The lexical workspace-relative path of a `path` argument (read state and file rules). */
   lexicalPath?: string;
   result?: ToolResult;
+  /** Since when the call waits for a human, and how long it waited in all: not the tool's own time. */
+  awaitingSince?: number;
+  waitedMs?: number;
 }
 
 /** What a call needs from the outside world next. */
@@ -165,6 +168,17 @@ export function onDecision(env: TurnEnv, run: CallRun, decision: ApprovalDecisio
   const permission = run.permission!;
   state.status = 'running';
   const approved = decision.decision === 'approve';
+  run.waitedMs = (run.waitedMs ?? 0) + (now - (run.awaitingSince ?? now));
+  // Who decided and why, in the progress `run` and `watch` print.
+  const who = decision.decided_by ?? 'an operator';
+  addProgress(state, {
+    kind: 'approval',
+    step: state.step,
+    tool: run.tool.name,
+    status: approved ? 'approved' : 'rejected',
+    ms: run.waitedMs,
+    text: `${approved ? 'approved' : 'rejected'} by ${who}${decision.reason ? `: ${decision.reason}` : ''}`,
+  });
   if (approved && decision.remember) rememberKeys(state, permission.approvalKeys);
   if (approved) {
     approve(env, run, now);
@@ -302,6 +316,7 @@ function decide(env: TurnEnv, run: CallRun, now: number): CallNeed | undefined {
       return undefined;
     case 'wait':
       run.phase = 'awaiting_approval';
+      run.awaitingSince = now;
       state.status = 'waiting_approval';
       return {
         type: 'approval',
@@ -474,5 +489,7 @@ function nextFallback(env: TurnEnv, run: CallRun, now: number): boolean {
 function finish(env: TurnEnv, run: CallRun, result: ToolResult, now: number): void {
   run.result = result;
   run.phase = 'done';
-  recordFinish(env, run.primaryTool.name, run.callId, result.outcome, run.primaryParams, run.started, now);
+  // The tool's time, without the time it waited for a human.
+  const started = run.started + (run.waitedMs ?? 0);
+  recordFinish(env, run.primaryTool.name, run.callId, result.outcome, run.primaryParams, started, now);
 }

@@ -263,6 +263,23 @@ describe('every ask policy', () => {
     expect(turnEnv.state.approvals).toEqual([]);
   });
 
+  it("says who decided and why, and counts the human's wait apart from the tool's time", () => {
+    const turnEnv = env();
+    const { run } = start(turnEnv, 'Bash', { command: 'rm -rf build' });
+    onClassified(turnEnv, run, destructive, NOW);
+    const decision = { tool_call_id: 'call_1', decision: 'approve' as const, reason: 'stale', decided_by: 'ana@ops' };
+    onDecision(turnEnv, run, decision, NOW + 60_000);
+    onActivityResult(turnEnv, run, ok('removed'), NOW + 60_250);
+    const [approval, tool] = turnEnv.state.progress.slice(-2);
+    expect(approval).toMatchObject({
+      kind: 'approval',
+      status: 'approved',
+      text: 'approved by ana@ops: stale',
+      ms: 60_000,
+    });
+    expect(tool).toMatchObject({ kind: 'tool', tool: 'Bash', ms: 250 });
+  });
+
   it("a decision is kept under the call's identity: step, position, tool and arguments, never the id alone", () => {
     const turnEnv = env();
     const first = start(turnEnv, 'Bash', { command: 'rm -rf build' });
