@@ -68,6 +68,8 @@ export interface RunHistory {
   status: HistoryRunStatus;
   /** Why a terminated run was terminated, as the operator gave it. */
   terminationReason?: string;
+  /** What an open run waits for a human to decide (its approval timers' summaries: `approval: Bash rm -rf build — destructive`). */
+  waitingFor?: string[];
   steps: StepRecord[];
   /** Every run read, oldest first: more than one when the task continued as new. */
   runIds: string[];
@@ -343,6 +345,23 @@ function parseMessage(content: string): ChatMessage | undefined {
   }
 }
 
+/** The run's status; an open run with an approval timer still running waits for approval, and says for what. */
+function statusWithWaits(events: HistoryEvent[]): { status: HistoryRunStatus; waitingFor?: string[] } {
+  const status = runStatus(events);
+  if (status !== 'running') return { status };
+  const open = new Map<string, string>();
+  for (const event of events) {
+    const started = event.timerStartedEventAttributes;
+    const summary = decodeOne(event.userMetadata?.summary);
+    if (started?.timerId && typeof summary === 'string' && summary.startsWith('approval: ')) {
+      open.set(started.timerId, summary);
+    }
+    const closed = event.timerFiredEventAttributes?.timerId ?? event.timerCanceledEventAttributes?.timerId;
+    if (closed) open.delete(closed);
+  }
+  return open.size > 0 ? { status: 'waiting_approval', waitingFor: [...open.values()] } : { status };
+}
+
 function terminationOf(events: HistoryEvent[]): { terminationReason?: string } {
   const reason = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason;
   return reason ? { terminationReason: reason } : {};
@@ -442,7 +461,7 @@ export function readRunHistory(
   return {
     workflowId: identity.workflowId ?? recorded.workflowId,
     runId: identity.runId ?? recorded.runId,
-    status: runStatus(events),
+    ...statusWithWaits(events),
     ...terminationOf(events),
     steps: stepNumbers.map((step) => steps.get(step)!),
     runIds: [identity.runId ?? recorded.runId],
@@ -467,6 +486,7 @@ export function mergeRunHistories(runs: RunHistory[]): RunHistory {
     workflowId: last.workflowId,
     runId: last.runId,
     status: last.status,
+    ...(last.waitingFor ? { waitingFor: last.waitingFor } : {}),
     ...(last.terminationReason ? { terminationReason: last.terminationReason } : {}),
     steps: [...steps.values()].sort((left, right) => left.step - right.step),
     runIds: runs.flatMap((run) => run.runIds),

@@ -408,7 +408,7 @@ describe('help', () => {
 });
 
 describe('a terminated run', () => {
-  it('is terminated, with the operator’s reason, in status, list and history — not cancelled', async () => {
+  it('waits for approval in history, then is terminated with the operator’s reason in status, list and history', async () => {
     const { handle, model } = await startScriptedRun(harness, {
       workspace: await workspaceFrom(),
       script: [{ tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] }],
@@ -416,6 +416,12 @@ describe('a terminated run', () => {
     });
     try {
       await pendingApproval(harness.client, handle.workflowId, 'wipe');
+      // While it waits, `history` says so, and for what.
+      const waiting = await cli(['history', handle.workflowId]);
+      expect(waiting.exitCode, waiting.stderr).toBe(0);
+      expect(waiting.stdout).toMatch(/ waiting_approval /);
+      expect(waiting.stdout).toContain('waiting for approval: Bash rm -rf build — destructive');
+
       await handle.terminate('stuck on purpose');
       const { workflowId } = handle;
 

@@ -86,6 +86,7 @@ export function formatHistory(run: RunHistory): string {
   const runs = run.runIds.length > 1 ? ` (${run.runIds.length} runs, continued as new)` : '';
   const status = run.terminationReason ? `${run.status}: ${run.terminationReason}` : run.status;
   const lines = [`${stdoutColor.bold(run.workflowId)}  ${status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
+  for (const waiting of run.waitingFor ?? []) lines.push(stdoutColor.yellow(`  waiting for ${waiting}`));
   if (run.steps.length === 0) lines.push(stdoutColor.dim('  no model call yet'));
   const label = (tool: ToolCallRecord): string => {
     const text = tool.summary.startsWith(`${tool.tool} `)
