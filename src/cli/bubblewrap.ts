@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+import { findOnPath } from '../activities/executables.js';
 import { BWRAP_PATH_VARIABLE, SANDBOX_VARIABLE } from '../activities/sandbox/command-sandbox.js';
 import { cacheDir } from './state-dir.js';
 import type { DirectoryEnvironment } from './state-dir.js';
-import { findOnPath } from './temporal-binary.js';
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 

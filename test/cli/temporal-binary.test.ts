@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findOnPath } from '../../src/activities/executables.js';
 import { cacheDir, stateDir } from '../../src/cli/state-dir.js';
 import {
   cachedTemporalBinaryPath,
-  findOnPath,
   findTemporalBinary,
   TEMPORAL_CLI_VERSION,
   TemporalBinaryError,

@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+import { findOnPath } from '../executables.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
 
 /** `bubblewrap` (the default) or `off`. */
@@ -46,7 +47,7 @@ export async function resolveCommandSandbox(
   if (setting !== 'bubblewrap' && setting !== '') {
     throw new SandboxUnavailableError(`${SANDBOX_VARIABLE}='${setting}' is not one of: bubblewrap, off.`);
   }
-  const executable = options.executable ?? env[BWRAP_PATH_VARIABLE] ?? findOnPath('bwrap', env.PATH);
+  const executable = options.executable ?? env[BWRAP_PATH_VARIABLE] ?? (await findOnPath('bwrap', env));
   if (!executable) throw new SandboxUnavailableError(unavailableMessage('bubblewrap (bwrap) is not installed'));
   const probe = await execa(executable, [...probeArguments(), 'true'], {
     reject: false,
@@ -114,13 +115,4 @@ function listed(value: string | undefined): string[] {
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
-}
-
-function findOnPath(command: string, pathVariable: string | undefined): string | undefined {
-  for (const directory of (pathVariable ?? '').split(path.delimiter)) {
-    if (!directory) continue;
-    const candidate = path.join(directory, command);
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
 }

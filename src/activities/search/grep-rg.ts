@@ -8,10 +8,9 @@
 // come from ripgrep's tables and V8's, so where their Unicode versions differ (characters the older one lacks, a
 // property value changed since) ripgrep can miss a line; ripgrep's own character classes are never used otherwise.
 import { execa } from 'execa';
-import { access, stat } from 'node:fs/promises';
-import { constants } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { findOnPath, isExecutableFile } from '../executables.js';
 import { searchFileWithJs } from './grep-js.js';
 import type { EngineRequest } from './grep-js.js';
 import { hasEnough, perFileCap } from './grep-results.js';
@@ -40,13 +39,7 @@ export async function locateRipgrep(env: NodeJS.ProcessEnv = process.env): Promi
   if (configured !== undefined && configured !== '' && configured.includes('/')) {
     return (await isExecutableFile(configured)) ? path.resolve(configured) : undefined;
   }
-  const name = configured !== undefined && configured !== '' ? configured : 'rg';
-  for (const directory of (env.PATH ?? '').split(path.delimiter)) {
-    if (directory === '') continue;
-    const candidate = path.join(directory, name);
-    if (await isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
+  return await findOnPath(configured !== undefined && configured !== '' ? configured : 'rg', env);
 }
 
 /** Searches the candidates with ripgrep, in path-ordered batches, stopping once the result is decided. */
@@ -234,13 +227,4 @@ function* batches(files: readonly string[]): Generator<string[]> {
     chars += file.length + 1;
   }
   if (batch.length > 0) yield batch;
-}
-
-async function isExecutableFile(candidate: string): Promise<boolean> {
-  try {
-    await access(candidate, constants.X_OK);
-    return (await stat(candidate)).isFile();
-  } catch {
-    return false;
-  }
 }
