@@ -3,6 +3,7 @@
 // command the worker runs can read its parent's environment (/proc/$PPID/environ), so a secret that happens to be in
 // one user's shell (PGPASSWORD, GITHUB_PAT) must not ride along. The digest of the settings in that set decides when a
 // running process is replaced (connect) and whether `status` may query the worker (http-api).
+import { commaList } from '../core/comma-list.js';
 import { createHash } from 'node:crypto';
 import { isAllowlisted, operatorPassedNames } from '../activities/executors/command-environment.js';
 
@@ -51,7 +52,7 @@ export const ENV_OFFER_VARIABLE = 'DURABLE_AGENT_ENV_OFFER';
 /** What the worker reads: its settings, the store's AWS_* when it is S3, and the names DURABLE_AGENT_ENV_PASS adds. */
 function workerSettings(env: Environment): Record<string, string> {
   const passed = operatorPassedNames(env);
-  for (const name of (env[ENV_OFFER_VARIABLE] ?? '').split(',')) if (name.trim()) passed.add(name.trim());
+  for (const name of commaList(env[ENV_OFFER_VARIABLE])) passed.add(name);
   const s3 = storeIsS3(env);
   return pick(
     env,

@@ -1,5 +1,6 @@
 // Node: turns a run's ModelSelection plus the worker's environment into a provider. Secrets come only from the
 // environment; the selection (recorded in workflow history) may name an endpoint but never carries a key.
+import { commaList } from '../core/comma-list.js';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelSelection } from '../core/messages.js';
 import type { ModelProvider } from './model-provider.js';
@@ -34,10 +35,7 @@ export const KEY_ORIGINS_VARIABLE = 'DURABLE_AGENT_KEY_ORIGINS';
 
 /** The worker's own endpoint (OPENAI_BASE_URL, else OpenAI's API) and the origins in DURABLE_AGENT_KEY_ORIGINS. */
 function trustedOrigins(env: NodeJS.ProcessEnv): Set<string> {
-  const named = (env[KEY_ORIGINS_VARIABLE] ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
+  const named = commaList(env[KEY_ORIGINS_VARIABLE]);
   return new Set([nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_API_ORIGIN, ...named].map(originOf));
 }
 

@@ -1,5 +1,6 @@
 // Node-free: the environment a Bash command gets (TOOL-SPEC C.5.3), by allowlist. The CLI reads the same list to start
 // the embedded worker: what a command may see has to reach that worker first, and nothing more should.
+import { commaList } from '../../core/comma-list.js';
 import { envPassRefusal } from '../../core/env-pass.js';
 
 /**
@@ -46,12 +47,7 @@ export function isAllowlisted(name: string): boolean {
 
 /** The names DURABLE_AGENT_ENV_PASS adds to the allowlist. */
 export function operatorPassedNames(env: Readonly<Record<string, string | undefined>>): Set<string> {
-  return new Set(
-    (env[ENV_PASS_VARIABLE] ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  );
+  return new Set(commaList(env[ENV_PASS_VARIABLE]));
 }
 
 /**

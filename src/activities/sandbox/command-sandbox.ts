@@ -1,5 +1,6 @@
 // Node: the OS sandbox Bash commands run in. On by default: the worker refuses to start when bubblewrap cannot run
 // here, unless the operator opts out with DURABLE_AGENT_SANDBOX=off. Resolved once at worker start.
+import { commaList } from '../../core/comma-list.js';
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -59,7 +60,9 @@ export async function resolveCommandSandbox(
     throw new SandboxUnavailableError(unavailableMessage(`${executable} cannot create its namespaces here: ${why}`));
   }
   const workerHome = env.HOME ?? homedir();
-  const hidden = [...(options.hidden ?? []), ...listed(env[SANDBOX_HIDE_VARIABLE])].map((entry) => path.resolve(entry));
+  const hidden = [...(options.hidden ?? []), ...commaList(env[SANDBOX_HIDE_VARIABLE])].map((entry) =>
+    path.resolve(entry),
+  );
   return { kind: 'bubblewrap', executable, ...(workerHome ? { workerHome } : {}), hidden };
 }
 
@@ -108,11 +111,4 @@ function unavailableMessage(why: string): string {
     `Install it (apt-get install bubblewrap; the CLI also fetches it from Debian's archive into its cache), ` +
     `or start the worker with ${SANDBOX_VARIABLE}=off to run commands with the worker's own filesystem and network.`
   );
-}
-
-function listed(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { commaList } from '../../core/comma-list.js';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -211,14 +212,7 @@ function firstLine(text: string): string {
 
 /** `--env-pass NAME` (repeatable, or comma-separated): names only, checked here so a refused one fails at once. */
 function parseEnvPass(values: readonly string[]): string[] {
-  const names = [
-    ...new Set(
-      values
-        .flatMap((value) => value.split(','))
-        .map((name) => name.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const names = [...new Set(values.flatMap(commaList))];
   for (const name of names) {
     const refusal = envPassRefusal(name);
     if (refusal) throw new UsageError(`--env-pass: ${refusal}.`);
@@ -237,6 +231,6 @@ function offerToEmbeddedWorker(names: readonly string[]): void {
       throw new UsageError(`--env-pass: ${name} is not set in this shell, and the embedded worker takes it from here.`);
     }
   }
-  const offered = (process.env[ENV_OFFER_VARIABLE] ?? '').split(',').filter(Boolean);
+  const offered = commaList(process.env[ENV_OFFER_VARIABLE]);
   process.env[ENV_OFFER_VARIABLE] = [...new Set([...offered, ...names])].join(',');
 }
