@@ -1,7 +1,7 @@
 // Node: the OS sandbox Bash commands run in. On by default: the worker refuses to start when bubblewrap cannot run
 // here, unless the operator opts out with DURABLE_AGENT_SANDBOX=off. Resolved once at worker start.
 import { commaList } from '../../core/comma-list.js';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -80,15 +80,19 @@ export function sandboxedCommand(
   options: { root: string; cwd: string; network: boolean; pathVariable: string | undefined },
 ): { file: string; args: string[] } {
   if (sandbox.kind === 'off') return { file: command[0]!, args: command.slice(1) };
-  const existing = sandbox.hidden.filter((entry) => existsSync(entry));
+  // One stat per hidden path; one that does not exist (now) has nothing to hide.
+  const hidden = sandbox.hidden.flatMap((entry) => {
+    const stats = statSync(entry, { throwIfNoEntry: false });
+    return stats ? [{ entry, directory: stats.isDirectory() }] : [];
+  });
   const args = bubblewrapArguments({
     root: options.root,
     cwd: options.cwd,
     network: options.network,
     ...(sandbox.workerHome ? { workerHome: sandbox.workerHome } : {}),
     pathDirectories: (options.pathVariable ?? '').split(path.delimiter).filter(Boolean),
-    hiddenDirectories: existing.filter((entry) => statSync(entry).isDirectory()),
-    hiddenFiles: existing.filter((entry) => !statSync(entry).isDirectory()),
+    hiddenDirectories: hidden.filter(({ directory }) => directory).map(({ entry }) => entry),
+    hiddenFiles: hidden.filter(({ directory }) => !directory).map(({ entry }) => entry),
   });
   return { file: sandbox.executable, args: [...args, '--', ...command] };
 }
