@@ -1,13 +1,16 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 
+/** The model providers a run can name (`--provider`, DURABLE_AGENT_PROVIDER). */
+export const PROVIDER_NAMES = ['openai', 'openai-responses', 'anthropic', 'scripted'] as const;
+
 const environment = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   DURABLE_AGENT_TASK_QUEUE: z.string().min(1).default('durable-agent'),
   DURABLE_AGENT_TOOL_QUEUE: z.string().min(1).optional(),
   DURABLE_AGENT_MODEL: z.string().min(1).optional(),
-  DURABLE_AGENT_PROVIDER: z.enum(['openai', 'openai-responses', 'anthropic', 'scripted']).optional(),
+  DURABLE_AGENT_PROVIDER: z.enum(PROVIDER_NAMES).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
 });
 

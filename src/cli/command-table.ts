@@ -8,6 +8,7 @@ import {
   demoHelp,
   denyHelp,
   devServerHelp,
+  forkHelp,
   gcHelp,
   historyHelp,
   listHelp,
@@ -110,6 +111,13 @@ export const COMMANDS: readonly Command[] = [
     summary: 'show a run step by step from its event history',
     help: historyHelp,
     load: async () => (await import('./commands/history.js')).historyCommand,
+  },
+  {
+    name: 'fork',
+    arguments: 'ID --from-step N',
+    summary: "start a new run from a run's state after step N (e.g. with another --model)",
+    help: forkHelp,
+    load: async () => (await import('./commands/fork.js')).forkCommand,
   },
   {
     name: 'replay',

@@ -36,11 +36,12 @@ Starts an agent task and returns at once: the same as "durable-agent run --detac
 the options). --json prints {workflowId, runId, status: "running"}. Follow the run with "durable-agent watch ID".`;
 
 /** Help text of `status`. */
-export const statusHelp = `Usage: durable-agent status ID [--json]
+export const statusHelp = `Usage: durable-agent status ID [--run-id R] [--json]
 
-Prints a run's status, step, usage and answer. --json prints
-{workflowId, runId, status, step, answer?, pendingApprovals, breakers, usage}. A finished run is read from the result
-it returned, so it shows no pending approvals and no breakers.`;
+Prints a run's status, step, usage and answer: the task's current run, or with --run-id one run of its chain (one
+that continued as new says "continued" and names the run it handed on to). --json prints
+{workflowId, runId, status, step, answer?, error?, continuedAs?, pendingApprovals, breakers, usage}. A finished run is
+read from the result it returned, so it shows no pending approvals and no breakers.`;
 
 /** Help text of `watch`. */
 export const watchHelp = `Usage: durable-agent watch ID [--json]
@@ -103,8 +104,10 @@ Requests cancellation of a run and waits (default 60 s) for it to close, then pr
 /** Help text of `list`. */
 export const listHelp = `Usage: durable-agent list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]
 
-Lists agent runs, newest first: id, status, step, cost, start and task.
-  --status S            running | waiting_approval | completed | failed | cancelled | terminated | timed_out
+Lists agent runs, newest first, one row per task: its current run (after a reset or a continue-as-new, the run that
+carries it on) with id, run id, status, step, cost, start and task.
+  --status S            running | waiting_approval | completed | failed | cancelled | terminated | timed_out |
+                        continued (runs that handed their task on, one row each)
   --pending-approvals   only runs with tool calls waiting for a decision
   --min-cost USD        only runs that cost at least this much
   --limit N             at most N runs (default 20)
@@ -114,8 +117,30 @@ Lists agent runs, newest first: id, status, step, cost, start and task.
 export const historyHelp = `Usage: durable-agent history ID [--run-id R] [--json]
 
 Shows a run step by step from its event history: each model call (model, tokens, duration, retries) and the tool
-calls it asked for (summary, status or error code, duration, attempts). --json prints
-{workflowId, runId, status, steps: [{step, model: {...}, tools: [...]}]}.`;
+calls it asked for (summary, status or error code, duration, attempts). Without --run-id it reads the chain that led to
+the current run: the runs it continued as new from, and where an operator reset it (the steps a reset abandoned stay
+in the old run's own history, named on the reset line). --json prints
+{workflowId, runId, status, resets?, steps: [{step, model: {...}, tools: [...]}], runIds}.`;
+
+/** Help text of `fork`. */
+export const forkHelp = `Usage: durable-agent fork ID --from-step N [options]
+
+Starts a new run that goes on from run ID's state after step N: its transcript, what it read and its tools, rebuilt
+by replaying the recorded run with this installation's workflow code. Useful to redo a run's tail with a stronger
+model, or with more to say. The fork's steps are numbered on from N; it pays for its own model calls; its memo names
+the run it came from (forkedFrom), and "history ID" of the original lists its forks. The workspace's files are not
+rewound: they are as they are now, and an edit of a file changed since the original read it asks for a fresh read.
+
+Options:
+  --from-step N       the step whose end the fork starts from (0: the start of the task)
+  --model M           the fork's model (default: the original's)
+  --provider P        the fork's provider (default: the original's; a new provider drops the original's --base-url)
+  --base-url URL      the fork's OpenAI-compatible endpoint
+  --task-append TEXT  one more user message before the fork's first step
+  --run-id R          fork this run of ID's chain (default: the chain that led to its current run)
+  --json, --detach    as for "durable-agent run"
+
+Exit codes as for "durable-agent run".`;
 
 /** Help text of `replay`. */
 export const replayHelp = `Usage: durable-agent replay ID|FILE [--run-id R] [--workflows FILE] [--json]

@@ -4,6 +4,7 @@ import { ACTIVITY } from '../core/activity-names.js';
 import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
 import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
 import type { ChatMessage, ModelRequest, ModelTurn } from '../core/messages.js';
+import type { ForkOrigin } from '../core/run/fork.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
 import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
@@ -15,9 +16,6 @@ import { runStatusOf } from './run-status.js';
 export type HistoryEvent = NonNullable<History['events']>[number];
 
 type Failure = NonNullable<NonNullable<HistoryEvent['activityTaskFailedEventAttributes']>['failure']>;
-
-/** A run's status as its history shows it: a run that continued as new handed the task on to its next run. */
-export type HistoryRunStatus = RunStatus | 'continued_as_new';
 
 /**
  * How a tool call ended: the envelope status the model saw, `cancelled` when its activity was cancelled, `running`
@@ -65,14 +63,28 @@ export interface RunHistory {
   workflowId: string;
   /** The (last) run read. */
   runId: string;
-  status: HistoryRunStatus;
+  status: RunStatus;
   /** Why a terminated run was terminated, as the operator gave it. */
   terminationReason?: string;
   /** What an open run waits for a human to decide (its approval timers' summaries: `approval: Bash rm -rf build — destructive`). */
   waitingFor?: string[];
+  /** Where an operator reset the run (`temporal workflow reset`): the steps after it are the new run's, not the base's. */
+  resets?: ResetPoint[];
+  /** The run this one was forked from (`durable-agent fork`), from its memo. */
+  forkedFrom?: ForkOrigin;
+  /** The runs forked from this one (found by the CLI, not in this history). */
+  forks?: { workflowId: string; step: number }[];
   steps: StepRecord[];
   /** Every run read, oldest first: more than one when the task continued as new. */
   runIds: string[];
+}
+
+/** A reset in the chain that led to a run: the steps up to `afterStep` were kept, the base run's later ones abandoned. */
+export interface ResetPoint {
+  afterStep: number;
+  /** The run reset from; its own history (`history --run-id`) still holds the abandoned steps. */
+  baseRunId: string;
+  reason: string;
 }
 
 interface ActivityRecord {
@@ -346,7 +358,7 @@ function parseMessage(content: string): ChatMessage | undefined {
 }
 
 /** The run's status; an open run with an approval timer still running waits for approval, and says for what. */
-function statusWithWaits(events: HistoryEvent[]): { status: HistoryRunStatus; waitingFor?: string[] } {
+function statusWithWaits(events: HistoryEvent[]): { status: RunStatus; waitingFor?: string[] } {
   const status = runStatus(events);
   if (status !== 'running') return { status };
   const open = new Map<string, string>();
@@ -362,12 +374,49 @@ function statusWithWaits(events: HistoryEvent[]): { status: HistoryRunStatus; wa
   return open.size > 0 ? { status: 'waiting_approval', waitingFor: [...open.values()] } : { status };
 }
 
+/**
+ * The resets a run's history records: a reset copies the base run's events up to the chosen workflow task into the new
+ * run and marks the cut with a workflow-task failure naming the base run. The steps whose model call was scheduled
+ * before the mark are the ones kept.
+ */
+function resetsOf(events: HistoryEvent[]): { resets?: ResetPoint[] } {
+  const resets: ResetPoint[] = [];
+  let lastStep = 0;
+  for (const event of events) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === ACTIVITY.callModel) {
+      const request = decode(scheduled.input?.payloads) as Partial<ModelRequest> | undefined;
+      if (request?.purpose !== 'compaction' && typeof request?.step === 'number') lastStep = request.step;
+    }
+    const failed = event.workflowTaskFailedEventAttributes;
+    if (failed?.baseRunId && failed.failure?.resetWorkflowFailureInfo) {
+      resets.push({ afterStep: lastStep, baseRunId: failed.baseRunId, reason: failed.failure.message ?? '' });
+    }
+  }
+  return resets.length > 0 ? { resets } : {};
+}
+
+/** The fork origin a run's memo names, when it is a fork. */
+export function forkOriginOf(memoField: unknown): ForkOrigin | undefined {
+  if (!isObject(memoField)) return undefined;
+  const { workflowId, runId, step } = memoField;
+  return typeof workflowId === 'string' && typeof runId === 'string' && typeof step === 'number'
+    ? { workflowId, runId, step }
+    : undefined;
+}
+
+function forkedFromOf(events: HistoryEvent[]): { forkedFrom?: ForkOrigin } {
+  const memo = events[0]?.workflowExecutionStartedEventAttributes?.memo?.fields?.forkedFrom;
+  const forkedFrom = forkOriginOf(decodeOne(memo));
+  return forkedFrom ? { forkedFrom } : {};
+}
+
 function terminationOf(events: HistoryEvent[]): { terminationReason?: string } {
   const reason = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason;
   return reason ? { terminationReason: reason } : {};
 }
 
-function runStatus(events: HistoryEvent[]): HistoryRunStatus {
+function runStatus(events: HistoryEvent[]): RunStatus {
   for (let index = events.length - 1; index >= 0; index--) {
     const event = events[index]!;
     const completed = event.workflowExecutionCompletedEventAttributes;
@@ -380,7 +429,7 @@ function runStatus(events: HistoryEvent[]): HistoryRunStatus {
     if (event.workflowExecutionCanceledEventAttributes) return runStatusOf('CANCELLED');
     if (event.workflowExecutionTerminatedEventAttributes) return runStatusOf('TERMINATED');
     // This run handed the task on; the chain's status is its last run's (mergeRunHistories).
-    if (event.workflowExecutionContinuedAsNewEventAttributes) return 'continued_as_new';
+    if (event.workflowExecutionContinuedAsNewEventAttributes) return runStatusOf('CONTINUED_AS_NEW');
   }
   return runStatusOf('RUNNING');
 }
@@ -463,17 +512,20 @@ export function readRunHistory(
     runId: identity.runId ?? recorded.runId,
     ...statusWithWaits(events),
     ...terminationOf(events),
+    ...resetsOf(events),
+    ...forkedFromOf(events),
     steps: stepNumbers.map((step) => steps.get(step)!),
     runIds: [identity.runId ?? recorded.runId],
   };
 }
 
-/** The chain links of a run: the task's first run, and the run it continued as (when it did). */
-export function runChain(history: History): { firstRunId?: string; nextRunId?: string } {
-  const events = history.events ?? [];
-  const firstRunId = events[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId || undefined;
-  const nextRunId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
-  return { ...(firstRunId ? { firstRunId } : {}), ...(nextRunId ? { nextRunId } : {}) };
+/**
+ * The run this one continued from, when it did. Followed backwards from the current run, these links give the chain
+ * that actually led to it: a reset run starts with its base run's events, so it names the base's predecessor, and a
+ * run abandoned by a reset is never on the way.
+ */
+export function previousRun(history: History): string | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
 }
 
 /** One task read across the runs it continued as new through (oldest first): steps in order, status of the last run. */
@@ -482,12 +534,15 @@ export function mergeRunHistories(runs: RunHistory[]): RunHistory {
   if (!last) throw new Error('mergeRunHistories needs at least one run');
   const steps = new Map<number, StepRecord>();
   for (const run of runs) for (const step of run.steps) steps.set(step.step, step);
+  const resets = runs.flatMap((run) => run.resets ?? []);
   return {
     workflowId: last.workflowId,
     runId: last.runId,
     status: last.status,
     ...(last.waitingFor ? { waitingFor: last.waitingFor } : {}),
     ...(last.terminationReason ? { terminationReason: last.terminationReason } : {}),
+    ...(resets.length > 0 ? { resets } : {}),
+    ...(runs[0]!.forkedFrom ? { forkedFrom: runs[0]!.forkedFrom } : {}),
     steps: [...steps.values()].sort((left, right) => left.step - right.step),
     runIds: runs.flatMap((run) => run.runIds),
   };

@@ -248,9 +248,11 @@ export async function queryWorkflow(
   return decodePayload(payloads[0]);
 }
 
-/** ListWorkflowExecutions, page by page, up to `limit` executions. */
+/** ListWorkflowExecutions, page by page, the executions of up to `limit` workflows. */
 export async function listExecutions(api: HttpApi, query: string, limit: number): Promise<HttpExecution[]> {
   const executions: HttpExecution[] = [];
+  // `limit` counts tasks: a task's earlier runs (continued as new, or reset) come on top of it.
+  const workflows = new Set<string>();
   let nextPageToken = '';
   do {
     const parameters = new URLSearchParams({ query, pageSize: String(Math.min(limit, 1000)) });
@@ -258,8 +260,10 @@ export async function listExecutions(api: HttpApi, query: string, limit: number)
     const answer = await call(api, `/workflows?${parameters.toString()}`);
     if (!answer) throw new HttpApiUnavailable('the namespace was not found');
     for (const info of (answer.executions ?? []) as ExecutionInfoJson[]) {
-      executions.push(executionOf(info));
-      if (executions.length >= limit) return executions;
+      const execution = executionOf(info);
+      if (!workflows.has(execution.workflowId) && workflows.size >= limit) return executions;
+      workflows.add(execution.workflowId);
+      executions.push(execution);
     }
     nextPageToken = typeof answer.nextPageToken === 'string' ? answer.nextPageToken : '';
   } while (nextPageToken);

@@ -45,6 +45,8 @@ export function formatProgress(entry: ProgressEntry): string {
       return `${color.green('answer')} (step ${entry.step})`;
     case 'error':
       return `${color.red('error')} ${entry.text}`;
+    case 'continued':
+      return color.dim(`↻ ${entry.text}`);
   }
 }
 

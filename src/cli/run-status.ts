@@ -13,6 +13,7 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'cancelled',
   'terminated',
   'timed_out',
+  'continued',
 ];
 
 /** Whether `text` is one of the run statuses of the CLI contract. */
@@ -29,8 +30,9 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
   const known = isRunStatus(reported) ? reported : undefined;
   switch (execution) {
     case 'RUNNING':
-    case 'CONTINUED_AS_NEW':
       return known === 'waiting_approval' ? 'waiting_approval' : 'running';
+    case 'CONTINUED_AS_NEW':
+      return 'continued';
     case 'COMPLETED':
       return known === 'failed' ? 'failed' : 'completed';
     case 'CANCELLED':
@@ -44,7 +46,10 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
   }
 }
 
-/** The exit code of a command that followed a run to this status (DESIGN.md: 0 finished, 1 failed, 3 cancelled). */
+/**
+ * The exit code of a command that followed a run to this status (DESIGN.md: 0 finished, 1 failed, 3 cancelled); a run
+ * that continued as new handed its task on, which goes on like a detached one.
+ */
 export function exitCodeOf(status: RunStatus): number {
   switch (status) {
     case 'completed':
@@ -54,6 +59,7 @@ export function exitCodeOf(status: RunStatus): number {
       return EXIT.cancelled;
     case 'running':
     case 'waiting_approval':
+    case 'continued':
       return EXIT.detached;
     case 'failed':
     case 'timed_out':
@@ -72,6 +78,7 @@ const visibilityClauses: Readonly<Record<RunStatus, string>> = {
   cancelled: `ExecutionStatus = 'Canceled'`,
   terminated: `ExecutionStatus = 'Terminated'`,
   timed_out: `ExecutionStatus = 'TimedOut'`,
+  continued: `ExecutionStatus = 'ContinuedAsNew'`,
 };
 
 /** The visibility query clause selecting runs with this status. */

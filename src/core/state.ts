@@ -11,11 +11,12 @@ import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from './transcript-ref.js';
 
 /**
- * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `terminated` and `timed_out` are endings the
- * workflow cannot see: the CLI reads them from the server's execution status.
+ * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `continued` ends a run that handed its task on
+ * to the next run of the chain (continue-as-new). `terminated` and `timed_out` are endings the workflow cannot see:
+ * the CLI reads them from the server's execution status.
  */
 export type RunStatus =
-  'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
+  'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued';
 
 /** Tool exposure mode (C.4). */
 export type AgentMode = 'default' | 'read_only';
@@ -75,7 +76,7 @@ export interface AgentInput {
 /** One line of progress for followers (`run`, `watch`). */
 export interface ProgressEntry {
   seq: number;
-  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error';
+  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued';
   step: number;
   text: string;
   tool?: string;

@@ -21,6 +21,7 @@ import {
   applyCompaction,
   compactionRequest,
   completeWithAnswer,
+  continueRun,
   describeFailure,
   markFailed,
   modelChain,
@@ -43,6 +44,7 @@ import type { AgentStateView, BreakerView } from './messages.js';
 import { stateQuery, storeRootsQuery, transcriptQuery } from './messages.js';
 import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
 import type { TurnShell } from './tool-step.js';
+import { stepBoundaryObservers } from './step-boundary.js';
 import { runToolTurn } from './tool-step.js';
 
 /** Runs a task: model step, tool calls, repeat until the model answers or the step limit is reached. */
@@ -64,6 +66,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   });
   const firstStep = state.step;
   const publish = createPublisher(state, input, approvals);
+  // A continued run starts with the search attributes of the run it continues, which say `continued`.
+  if (input.resume) publish();
 
   try {
     if (!input.resume) {
@@ -77,22 +81,24 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       publish,
     };
     while (state.step < input.maxSteps) {
+      for (const observe of stepBoundaryObservers) observe(input, state);
       if (shouldContinueAsNew(state, input, firstStep, workflowInfo().continueAsNewSuggested)) {
         await condition(allHandlersFinished);
-        state.runs += 1;
-        return await continueAsNew<typeof agentWorkflow>({ ...input, resume: state });
+        const resume = continueRun(state);
+        publish.now();
+        return await continueAsNew<typeof agentWorkflow>({ ...input, resume });
       }
       // A step without a budget or a long transcript awaits nothing for them: every promise made in workflow code has
       // its stack captured by the SDK, which is most of what a step costs to replay.
       if (hasBudget(state)) await passBudgetGate(shell);
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
-      publish(); // one search-attribute upsert a step
+      publish();
       const turn = await callModelWithFallbacks(shell);
       if (turn.toolCalls.length === 0) {
         completeWithAnswer(state, turn.content);
         await flushWrites(state);
-        publish();
+        publish.now();
         return toResult(state);
       }
       await runToolTurn(shell, turn);
@@ -102,14 +108,21 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   } catch (error) {
     if (isCancellation(error)) {
       state.status = 'cancelled';
-      publish();
+      publish.now();
       throw error;
     }
     if (error instanceof ContinueAsNew) throw error;
-    if (error instanceof ApplicationFailure && error.type === 'AgentRunFailed') throw error;
+    if (error instanceof ApplicationFailure && error.type === 'AgentRunFailed') {
+      publish.now();
+      throw error;
+    }
     const ending = runEndingFailure(error);
     if (ending === undefined) throw error; // a bug in workflow code: the workflow task fails and is retried
-    return fail(state, ending);
+    try {
+      fail(state, ending);
+    } finally {
+      publish.now();
+    }
   }
 }
 
@@ -179,14 +192,24 @@ async function passBudgetGate({ env, approvals }: TurnShell): Promise<void> {
   if (gate.action === 'stop') fail(state, gate.message);
 }
 
+/** Publishes what operators see: `publish()` once the current workflow task's code has run, `publish.now()` at once. */
+interface Publisher {
+  (): void;
+  now(): void;
+}
+
 /**
- * Keeps the run findable and readable in the Web UI: the current details line, and the search attributes, each written
- * only when what it shows changed (a search-attribute upsert is a history event and a visibility write).
+ * Keeps the run findable and readable in the Web UI: the current details line, and the search attributes, written
+ * only when what they show changed and at most once per workflow task (an upsert is a history event and a visibility
+ * write). `publish()` defers the write past the code that runs in the same activation — parallel calls asking for
+ * approval, a decision and its outcome — so they make one upsert; an ending writes at once, before its final command.
  */
-function createPublisher(state: AgentState, input: AgentInput, approvals: ApprovalBook): () => void {
+function createPublisher(state: AgentState, input: AgentInput, approvals: ApprovalBook): Publisher {
   let lastDetails = '';
   let lastAttributes = '';
-  return () => {
+  let scheduled = false;
+  const now = (): void => {
+    scheduled = false;
     const pending = approvals.list();
     const details = currentDetails(state, input, pending);
     if (details !== lastDetails) setCurrentDetails(details);
@@ -204,6 +227,18 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
       ...(values.model ? [{ key: AGENT_SEARCH_ATTRIBUTES.model, value: values.model }] : []),
     ]);
   };
+  const publish = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    // Workflow code resumed in this activation runs in the microtasks queued before this one; the activation ends
+    // only when no microtask is left, so the write still belongs to this workflow task.
+    void Promise.resolve()
+      .then(() => undefined)
+      .then(() => {
+        if (scheduled) now();
+      });
+  };
+  return Object.assign(publish, { now });
 }
 
 function fail(state: AgentState, message: string): never {

@@ -12,7 +12,7 @@ import {
   historyIdentity,
   mergeRunHistories,
   readRunHistory,
-  runChain,
+  previousRun,
 } from '../../src/cli/history-reader.js';
 import { coreMessage } from '../../src/cli/replay-check.js';
 
@@ -447,18 +447,21 @@ describe('readRunHistory on edited histories', () => {
       eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
       workflowExecutionContinuedAsNewEventAttributes: { newExecutionRunId: 'run-next' },
     });
-    expect(read(continued).status).toBe('continued_as_new');
+    expect(read(continued).status).toBe('continued');
     const firstRunId = startAttributes(continued).firstExecutionRunId as string;
     // This run is its task's first, so the chain starts at its own id.
     expect(firstRunId).toBe(historyIdentity(historyFromJSON(continued)).runId);
-    expect(runChain(historyFromJSON(continued))).toEqual({ firstRunId, nextRunId: 'run-next' });
-    expect(runChain(historyFromJSON(fixture('envelopes')))).toEqual({ firstRunId });
+    // A task's first run continued from none; the next run names this one.
+    expect(previousRun(historyFromJSON(continued))).toBeUndefined();
+    const next = fixture('envelopes');
+    startAttributes(next).continuedExecutionRunId = firstRunId;
+    expect(previousRun(historyFromJSON(next))).toBe(firstRunId);
   });
 });
 
 describe('mergeRunHistories', () => {
   it('reads a task across continue-as-new: steps in order, every run id, the last run status', () => {
-    const first = { ...read(fixture('envelopes')), status: 'continued_as_new' as const };
+    const first = { ...read(fixture('envelopes')), status: 'continued' as const };
     const second = read(fixture('durability'));
     const renumbered = { ...second, steps: second.steps.map((step) => ({ ...step, step: step.step + 2 })) };
     const merged = mergeRunHistories([first, renumbered]);

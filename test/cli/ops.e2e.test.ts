@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
 import type { RunHistory } from '../../src/cli/history-reader.js';
 import type { RunRow } from '../../src/cli/commands/list.js';
 import { listQuery } from '../../src/cli/commands/list.js';
@@ -14,7 +16,7 @@ import type { ScriptTurn } from '../../src/providers/scripted-server.js';
 import { cliRunner } from '../support/cli.js';
 import type { CliRunner } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
-import { startHarness, startScriptedRun, workspaceFrom } from '../support/harness.js';
+import { startHarness, startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
 
 const incompatibleWorkflows = fileURLToPath(new URL('../fixtures/replay/incompatible-workflows.ts', import.meta.url));
@@ -422,8 +424,19 @@ describe('a terminated run', () => {
       expect(waiting.stdout).toMatch(/ waiting_approval /);
       expect(waiting.stdout).toContain('waiting for approval: Bash rm -rf build — destructive');
 
-      await handle.terminate('stuck on purpose');
       const { workflowId } = handle;
+      // As an operator would: with the real temporal CLI.
+      const temporal = await findTemporalBinary({ build: false });
+      await execa(temporal.path, [
+        'workflow',
+        'terminate',
+        '--address',
+        temporalAddress(),
+        '--workflow-id',
+        workflowId,
+        '--reason',
+        'stuck on purpose',
+      ]);
 
       const status = await cli(['status', workflowId, '--json']);
       expect(status.exitCode, status.stderr).toBe(0);
@@ -445,6 +458,63 @@ describe('a terminated run', () => {
       expect(history.stdout).toContain('terminated: stuck on purpose');
       const json = JSON.parse((await cli(['history', workflowId, '--json'])).stdout) as RunHistory;
       expect(json).toMatchObject({ status: 'terminated', terminationReason: 'stuck on purpose' });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('a task that continued as new', () => {
+  it('names the handed-over run continued in status, history, list and watch, and lists the task once', async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'notes.txt'), 'alpha\n');
+    const read = { tool_calls: [{ name: 'ReadFile', arguments: { path: 'notes.txt' } }] };
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace,
+      script: [read, read, read, { content: 'read three times' }],
+      input: { continueAsNewEverySteps: 2 },
+    });
+    try {
+      await handle.result();
+      const { workflowId } = handle;
+      const first = handle.firstExecutionRunId;
+      const { runId: current } = await harness.client.workflow.getHandle(workflowId).describe();
+      expect(current).not.toBe(first);
+
+      const status = JSON.parse((await cli(['status', workflowId, '--run-id', first, '--json'])).stdout) as {
+        status: string;
+        continuedAs?: string;
+      };
+      expect(status).toMatchObject({ status: 'continued', continuedAs: current });
+      expect(
+        (await harness.client.workflow.getHandle(workflowId, first).describe()).searchAttributes.AgentStatus,
+      ).toEqual(['continued']);
+
+      const task = JSON.parse((await cli(['history', workflowId, '--json'])).stdout) as RunHistory;
+      expect(task).toMatchObject({ status: 'completed', runIds: [first, current] });
+      expect(task.steps.map((step) => step.step)).toEqual([1, 2, 3, 4]);
+      const handedOver = JSON.parse(
+        (await cli(['history', workflowId, '--run-id', first, '--json'])).stdout,
+      ) as RunHistory;
+      expect(handedOver.status).toBe('continued');
+
+      const rows = await waitFor(async () => {
+        const listed = JSON.parse((await cli(['list', '--json', '--limit', '200'])).stdout) as RunRow[];
+        const mine = listed.filter((row) => row.workflowId === workflowId);
+        return mine.length === 1 && mine[0]!.runId === current && mine[0]!.status === 'completed' ? mine : undefined;
+      }, 'one row for the task, its current run');
+      expect(rows).toHaveLength(1);
+      const continued = await waitFor(async () => {
+        const listed = JSON.parse(
+          (await cli(['list', '--json', '--status', 'continued', '--limit', '200'])).stdout,
+        ) as RunRow[];
+        return listed.find((row) => row.workflowId === workflowId);
+      }, 'the handed-over run in list --status continued');
+      expect(continued).toMatchObject({ runId: first, status: 'continued' });
+
+      const watched = await cli(['watch', workflowId]);
+      expect(watched.exitCode, watched.stderr).toBe(0);
+      expect(watched.stderr).toContain('↻ continued as new after step 2 (run 2 of the task)');
     } finally {
       await model.close();
     }

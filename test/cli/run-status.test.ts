@@ -8,7 +8,8 @@ describe('runStatusOf', () => {
   it('an open run is running, or waiting for approval when it says so', () => {
     expect(runStatusOf('RUNNING')).toBe('running');
     expect(runStatusOf('RUNNING', 'waiting_approval')).toBe('waiting_approval');
-    expect(runStatusOf('CONTINUED_AS_NEW', 'waiting_approval')).toBe('waiting_approval');
+    // A run that continued as new handed its task on, whatever it last reported.
+    expect(runStatusOf('CONTINUED_AS_NEW', 'waiting_approval')).toBe('continued');
     // What a workflow reports is not taken for an ending the server has not seen.
     expect(runStatusOf('RUNNING', 'completed')).toBe('running');
     expect(runStatusOf('RUNNING', 'cancelled')).toBe('running');
@@ -32,11 +33,12 @@ describe('runStatusOf', () => {
     expect(isRunStatus('waiting_approval')).toBe(true);
     expect(isRunStatus('terminated')).toBe(true);
     expect(isRunStatus('continued_as_new')).toBe(false);
+    expect(isRunStatus('continued')).toBe(true);
   });
 });
 
 describe('exitCodeOf', () => {
-  it('follows the CLI contract: 0 completed, 1 failed or timed out, 3 cancelled or terminated, 4 still open', () => {
+  it('follows the CLI contract: 0 completed, 1 failed or timed out, 3 cancelled or terminated, 4 still open or handed on', () => {
     expect(RUN_STATUSES.map((status) => [status, exitCodeOf(status)])).toEqual([
       ['running', EXIT.detached],
       ['waiting_approval', EXIT.detached],
@@ -45,6 +47,7 @@ describe('exitCodeOf', () => {
       ['cancelled', EXIT.cancelled],
       ['terminated', EXIT.cancelled],
       ['timed_out', EXIT.failed],
+      ['continued', EXIT.detached],
     ]);
   });
 });

@@ -168,6 +168,64 @@ describe('search attributes', () => {
   });
 });
 
+/** The search-attribute upserts of a history, grouped by the workflow task that made them. */
+function upsertsByTask(events: Awaited<ReturnType<typeof historyEvents>>): Map<string, Record<string, unknown>[]> {
+  const byTask = new Map<string, Record<string, unknown>[]>();
+  for (const event of events) {
+    const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
+    if (!upsert) continue;
+    const task = String(upsert.workflowTaskCompletedEventId);
+    const fields = Object.fromEntries(
+      Object.entries(upsert.searchAttributes?.indexedFields ?? {}).map(([key, value]) => [key, decode(value)]),
+    );
+    byTask.set(task, [...(byTask.get(task) ?? []), fields]);
+  }
+  return byTask;
+}
+
+describe('published state', () => {
+  it('is written at most once per workflow task: the wait, the decision and its outcome, the ending', async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await workspaceFrom(),
+      script: [
+        { tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] },
+        { content: 'done' },
+      ],
+      input: { askPolicy: 'wait' },
+    });
+    try {
+      await waitFor(async () => (await handle.query(stateQuery)).pendingApprovals[0], 'the pending call');
+      await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'wipe', decision: 'approve' }] });
+      await handle.result();
+      const byTask = upsertsByTask(await historyEvents(handle));
+      for (const [task, upserts] of byTask) expect(upserts, `workflow task ${task}`).toHaveLength(1);
+      const published = [...byTask.values()].flat();
+      expect(published).toContainEqual(
+        expect.objectContaining({ AgentStatus: 'waiting_approval', AgentPendingApprovals: 1 }),
+      );
+      expect(published.at(-1)).toMatchObject({ AgentStatus: 'completed', AgentPendingApprovals: 0 });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('names every ending the workflow sees in AgentStatus: a failed run is not left running', async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await workspaceFrom(),
+      script: [{ tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] }],
+      input: { maxSteps: 1 },
+    });
+    try {
+      await expect(handle.result()).rejects.toThrow(WorkflowFailedError);
+      expect((await handle.describe()).searchAttributes.AgentStatus).toEqual(['failed']);
+      const query = `AgentStatus = 'running' AND WorkflowId = '${handle.workflowId}'`;
+      expect(await harness.client.workflow.count(query)).toMatchObject({ count: 0 });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('budgets', () => {
   // gpt-4.1-mini: 20,000 prompt + 1,000 completion tokens ≈ $0.0096 per call; a $0.015 budget fits one call, not two.
   const script: ScriptTurn[] = [

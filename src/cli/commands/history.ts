@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Config } from '../../config.js';
 import type { Client } from '@temporalio/client';
+import type { Config } from '../../config.js';
 import type { RunHistory, ToolCallRecord } from '../history-reader.js';
-import { mergeRunHistories, readRunHistory, runChain } from '../history-reader.js';
+import { forkOriginOf, mergeRunHistories } from '../history-reader.js';
+import { readChain } from '../run-chain.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { color, log } from '../output.js';
@@ -22,7 +23,10 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
   try {
     let run: RunHistory;
     try {
-      run = await readTask(connected.client, workflowId, values['run-id']);
+      const chain = await readChain(connected.client, workflowId, values['run-id']);
+      run = chain.length === 1 ? chain[0]!.run : mergeRunHistories(chain.map((link) => link.run));
+      const forks = await forksOf(connected.client, workflowId);
+      if (forks.length > 0) run.forks = forks;
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       log(color.red(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`));
@@ -35,29 +39,16 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
   }
 }
 
-/** MAX_RUNS bounds the walk along a continue-as-new chain (a task continues every few steps at most). */
-const MAX_RUNS = 1000;
-
-/** One run when `runId` is given; otherwise the whole task, from its first run along the continue-as-new chain. */
-async function readTask(client: Client, workflowId: string, runId: string | undefined): Promise<RunHistory> {
-  const read = async (id: string | undefined) => {
-    const handle = client.workflow.getHandle(workflowId, id);
-    // describe first: it names a missing run clearly (WorkflowNotFoundError), fetchHistory only with a gRPC status.
-    const description = await handle.describe();
-    const history = await handle.fetchHistory();
-    return { history, run: readRunHistory(history, { workflowId, runId: description.runId }) };
-  };
-  const latest = await read(runId);
-  const { firstRunId } = runChain(latest.history);
-  if (runId || !firstRunId || firstRunId === latest.run.runId) return latest.run;
-  const runs: RunHistory[] = [];
-  let next: string | undefined = firstRunId;
-  while (next && next !== latest.run.runId && runs.length < MAX_RUNS) {
-    const current = await read(next);
-    runs.push(current.run);
-    next = runChain(current.history).nextRunId;
+/** The runs `durable-agent fork` started from this task: their ids extend its id, their memo names it. */
+async function forksOf(client: Client, workflowId: string): Promise<{ workflowId: string; step: number }[]> {
+  if (/['"\\]/.test(workflowId)) return [];
+  const forks = new Map<string, number>();
+  const query = `WorkflowType = 'agentWorkflow' AND WorkflowId STARTS_WITH '${workflowId}-fork-'`;
+  for await (const execution of client.workflow.list({ query })) {
+    const origin = forkOriginOf(execution.memo?.forkedFrom);
+    if (origin?.workflowId === workflowId) forks.set(execution.workflowId, origin.step);
   }
-  return mergeRunHistories([...runs, latest.run]);
+  return [...forks].map(([fork, step]) => ({ workflowId: fork, step }));
 }
 
 function formatMs(ms: number | null): string {
@@ -87,6 +78,19 @@ export function formatHistory(run: RunHistory): string {
   const status = run.terminationReason ? `${run.status}: ${run.terminationReason}` : run.status;
   const lines = [`${stdoutColor.bold(run.workflowId)}  ${status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
   for (const waiting of run.waitingFor ?? []) lines.push(stdoutColor.yellow(`  waiting for ${waiting}`));
+  const resetsAfter = (step: number) => (run.resets ?? []).filter((reset) => reset.afterStep === step);
+  const resetLines = (step: number) =>
+    resetsAfter(step).map((reset) =>
+      stdoutColor.yellow(
+        `↺ reset after step ${reset.afterStep}: ${reset.reason}  ${stdoutColor.dim(`(the steps it abandoned: history ${run.workflowId} --run-id ${reset.baseRunId})`)}`,
+      ),
+    );
+  if (run.forkedFrom) {
+    const { workflowId, runId, step } = run.forkedFrom;
+    lines.push(stdoutColor.dim(`forked from ${workflowId} after step ${step} (run ${runId})`));
+  }
+  for (const fork of run.forks ?? []) lines.push(stdoutColor.dim(`fork ${fork.workflowId} after step ${fork.step}`));
+  lines.push(...resetLines(0));
   if (run.steps.length === 0) lines.push(stdoutColor.dim('  no model call yet'));
   const label = (tool: ToolCallRecord): string => {
     const text = tool.summary.startsWith(`${tool.tool} `)
@@ -109,6 +113,7 @@ export function formatHistory(run: RunHistory): string {
         `  ${stdoutColor.cyan(tool.tool.padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}${classificationNote(tool)}`,
       );
     }
+    lines.push(...resetLines(step));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -50,6 +50,35 @@ export interface ListedExecution {
   task?: unknown;
 }
 
+/**
+ * One row per task: its current run. A task's earlier runs — those it continued as new from, a run an operator reset —
+ * are listed too; each is replaced by the task's current run (`latest`, as the server describes the workflow id),
+ * which stands in its row only when it matches the filters too (it was listed) or when nothing was filtered.
+ * `--status continued` asks for the handed-over runs themselves, so it keeps them.
+ */
+export async function oneRowPerTask(
+  listed: ListedExecution[],
+  options: { filtered: boolean; status?: RunStatus },
+  latest: (workflowId: string) => Promise<ListedExecution | undefined>,
+): Promise<ListedExecution[]> {
+  if (options.status === 'continued') return listed;
+  const byWorkflow = new Map<string, ListedExecution[]>();
+  for (const execution of listed)
+    byWorkflow.set(execution.workflowId, [...(byWorkflow.get(execution.workflowId) ?? []), execution]);
+  const current = await Promise.all(
+    [...byWorkflow.entries()].map(async ([workflowId, executions]) => {
+      // Only one run of a workflow id is open at a time, and it is the current one.
+      const open = executions.find((execution) => execution.execution === 'RUNNING');
+      const now = open ?? (await latest(workflowId));
+      if (!now) return undefined;
+      const listedNow = executions.find((execution) => execution.runId === now.runId);
+      if (listedNow) return listedNow;
+      return options.filtered ? undefined : now;
+    }),
+  );
+  return current.filter((execution): execution is ListedExecution => execution !== undefined);
+}
+
 /** A listed execution as a row: search attributes for what the workflow reports, the memo for the task text. */
 export function toRunRow(listed: ListedExecution): RunRow {
   const numberOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
@@ -89,6 +118,8 @@ interface ListOptions {
   query: string;
   limit: number;
   json: boolean;
+  filtered: boolean;
+  status?: RunStatus;
 }
 
 function listOptionsOf(argv: string[]): ListOptions {
@@ -114,12 +145,18 @@ function listOptionsOf(argv: string[]): ListOptions {
   if (!Number.isInteger(limit) || limit < 1)
     throw new UsageError(`--limit must be a positive integer, got "${values.limit}"`);
 
-  const query = listQuery({
+  const filters: ListFilters = {
     ...(status ? { status } : {}),
     ...(values['pending-approvals'] ? { pendingApprovals: true } : {}),
     ...(minCost !== undefined ? { minCostUsd: minCost } : {}),
-  });
-  return { query, limit, json: values.json };
+  };
+  return {
+    query: listQuery(filters),
+    limit,
+    json: values.json,
+    filtered: Object.keys(filters).length > 0,
+    ...(status ? { status } : {}),
+  };
 }
 
 /**
@@ -127,29 +164,35 @@ function listOptionsOf(argv: string[]): ListOptions {
  * a refused query, a payload only the data converter reads), so `listCommand` does.
  */
 export async function listFast(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
-  const { query, limit, json } = listOptionsOf(argv);
+  const options = listOptionsOf(argv);
   const http = await import('../http-api.js');
   const api = await http.embeddedHttpApi(env);
   if (!api) return undefined;
   let rows: RunRow[];
   try {
-    rows = (await http.listExecutions(api, query, limit)).map((execution) => toRunRow(listedOverHttp(execution)));
+    const listed = (await http.listExecutions(api, options.query, options.limit)).map(listedOverHttp);
+    const current = await oneRowPerTask(listed, options, async (workflowId) => {
+      const execution = await http.describeExecution(api, workflowId);
+      return execution && listedOverHttp(execution);
+    });
+    rows = current.map(toRunRow);
   } catch (error) {
     if (error instanceof http.HttpApiUnavailable) return undefined;
     throw error;
   }
-  return printRows(rows, json);
+  return printRows(rows, options.json);
 }
 
 /** `list [--status S] [--pending-approvals] [--min-cost USD] [--limit N] [--json]`: agent runs, newest first. */
 export async function listCommand(argv: string[], config: Config): Promise<number> {
-  const { query, limit, json } = listOptionsOf(argv);
-  const [{ ServiceError }, { connect }, { AGENT_SEARCH_ATTRIBUTES }] = await Promise.all([
+  const options = listOptionsOf(argv);
+  const { query, limit } = options;
+  const [{ ServiceError, WorkflowNotFoundError }, { connect }, { AGENT_SEARCH_ATTRIBUTES }] = await Promise.all([
     import('@temporalio/client'),
     import('../connect.js'),
     import('../../workflows/search-attributes.js'),
   ]);
-  const listedOverGrpc = (execution: WorkflowExecutionInfo): ListedExecution => {
+  const listedOverGrpc = (execution: Omit<WorkflowExecutionInfo, 'raw'>): ListedExecution => {
     const attributes = execution.typedSearchAttributes;
     return {
       workflowId: execution.workflowId,
@@ -168,11 +211,14 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
   };
   const connected = await connect(config, { needWorker: false });
   try {
-    const rows: RunRow[] = [];
+    const listed: ListedExecution[] = [];
+    // `limit` counts tasks: a task's earlier runs (continued as new, or reset) come on top of it.
+    const workflows = new Set<string>();
     try {
       for await (const execution of connected.client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-        rows.push(toRunRow(listedOverGrpc(execution)));
-        if (rows.length >= limit) break;
+        if (!workflows.has(execution.workflowId) && workflows.size >= limit) break;
+        workflows.add(execution.workflowId);
+        listed.push(listedOverGrpc(execution));
       }
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
@@ -184,7 +230,16 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
         );
       return EXIT.failed;
     }
-    return printRows(rows, json);
+    const current = await oneRowPerTask(listed, options, async (workflowId) =>
+      connected.client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .then(listedOverGrpc, (error: unknown) => {
+          if (error instanceof WorkflowNotFoundError) return undefined;
+          throw error;
+        }),
+    );
+    return printRows(current.map(toRunRow), options.json);
   } finally {
     await connected.close();
   }
@@ -209,6 +264,7 @@ function statusPaint(status: RunStatus): (text: string) => string {
     case 'waiting_approval':
       return stdoutColor.yellow;
     case 'cancelled':
+    case 'continued':
       return stdoutColor.dim;
     case 'running':
       return stdoutColor.cyan;

@@ -4,8 +4,6 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
-import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import type { WorkflowBundle } from '@temporalio/worker';
 import type { Config } from '../../config.js';
 import { workflowsPath } from '../../worker.js';
 import { connect } from '../connect.js';
@@ -15,6 +13,7 @@ import { color, log } from '../output.js';
 import { dataConverterFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { checkReplay } from '../replay-check.js';
+import { bundleWorkflows, quietRuntime } from '../replay-worker.js';
 import { stateDir } from '../state-dir.js';
 
 /** `replay ID|FILE [--run-id R] [--workflows FILE] [--json]`: does the current workflow code reproduce a recorded run? */
@@ -107,39 +106,5 @@ async function loadHistory(
     return undefined;
   } finally {
     await connected.close();
-  }
-}
-
-// The replay worker's native logs would repeat the determinism failure as a warning; the command reports it itself.
-function quietRuntime(): void {
-  try {
-    Runtime.install({
-      logger: new DefaultLogger('ERROR'),
-      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
-    });
-  } catch {
-    // Already installed (the CLI used as a library): keep that runtime.
-  }
-}
-
-async function bundleWorkflows(entry: string): Promise<WorkflowBundle | undefined> {
-  const errors: string[] = [];
-  const ignore = (): void => undefined;
-  try {
-    return await bundleWorkflowCode({
-      workflowsPath: entry,
-      logger: {
-        log: ignore,
-        trace: ignore,
-        debug: ignore,
-        info: ignore,
-        warn: ignore,
-        error: (message: string) => errors.push(message),
-      },
-    });
-  } catch (error) {
-    log(color.red(`error: could not bundle the workflows in ${entry}: ${(error as Error).message}`));
-    for (const message of errors) log(message);
-    return undefined;
   }
 }

@@ -10,6 +10,8 @@ import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
+import type { Connected } from '../connect.js';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { envPassRefusal } from '../../core/env-pass.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
@@ -92,8 +94,6 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     ...budget,
     ...(prices ? { prices } : {}),
   };
-  const abort = new AbortController();
-  const onInterrupt = (): void => abort.abort();
   try {
     const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
     // Started by type name: the CLI never loads workflow code.
@@ -108,36 +108,55 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     const runId = handle.firstExecutionRunId;
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
-    if (detach) {
-      if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, status: 'running' })}\n`);
-      else log(`detached; follow it with: durable-agent watch ${workflowId}`);
-      return EXIT.detached;
-    }
-    process.once('SIGINT', onInterrupt);
-    connected.keepWorkerAlive();
-    try {
-      const { result, exitCode } = await followRun(handle, {
-        signal: abort.signal,
-        prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
-      });
-      if (values.json) {
-        const { status, answer, steps, toolCalls, usage } = result;
-        process.stdout.write(
-          `${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
-        );
-      } else {
-        printRunEnd(result, link);
-      }
-      return exitCode;
-    } catch (error) {
-      if (!(error instanceof DetachedError)) throw error;
-      log(`\ndetached; the run goes on. Follow it with: durable-agent watch ${workflowId}`);
-      return EXIT.detached;
-    }
+    return await followStarted(connected, handle, {
+      link,
+      json: values.json,
+      detach,
+      prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
+    });
   } finally {
-    process.off('SIGINT', onInterrupt);
     await connected.close();
     await scripted?.close();
+  }
+}
+
+/**
+ * After a run started: detached, its ids; otherwise follows it to its end (Ctrl-C detaches) and prints how it ended,
+ * the exit code saying how (`run` and `fork`).
+ */
+export async function followStarted(
+  connected: Connected,
+  handle: WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>,
+  options: { link: string | undefined; json: boolean; detach: boolean; prompt: boolean },
+): Promise<number> {
+  const { workflowId } = handle;
+  const runId = handle.firstExecutionRunId;
+  if (options.detach) {
+    if (options.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, status: 'running' })}\n`);
+    else log(`detached; follow it with: durable-agent watch ${workflowId}`);
+    return EXIT.detached;
+  }
+  const abort = new AbortController();
+  const onInterrupt = (): void => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  connected.keepWorkerAlive();
+  try {
+    const { result, exitCode } = await followRun(handle, { signal: abort.signal, prompt: options.prompt });
+    if (options.json) {
+      const { status, answer, steps, toolCalls, usage } = result;
+      process.stdout.write(
+        `${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+      );
+    } else {
+      printRunEnd(result, options.link);
+    }
+    return exitCode;
+  } catch (error) {
+    if (!(error instanceof DetachedError)) throw error;
+    log(`\ndetached; the run goes on. Follow it with: durable-agent watch ${workflowId}`);
+    return EXIT.detached;
+  } finally {
+    process.off('SIGINT', onInterrupt);
   }
 }
 

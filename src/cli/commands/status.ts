@@ -25,25 +25,27 @@ export interface RunSnapshot {
   reportedStep?: number;
   /** Why a terminated run was terminated. */
   terminationReason?: string;
+  /** The run a run that continued as new handed its task on to. */
+  nextRunId?: string;
 }
 
 /** The `state` query's name (stateQuery in workflows/messages.ts), sent without loading the workflow package. */
 const STATE_QUERY = 'state';
 
-function workflowIdOf(argv: string[]): { workflowId: string; json: boolean } {
+function workflowIdOf(argv: string[]): { workflowId: string; runId?: string; json: boolean } {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false } },
+    options: { json: { type: 'boolean', default: false }, 'run-id': { type: 'string' } },
     allowPositionals: true,
   });
   const workflowId = positionals[0];
-  if (!workflowId) throw new UsageError('status needs a run id: durable-agent status ID');
-  return { workflowId, json: values.json };
+  if (!workflowId || positionals.length > 1) throw new UsageError('status needs a run id: durable-agent status ID');
+  return { workflowId, json: values.json, ...(values['run-id'] ? { runId: values['run-id'] } : {}) };
 }
 
-/** Whether the execution status is one of a run that is over. */
+/** Whether the execution status is one of a run that is over (a run that continued as new included). */
 function isClosed(execution: WorkflowExecutionStatusName): boolean {
-  return execution !== 'RUNNING' && execution !== 'CONTINUED_AS_NEW';
+  return execution !== 'RUNNING';
 }
 
 /**
@@ -51,14 +53,16 @@ function isClosed(execution: WorkflowExecutionStatusName): boolean {
  * a payload only the data converter reads, an open run without a worker to answer the query), so `statusCommand` does.
  */
 export async function statusFast(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
-  const { workflowId, json } = workflowIdOf(argv);
+  const { workflowId, runId, json } = workflowIdOf(argv);
+  // One run of a chain by its id is the gRPC path's.
+  if (runId) return undefined;
   const http = await import('../http-api.js');
   const api = await http.embeddedHttpApi(env);
   if (!api) return undefined;
   try {
     const snapshot = await readOverHttp(http, api, workflowId);
     if (snapshot === 'ask-over-grpc') return undefined;
-    return await print(workflowId, snapshot, { uiUrl: api.uiUrl, namespace: api.namespace }, json);
+    return await print(workflowId, undefined, snapshot, { uiUrl: api.uiUrl, namespace: api.namespace }, json);
   } catch (error) {
     if (error instanceof http.HttpApiUnavailable) return undefined;
     throw error;
@@ -102,9 +106,9 @@ function isAgentResult(value: unknown): value is AgentResult {
 
 /** `status ID [--json]` over gRPC: TEMPORAL_ADDRESS, or the embedded server when its HTTP API cannot answer. */
 export async function statusCommand(argv: string[], config: Config): Promise<number> {
-  const { workflowId, json } = workflowIdOf(argv);
+  const { workflowId, runId: requestedRunId, json } = workflowIdOf(argv);
   const [
-    { ApplicationFailure, TerminatedFailure, WorkflowFailedError, WorkflowNotFoundError },
+    { ApplicationFailure, TerminatedFailure, WorkflowContinuedAsNewError, WorkflowFailedError, WorkflowNotFoundError },
     { connect },
     { stateQuery },
     attributes,
@@ -116,12 +120,12 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
   ]);
   const connected = await connect(config, { needWorker: true });
   try {
-    const latest = connected.client.workflow.getHandle(workflowId);
-    const description = await latest.describe().catch((error: unknown) => {
+    const requested = connected.client.workflow.getHandle(workflowId, requestedRunId);
+    const description = await requested.describe().catch((error: unknown) => {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     });
-    if (!description) return await print(workflowId, undefined, connected, json);
+    if (!description) return await print(workflowId, requestedRunId, undefined, connected, json);
     const { runId } = description;
     const snapshot: RunSnapshot = { runId, execution: description.status.name };
     if (isClosed(snapshot.execution)) {
@@ -130,6 +134,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
       // The close event, decoded by the data converter: a result in the content store is read back from there.
       const handle = connected.client.workflow.getHandle(workflowId, runId, { followRuns: false });
       const result: unknown = await handle.result().catch((error: unknown): unknown => {
+        if (error instanceof WorkflowContinuedAsNewError) snapshot.nextRunId = error.newExecutionRunId;
         const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
         if (cause instanceof TerminatedFailure && cause.message) snapshot.terminationReason = cause.message;
         if (cause instanceof ApplicationFailure && cause.type === 'AgentRunFailed') return cause.details?.[0];
@@ -144,7 +149,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
         .catch((): AgentStateView | undefined => undefined);
       if (view) snapshot.view = view;
     }
-    return await print(workflowId, snapshot, connected, json);
+    return await print(workflowId, requestedRunId, snapshot, connected, json);
   } finally {
     await connected.close();
   }
@@ -152,12 +157,13 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
 
 async function print(
   workflowId: string,
+  requestedRunId: string | undefined,
   snapshot: RunSnapshot | undefined,
   where: { uiUrl?: string; namespace: string },
   json: boolean,
 ): Promise<number> {
   if (!snapshot) {
-    log(color.red(`error: no run ${workflowId}`));
+    log(color.red(`error: no run ${workflowId}${requestedRunId ? ` with run id ${requestedRunId}` : ''}`));
     return EXIT.usage;
   }
   const { view, result } = snapshot;
@@ -172,6 +178,7 @@ async function print(
     // A long answer travels as a reference to the content store; the store's code loads only then.
     ...(answer ? { answer: await (await import('../stored-text.js')).storedText(answer) } : {}),
     ...(error ? { error } : {}),
+    ...(snapshot.nextRunId ? { continuedAs: snapshot.nextRunId } : {}),
     pendingApprovals: (view?.pendingApprovals ?? []).map(({ callId, tool, level, reason, command, path, key }) => ({
       callId,
       tool,
@@ -203,6 +210,9 @@ async function print(
           .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
         ...(object.answer ? [`  answer      ${object.answer.split('\n')[0]}`] : []),
         ...(object.error ? [`  error       ${object.error}`] : []),
+        ...(object.continuedAs
+          ? [`  continued   as run ${object.continuedAs} (durable-agent status ${workflowId})`]
+          : []),
         ...(link ? [`  ui          ${link}`] : []),
       ].join('\n') + '\n',
     );

@@ -181,6 +181,21 @@ export function completeWithAnswer(state: AgentState, content: string | null): v
   addProgress(state, { kind: 'answer', step: state.step, text: state.answer });
 }
 
+/**
+ * This run hands the task on to a new run (continue-as-new): it ends `continued`, and the state it passes on runs on,
+ * with a progress line so a follower sees the hand-over.
+ */
+export function continueRun(state: AgentState): AgentState {
+  state.runs += 1;
+  state.status = 'continued';
+  addProgress(state, {
+    kind: 'continued',
+    step: state.step,
+    text: `continued as new after step ${state.step} (run ${state.runs + 1} of the task)`,
+  });
+  return { ...state, status: 'running' };
+}
+
 /** The run fails with `message` (the workflow turns it into a non-retryable failure carrying the result). */
 export function markFailed(state: AgentState, message: string): void {
   state.status = 'failed';

@@ -1,0 +1,131 @@
+// `fork`: a new run that goes on from a recorded run's state after one of its steps — to redo a run's tail with another
+// model, or with more to say. The state is rebuilt by replaying the recorded run (cli/fork-state); the workspace's
+// files are whatever they are now.
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import { PROVIDER_NAMES } from '../../config.js';
+import type { ModelSelection } from '../../core/messages.js';
+import type { ForkOrigin } from '../../core/run/fork.js';
+import { forkState } from '../../core/run/fork.js';
+import type { AgentInput } from '../../core/state.js';
+import type { agentWorkflow } from '../../workflows/agent.js';
+import { connect, runUrl } from '../connect.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { ForkStateError, stateAfterStep } from '../fork-state.js';
+import { color, log } from '../output.js';
+import type { ChainRun } from '../run-chain.js';
+import { readChain } from '../run-chain.js';
+import { followStarted } from './run.js';
+
+const options = {
+  'from-step': { type: 'string' },
+  'run-id': { type: 'string' },
+  model: { type: 'string' },
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  'task-append': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  detach: { type: 'boolean', default: false },
+} as const;
+
+/** `fork ID --from-step N [--model M] [--provider P] [--base-url URL] [--task-append TEXT] [--run-id R] [--detach] [--json]` */
+export async function forkCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+  const workflowId = positionals[0];
+  if (!workflowId || positionals.length > 1)
+    throw new UsageError('fork needs a run id and a step: durable-agent fork ID --from-step N');
+  const fromStep = Number(values['from-step']);
+  if (values['from-step'] === undefined || !Number.isInteger(fromStep) || fromStep < 0)
+    throw new UsageError(`--from-step must be a step number (0 or more), got "${values['from-step'] ?? ''}"`);
+  const provider = values.provider;
+  if (provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(provider))
+    throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got "${provider}"`);
+
+  const connected = await connect(config, { needWorker: true });
+  try {
+    let chain: ChainRun[];
+    try {
+      chain = await readChain(connected.client, workflowId, values['run-id']);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      log(color.red(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`));
+      return EXIT.usage;
+    }
+    // The state after step N is taken where step N+1 begins: in the run that made (or is making) step N+1's model call.
+    const source = chain.find((link) => link.run.steps.some((step) => step.step === fromStep + 1));
+    if (!source) {
+      const last = Math.max(0, ...chain.flatMap((link) => link.run.steps.map((step) => step.step)));
+      throw new UsageError(
+        `--from-step ${fromStep}: ${workflowId} has no step after it (its last step is ${last}); fork from a step before its last`,
+      );
+    }
+    let snapshot;
+    try {
+      snapshot = await stateAfterStep(source.history, workflowId, fromStep);
+    } catch (error) {
+      if (!(error instanceof ForkStateError)) throw error;
+      log(color.red(`error: cannot fork ${workflowId}: ${error.message}`));
+      return EXIT.failed;
+    }
+    if (!snapshot) {
+      log(
+        color.red(
+          `error: cannot fork ${workflowId}: replaying run ${source.run.runId} never reached the end of step ${fromStep}`,
+        ),
+      );
+      return EXIT.failed;
+    }
+
+    const forkId = `${workflowId}-fork-${randomBytes(4).toString('hex')}`;
+    const origin: ForkOrigin = { workflowId, runId: source.run.runId, step: fromStep };
+    const original = snapshot.input;
+    // A new provider brings its own endpoint; a new model alone keeps the original's.
+    const selection: ModelSelection = {
+      ...(provider ? { provider } : original.selection),
+      ...(values.model ? { model: values.model } : {}),
+      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+    };
+    if (provider && !values.model) delete selection.model;
+    const input: AgentInput = {
+      ...original,
+      selection,
+      resume: forkState(snapshot.state, {
+        taskId: forkId,
+        origin,
+        ...(values['task-append'] ? { taskAppend: values['task-append'] } : {}),
+      }),
+    };
+    // The original's fallbacks were chosen for its model; a fork to another model gets none.
+    if (provider || values.model) delete input.fallbackSelections;
+    const handle = await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
+      workflowId: forkId,
+      taskQueue: connected.taskQueue,
+      args: [input],
+      memo: {
+        task: original.task,
+        cwd: original.workspace,
+        forkedFrom: origin,
+        ...(values['task-append'] ? { taskAppend: values['task-append'] } : {}),
+      },
+      staticSummary: `fork of ${workflowId} after step ${fromStep}`,
+      staticDetails: `forked from ${workflowId} (run ${origin.runId}) after step ${fromStep} · model: ${selection.model ?? 'worker default'} · workspace: ${original.workspace}`,
+    });
+    const link = runUrl(connected, forkId, handle.firstExecutionRunId);
+    log(`${color.bold('fork')} ${forkId}${link ? `  ${color.dim(link)}` : ''}`);
+    log(
+      color.dim(
+        `from ${workflowId} after step ${fromStep}; the workspace's files are as they are now, not as they were then (an edit of a file changed since it was read asks for a fresh read)`,
+      ),
+    );
+    return await followStarted(connected, handle, {
+      link,
+      json: values.json,
+      detach: values.detach,
+      prompt: original.askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
+    });
+  } finally {
+    await connected.close();
+  }
+}
