@@ -10,7 +10,8 @@ Options:
   --model M           model name (default: the worker's DURABLE_AGENT_MODEL)
   --fallback-model M  when a model call fails for good, retry the step with M (repeatable: a chain)
   --provider P        openai | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
-  --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL)
+  --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL); without --model or
+                      DURABLE_AGENT_MODEL, the one model it lists at URL/models (several: pick one with --model)
   --script FILE       with --provider scripted: serve this script of model turns (see docs/scripted-model.md)
   --max-steps N       stop after N model steps (default 50)
   --tool-queue Q      run file and shell tools only on the worker polling Q (default: DURABLE_AGENT_TOOL_QUEUE;

@@ -16,7 +16,7 @@ export const SUPPORTED_PROVIDERS = ['openai', 'scripted'] as const;
 const PLANNED_PROVIDERS = ['openai-responses', 'anthropic'];
 
 // Local OpenAI-compatible servers (and the scripted one) ignore the key, but the client insists on one.
-const PLACEHOLDER_API_KEY = 'unused';
+export const PLACEHOLDER_API_KEY = 'unused';
 
 /** A provider ready to call and the model to ask for. */
 export interface ResolvedProvider {
@@ -37,6 +37,19 @@ export const KEY_ORIGINS_VARIABLE = 'DURABLE_AGENT_KEY_ORIGINS';
 function trustedOrigins(env: NodeJS.ProcessEnv): Set<string> {
   const named = commaList(env[KEY_ORIGINS_VARIABLE]);
   return new Set([nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_API_ORIGIN, ...named].map(originOf));
+}
+
+/**
+ * OPENAI_API_KEY when it may be sent to `baseURL` (OpenAI's API when omitted): the worker's own endpoint or an origin in
+ * DURABLE_AGENT_KEY_ORIGINS. Anything else gets no key, so a run naming another URL cannot collect it.
+ */
+export function apiKeyFor(
+  env: NodeJS.ProcessEnv,
+  baseURL: string | undefined,
+  origins = trustedOrigins(env),
+): string | undefined {
+  const apiKey = nonEmpty(env.OPENAI_API_KEY);
+  return apiKey !== undefined && origins.has(originOf(baseURL ?? OPENAI_API_ORIGIN)) ? apiKey : undefined;
 }
 
 function originOf(url: string): string {
@@ -72,13 +85,13 @@ export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver
     }
     // The worker's key goes only to the endpoints it is configured for: a run naming any other URL (anyone who can
     // start a workflow can) reaches it without the key.
-    const keyed = apiKey !== undefined && keyOrigins.has(originOf(baseURL ?? OPENAI_API_ORIGIN));
-    const key = `${providerName}\n${baseURL ?? ''}\n${keyed}`;
+    const sentKey = apiKeyFor(env, baseURL, keyOrigins);
+    const key = `${providerName}\n${baseURL ?? ''}\n${sentKey !== undefined}`;
     let provider = cache.get(key);
     if (!provider) {
       provider = createOpenAIChatProvider({
         name: providerName,
-        apiKey: keyed ? apiKey : PLACEHOLDER_API_KEY,
+        apiKey: sentKey ?? PLACEHOLDER_API_KEY,
         defaultModel: model,
         ...(baseURL ? { baseURL } : {}),
       });

@@ -12,6 +12,8 @@ const scriptToolCallSchema = z.strictObject({
 
 /** Schema of one scripted turn; unknown keys are rejected so a typo fails at load time, not mid-test. */
 export const scriptTurnSchema = z.strictObject({
+  // The model named in the response, whatever the request asked for (as a server serving one model does).
+  model: z.string().min(1).optional(),
   content: z.string().optional(),
   tool_calls: z.array(scriptToolCallSchema).optional(),
   finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),

@@ -150,7 +150,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     const renderOptions = {
       turnNumber,
-      model: typeof recorded.model === 'string' ? recorded.model : 'scripted',
+      model: turn.model ?? (typeof recorded.model === 'string' ? recorded.model : 'scripted'),
       created: Math.floor(Date.now() / 1000),
       promptChars: JSON.stringify(recorded.messages).length,
     };
@@ -164,18 +164,22 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     sendStream(response, chunks, turn.truncate_stream !== true);
   };
 
+  // What `GET /v1/models` lists: the models the script's turns answer as, in order, else the one default name.
+  const declared = [...new Set(turns.flatMap((turn) => (turn.model ? [turn.model] : [])))];
+  const models = (declared.length > 0 ? declared : ['scripted']).map((id) => ({
+    id,
+    object: 'model',
+    created: 0,
+    owned_by: 'durable-agent',
+  }));
+
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://scripted.invalid').pathname.replace(/\/+$/, '');
     const handled =
       request.method === 'POST' && path === '/v1/chat/completions'
         ? completeChat(request, response)
         : request.method === 'GET' && path === '/v1/models'
-          ? Promise.resolve(
-              sendJson(response, 200, {
-                object: 'list',
-                data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'durable-agent' }],
-              }),
-            )
+          ? Promise.resolve(sendJson(response, 200, { object: 'list', data: models }))
           : Promise.resolve(
               fail(response, 404, 'not_found', `Scripted model: no route for ${request.method} ${path || '/'}`),
             );

@@ -75,6 +75,51 @@ describe('durable-agent CLI', () => {
     }
   });
 
+  it('run --base-url without a model runs the one model the endpoint serves, and prices it as unknown', async () => {
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({ script: [{ model: 'qwen2.5-coder', content: 'local answer' }] });
+    try {
+      const run = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, 'answer locally']);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`model qwen2.5-coder  the one model ${model.url} serves`);
+      expect((model.requests[0] as { model: string }).model).toBe('qwen2.5-coder');
+      const result = JSON.parse(run.stdout);
+      expect(result).toMatchObject({ status: 'completed', answer: 'local answer' });
+      expect(result.usage).toMatchObject({ modelCalls: 1, costUsd: 0, unpricedModels: ['qwen2.5-coder'] });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('run --base-url without a model is a usage error when the endpoint serves several, unless one is named', async () => {
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({
+      script: [
+        { model: 'llama-3.1-8b', content: 'from llama' },
+        { model: 'qwen2.5-coder', content: 'unused' },
+      ],
+    });
+    try {
+      const refused = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, 'which model']);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain(
+        `--base-url needs --model (or DURABLE_AGENT_MODEL): ${model.url} serves 2 models: llama-3.1-8b, qwen2.5-coder`,
+      );
+      expect(refused.stderr).not.toMatch(/^\s+at /m);
+      expect(model.requests).toHaveLength(0);
+
+      const named = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, 'which model'], {
+        DURABLE_AGENT_MODEL: 'llama-3.1-8b',
+      });
+      expect(named.exitCode, named.stderr).toBe(0);
+      expect((model.requests[0] as { model: string }).model).toBe('llama-3.1-8b');
+      expect(JSON.parse(named.stdout)).toMatchObject({ status: 'completed', answer: 'from llama' });
+    } finally {
+      await model.close();
+    }
+  });
+
   it('exits 1 with status failed when the run fails, and 2 on usage errors', async () => {
     const workspace = await workspaceFrom();
     const model = await startScriptedModelServer({

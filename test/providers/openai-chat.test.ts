@@ -4,6 +4,7 @@ import { createOpenAIChatProvider } from '../../src/providers/openai-chat.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ToolSchema } from '../../src/core/messages.js';
+import { emptyCostLedger, recordModelCall } from '../../src/core/pricing.js';
 
 const readFileTool: ToolSchema = {
   type: 'function',
@@ -53,6 +54,27 @@ describe('createOpenAIChatProvider against the scripted server', () => {
       usage: { promptTokens: 40, completionTokens: 12, totalTokens: 52 },
       model: 'scripted-model',
     });
+  });
+
+  it('records the model that answered, not the one it asked for, and prices it as that model', async () => {
+    const provider = await providerFor([{ model: 'qwen2.5-coder', content: 'hi' }, { content: 'again' }]);
+    const answered = await provider.complete({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      model: 'gpt-4o-mini',
+    });
+    expect(server!.requests[0]).toMatchObject({ model: 'gpt-4o-mini' });
+    expect(answered.model).toBe('qwen2.5-coder');
+    // Not in the price table: counted at $0 and named as unpriced, never priced as the model asked for.
+    const ledger = recordModelCall(emptyCostLedger(), answered.usage, answered.model);
+    expect(ledger).toMatchObject({ costUsd: 0, unpricedModels: ['qwen2.5-coder'] });
+    // A response that names the requested model is recorded as such.
+    const echoed = await provider.complete({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      model: 'gpt-4o-mini',
+    });
+    expect(echoed.model).toBe('gpt-4o-mini');
   });
 
   it('sends the documented request options', async () => {

@@ -212,6 +212,28 @@ describe('startScriptedModelServer', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("lists the models its turns answer as, and answers as the turn's model whatever the request named", async () => {
+    const { server, client } = await start([
+      { model: 'qwen2.5-coder', content: 'one' },
+      { content: 'two' },
+      { model: 'llama-3.1-8b', content: 'three' },
+      { model: 'qwen2.5-coder', content: 'four' },
+    ]);
+    expect((await client.models.list()).data.map((model) => model.id)).toEqual(['qwen2.5-coder', 'llama-3.1-8b']);
+    expect((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: user('a') })).model).toBe(
+      'qwen2.5-coder',
+    );
+    // A turn that names none echoes the request, as before.
+    expect((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: user('b') })).model).toBe(
+      'gpt-4o-mini',
+    );
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: user('c'), stream: true });
+    for await (const chunk of stream) expect(chunk.model).toBe('llama-3.1-8b');
+    // Only GET lists the models.
+    expect((await fetch(`${server.url}/models`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect(() => parseScriptText('{"model":""}')).toThrow(/turn 1 is invalid/);
+  });
+
   it('loads JSON and JSONL script files', async () => {
     const jsonl = join(directory, 'turns.jsonl');
     await writeFile(

@@ -15,6 +15,7 @@ import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { envPassRefusal } from '../../core/env-pass.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
+import { onlyModelOf } from '../endpoint-models.js';
 import { DetachedError, followRun } from '../follow.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
 import { color, log, printRunEnd } from '../output.js';
@@ -62,9 +63,11 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     throw new UsageError('--script is served by this command, so it cannot --detach; run it attached');
 
   const scripted = values.script ? await startScriptedModelServer({ script: resolve(values.script) }) : undefined;
+  const model =
+    values.model ?? (scripted ? 'scripted' : await modelOfBaseUrl(values['base-url'], provider, config.model));
   const selection: ModelSelection = {
     ...(provider ? { provider } : {}),
-    ...((values.model ?? (scripted ? 'scripted' : undefined)) ? { model: values.model ?? 'scripted' } : {}),
+    ...(model ? { model } : {}),
     ...((scripted?.url ?? values['base-url']) ? { baseUrl: scripted?.url ?? values['base-url'] } : {}),
   };
   const envPass = parseEnvPass(values['env-pass'] ?? []);
@@ -158,6 +161,22 @@ export async function followStarted(
   } finally {
     process.off('SIGINT', onInterrupt);
   }
+}
+
+/**
+ * The model of a run given --base-url but no --model: DURABLE_AGENT_MODEL, else the one model the endpoint serves (the
+ * worker's default names a model of the worker's own endpoint). The scripted provider keeps the worker's default.
+ */
+async function modelOfBaseUrl(
+  baseUrl: string | undefined,
+  provider: string | undefined,
+  configured: string | undefined,
+): Promise<string | undefined> {
+  if (baseUrl === undefined || provider === 'scripted') return undefined;
+  if (configured) return configured;
+  const model = await onlyModelOf(baseUrl);
+  log(`${color.bold('model')} ${model}  ${color.dim(`the one model ${baseUrl} serves`)}`);
+  return model;
 }
 
 /**

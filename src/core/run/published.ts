@@ -20,8 +20,14 @@ export function currentDetails(state: AgentState, input: AgentInput, pending: re
     `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
     `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
     `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
-    `**cost** ${formatUsd(state.usage.costUsd)} · **tokens** ${state.usage.totalTokens}`,
+    `**cost** ${formatUsd(state.usage.costUsd)}${unpricedNote(state)} · **tokens** ${state.usage.totalTokens}`,
   ].join('\n\n');
+}
+
+// A model missing from the price table is counted at $0: the cost says so rather than look exact.
+function unpricedNote(state: AgentState): string {
+  const unpriced = state.usage.unpricedModels;
+  return unpriced.length > 0 ? ` (no price for ${unpriced.join(', ')})` : '';
 }
 
 export function publishedValues(

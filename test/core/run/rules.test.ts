@@ -277,12 +277,17 @@ describe('what operators see', () => {
       '**pending approvals** wipe — approval: Bash — destructive (deletes recursively)',
     );
     expect(currentDetails(current, input({ maxSteps: 9 }), [])).toContain('**step** 4 of 9');
+    expect(currentDetails(current, input(), [])).toContain('**cost** $0.0000 · **tokens** 0');
+    // A model without a price costs $0 in the ledger; the details do not pass that off as exact.
+    recordModelTurn(current, input(), turn({ model: 'qwen2.5-coder' }), 10);
+    expect(currentDetails(current, input(), [])).toContain('**cost** $0.0000 (no price for qwen2.5-coder)');
     expect(publishedValues(current, input(), pending)).toEqual({
       status: 'running',
       step: 4,
       pendingApprovals: 1,
       costUsd: 0,
-      model: 'gpt-4.1-mini',
+      // The model that answered, not the one the input named.
+      model: 'qwen2.5-coder',
     });
   });
 });
