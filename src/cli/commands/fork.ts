@@ -17,7 +17,7 @@ import { ForkStateError, stateAfterStep } from '../fork-state.js';
 import { color, log } from '../output.js';
 import type { ChainRun } from '../run-chain.js';
 import { readChain } from '../run-chain.js';
-import { followStarted } from './run.js';
+import { followStarted, modelOfBaseUrl } from './run.js';
 
 const options = {
   'from-step': { type: 'string' },
@@ -42,6 +42,9 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
   const provider = values.provider;
   if (provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(provider))
     throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got "${provider}"`);
+
+  // A new endpoint without a model: the model it serves (asked before the replay, which takes a while).
+  const model = values.model ?? (await modelOfBaseUrl(values['base-url'], provider, undefined));
 
   const connected = await connect(config, { needWorker: true });
   try {
@@ -81,13 +84,12 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
     const forkId = `${workflowId}-fork-${randomBytes(4).toString('hex')}`;
     const origin: ForkOrigin = { workflowId, runId: source.run.runId, step: fromStep };
     const original = snapshot.input;
-    // A new provider brings its own endpoint; a new model alone keeps the original's.
+    // A new provider brings its own endpoint and model; a new model alone keeps the original's endpoint.
     const selection: ModelSelection = {
       ...(provider ? { provider } : original.selection),
-      ...(values.model ? { model: values.model } : {}),
+      ...(model ? { model } : {}),
       ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
     };
-    if (provider && !values.model) delete selection.model;
     const input: AgentInput = {
       ...original,
       selection,
@@ -98,7 +100,7 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       }),
     };
     // The original's fallbacks were chosen for its model; a fork to another model gets none.
-    if (provider || values.model) delete input.fallbackSelections;
+    if (provider || model) delete input.fallbackSelections;
     const handle = await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
       workflowId: forkId,
       taskQueue: connected.taskQueue,

@@ -167,7 +167,7 @@ export async function followStarted(
  * The model of a run given --base-url but no --model: DURABLE_AGENT_MODEL, else the one model the endpoint serves (the
  * worker's default names a model of the worker's own endpoint). The scripted provider keeps the worker's default.
  */
-async function modelOfBaseUrl(
+export async function modelOfBaseUrl(
   baseUrl: string | undefined,
   provider: string | undefined,
   configured: string | undefined,
