@@ -3,7 +3,7 @@
 import { ACTIVITY } from '../core/activity-names.js';
 import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
 import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
-import type { ChatMessage, ModelRequest, ModelTurn } from '../core/messages.js';
+import type { ChatMessage, ModelRequest, ModelTurn, RawToolCall } from '../core/messages.js';
 import type { ForkOrigin } from '../core/run/fork.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
@@ -19,9 +19,10 @@ type Failure = NonNullable<NonNullable<HistoryEvent['activityTaskFailedEventAttr
 
 /**
  * How a tool call ended: the envelope status the model saw, `cancelled` when its activity was cancelled, `running`
- * while its activity has not closed, `not_run` when the call was planned but never answered (the run stopped first).
+ * while its activity has not closed, `waiting_approval` while a human decides on it, `not_run` when the call was
+ * planned but never answered (the run stopped first).
  */
-export type ToolCallStatus = 'success' | 'partial' | 'error' | 'cancelled' | 'running' | 'not_run';
+export type ToolCallStatus = 'success' | 'partial' | 'error' | 'cancelled' | 'running' | 'waiting_approval' | 'not_run';
 
 /** The model call of one step. */
 export interface ModelCallRecord {
@@ -357,6 +358,24 @@ function parseMessage(content: string): ChatMessage | undefined {
   }
 }
 
+/**
+ * The summary (`Bash rm -rf build`) of a call an open approval timer waits on: the timer's summary names the call's
+ * tool and what it touches (`approval: Bash rm -rf build — destructive`, core/approvals `approvalSummary`).
+ */
+function awaitedApproval(call: RawToolCall | undefined, waitingFor: readonly string[]): string | undefined {
+  if (!call?.name || waitingFor.length === 0) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(call.arguments ?? '{}');
+  } catch {
+    return undefined;
+  }
+  const subject = isObject(parsed) ? (parsed.command ?? parsed.path) : undefined;
+  const what = typeof subject === 'string' ? subject.replace(/\s+/g, ' ').trim() : '';
+  const summary = `${call.name}${what ? ` ${what}` : ''}`;
+  return waitingFor.some((waiting) => waiting.startsWith(`approval: ${summary} — `)) ? summary : undefined;
+}
+
 /** The run's status; an open run with an approval timer still running waits for approval, and says for what. */
 function statusWithWaits(events: HistoryEvent[]): { status: RunStatus; waitingFor?: string[] } {
   const status = runStatus(events);
@@ -473,6 +492,8 @@ export function readRunHistory(
     toolActivities.set(`${record.input.turn}\u0000${record.input.callId}`, { record, input: record.input });
   }
 
+  const status = statusWithWaits(events);
+  const waitingFor = status.waitingFor ?? [];
   const stepNumbers = [...steps.keys()].sort((left, right) => left - right);
   for (const [position, step] of stepNumbers.entries()) {
     const entry = steps.get(step)!;
@@ -489,13 +510,15 @@ export function readRunHistory(
         entry.tools.push(toolRecord(activity.record, activity.input, answers.get(id)));
         return;
       }
-      // Never an activity: rejected while planning (unknown tool, bad arguments) or not reached before the run stopped.
+      // Never an activity: rejected while planning (unknown tool, bad arguments), waiting for a human, or not reached
+      // before the run stopped.
       const answered = answers.get(id);
+      const waiting = answered ? undefined : awaitedApproval(turn?.toolCalls[index], waitingFor);
       entry.tools.push({
         callId: id,
         tool: turn?.toolCalls[index]?.name ?? '',
-        summary: '',
-        ...(answered ?? { status: 'not_run' as const }),
+        summary: waiting ?? '',
+        ...(answered ?? { status: waiting ? ('waiting_approval' as const) : ('not_run' as const) }),
         durationMs: answered ? 0 : null,
         attempts: 0,
       });
@@ -510,7 +533,7 @@ export function readRunHistory(
   return {
     workflowId: identity.workflowId ?? recorded.workflowId,
     runId: identity.runId ?? recorded.runId,
-    ...statusWithWaits(events),
+    ...status,
     ...terminationOf(events),
     ...resetsOf(events),
     ...forkedFromOf(events),

@@ -423,6 +423,12 @@ describe('a terminated run', () => {
       expect(waiting.exitCode, waiting.stderr).toBe(0);
       expect(waiting.stdout).toMatch(/ waiting_approval /);
       expect(waiting.stdout).toContain('waiting for approval: Bash rm -rf build — destructive');
+      // The call's own line says so too.
+      expect(waiting.stdout).toMatch(/Bash +rm -rf build +waiting_approval/);
+      const waitingJson = JSON.parse((await cli(['history', handle.workflowId, '--json'])).stdout) as RunHistory;
+      expect(waitingJson.steps[0]!.tools).toEqual([
+        expect.objectContaining({ callId: 'wipe', status: 'waiting_approval', summary: 'Bash rm -rf build' }),
+      ]);
 
       const { workflowId } = handle;
       // As an operator would: with the real temporal CLI.

@@ -128,19 +128,27 @@ describe('a reset run', () => {
 
 describe('a fork', () => {
   it('goes on from step 2 of a finished five-step run with another model, with its own history and links', async () => {
+    const workspace = await fiveFiles();
     const { handle, model } = await startScriptedRun(harness, {
-      workspace: await fiveFiles(),
+      workspace,
       script: fiveSteps('original answer'),
     });
     const stronger = await startScriptedModelServer({
       script: [
-        { tool_calls: [{ id: 'again', name: 'ReadFile', arguments: { path: 'f3.txt' } }] },
+        {
+          tool_calls: [
+            { id: 'edit', name: 'EditFile', arguments: { path: 'f2.txt', old_string: 'file 2', new_string: 'two' } },
+            { id: 'again', name: 'ReadFile', arguments: { path: 'f3.txt' } },
+          ],
+        },
         { content: 'fork answer' },
       ],
     });
     try {
       await handle.result();
       const { workflowId } = handle;
+      // The workspace is not rewound: a file the original read, changed since, cannot be edited without a fresh read.
+      await writeFile(join(workspace, 'f2.txt'), 'file 2, changed after the original read it\n');
       const forked = await cli([
         'fork',
         workflowId,
@@ -180,6 +188,10 @@ describe('a fork', () => {
       expect(forkHistory.steps.map((step) => [step.step, step.model.model])).toEqual([
         [3, 'stronger-model'],
         [4, 'stronger-model'],
+      ]);
+      expect(forkHistory.steps[0]!.tools.map((tool) => [tool.callId, tool.status, tool.errorCode])).toEqual([
+        ['edit', 'error', 'CONFLICT'],
+        ['again', 'success', undefined],
       ]);
       const memo = (await harness.client.workflow.getHandle(result.workflowId).describe()).memo;
       expect(memo).toMatchObject({ forkedFrom: { workflowId, step: 2 }, task: 'Do the scripted task.' });

@@ -67,7 +67,8 @@ function classificationNote(tool: ToolCallRecord): string {
 function toolStatus(tool: ToolCallRecord): string {
   const text = tool.errorCode ? `${tool.status} ${tool.errorCode}` : tool.status;
   if (tool.status === 'success') return stdoutColor.green(text);
-  if (tool.status === 'partial' || tool.status === 'running') return stdoutColor.yellow(text);
+  if (tool.status === 'partial' || tool.status === 'running' || tool.status === 'waiting_approval')
+    return stdoutColor.yellow(text);
   if (tool.status === 'error') return stdoutColor.red(text);
   return stdoutColor.dim(text);
 }
