@@ -31,6 +31,7 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
         messages: request.messages,
         tools,
         model,
+        ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
         ...(signal ? { signal } : {}),
         ...(heartbeat ? { onProgress: heartbeat.progress } : {}),
       });

@@ -29,6 +29,7 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
       toolNames: request.toolNames,
       selection: request.selection,
       step: request.step,
+      ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
     };
     const turn = await externalizeTurn(
       transcripts,

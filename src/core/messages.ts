@@ -1,5 +1,8 @@
 // Sandbox-safe: plain JSON data shared by the workflow, core/ and the model providers.
-// The transcript uses the OpenAI Chat Completions message shapes, the lingua franca of compatible endpoints.
+// The transcript is the project's own, provider-neutral: four roles, text content, tool calls and their results by
+// call id, and what a provider needs back verbatim on later turns (reasoning items, signed thinking blocks) as
+// opaque provider items. Its field names follow Chat Completions, the shape most endpoints speak; each provider
+// adapter (src/providers/) translates it to its API and its API's answer back into a ModelTurn.
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 
 /** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
@@ -9,20 +12,51 @@ export interface ToolCallMessagePart {
   function: { name: string; arguments: string };
 }
 
-/** One transcript message. Contents are always strings, as every OpenAI-compatible endpoint accepts. */
+/**
+ * Something a provider returned that it needs back, unchanged, when the transcript is sent to it again: an OpenAI
+ * Responses reasoning item with its encrypted content, an Anthropic thinking block with its signature. Other
+ * providers leave it out of their requests.
+ */
+export interface ProviderItem {
+  /** The provider that made it (`openai-responses`, `anthropic`). */
+  provider: string;
+  /** The item exactly as the provider's API returned it. */
+  item: Record<string, unknown>;
+}
+
+/** One transcript message. Contents are always strings, as every endpoint accepts. */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: ToolCallMessagePart[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: ToolCallMessagePart[];
+      /** Kept verbatim for the provider that made them (reasoning), in the order it returned them. */
+      provider_items?: ProviderItem[];
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/**
+ * Which tools the model may call this turn: any or none (`auto`), at least one (`required`), none (`none`), or the
+ * named one (`{ name }`, e.g. the final-result tool of a structured run). Each adapter says it its API's way.
+ */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
+/** How tools reach the model: the API's function calling, or described in the prompt and parsed from its text. */
+export type ToolProtocol = 'native' | 'react';
 
 /** Token usage of one model call. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
-  /** Prompt tokens of the cache, when the provider reports them. */
+  /** Prompt tokens read from the provider's prompt cache, when it reports them. */
   cachedTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (Anthropic bills them above the input price). */
+  cacheWriteTokens?: number;
+  /** Completion tokens spent on reasoning (part of completionTokens), when the provider reports them. */
+  reasoningTokens?: number;
   /** Approximate tokens of the tool list sent with the call (part of promptTokens; billed as input). */
   schemaTokens?: number;
   /** True when the endpoint reported no usage and the counts are estimates (characters / 4). */
@@ -56,6 +90,8 @@ export interface ModelTurn {
   skipped?: true;
   /** Under `echoTranscript`: the transcript's messages after the request's inline ones. */
   transcriptTail?: ChatMessage[];
+  /** What the provider needs back with this turn on later requests (reasoning items), kept in the assistant message. */
+  providerItems?: ProviderItem[];
 }
 
 /** What a compaction did. */
@@ -77,6 +113,8 @@ export interface ModelSelection {
   provider?: string;
   model?: string;
   baseUrl?: string;
+  /** `react` for models without function calling (default `native`). */
+  toolProtocol?: ToolProtocol;
 }
 
 /**
@@ -90,6 +128,8 @@ export interface ModelRequest {
   toolNames: string[];
   selection: ModelSelection;
   step: number;
+  /** Which tools the model may call (default `auto`). */
+  toolChoice?: ToolChoice;
   /** Set on the summarising call of a transcript compaction, which is not a step of its own. */
   purpose?: 'compaction';
   /** The bench's inline-transcript comparison: the messages the workflow holds (ignored by the activity)… */

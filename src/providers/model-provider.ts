@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelTurn, ToolSchema } from '../core/messages.js';
+import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../core/messages.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
 export interface StreamProgress {
@@ -7,17 +7,26 @@ export interface StreamProgress {
   toolCalls: number;
 }
 
-/** What a provider receives: the transcript and the resolved tool schemas. */
+/**
+ * What a provider receives: the project's transcript and tool schemas (core/messages), which the adapter translates
+ * to its API; it answers with a ModelTurn whatever its API's shape.
+ */
 export interface ProviderRequest {
   messages: ChatMessage[];
   tools: ToolSchema[];
   model: string;
+  /** Which tools the model may call (default `auto`); ignored when no tools are sent. */
+  toolChoice?: ToolChoice;
   signal?: AbortSignal;
   /** Called as stream chunks arrive, so the activity can heartbeat while the answer is still coming. */
   onProgress?: (progress: StreamProgress) => void;
 }
 
-/** One model adapter; providers throw their SDK's errors and `classifyModelError` maps them for Temporal. */
+/**
+ * One model adapter. It maps its SDK's errors itself: a failure worth retrying stays a plain error (or an
+ * ApplicationFailure with `nextRetryDelay` from `retry-after`), one that is not is a non-retryable ApplicationFailure;
+ * `classifyModelError` (activities/failures) does this for the errors the openai SDK throws.
+ */
 export interface ModelProvider {
   readonly name: string;
   complete(request: ProviderRequest): Promise<ModelTurn>;

@@ -5,8 +5,9 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { ModelTurn } from '../core/messages.js';
+import type { ChatMessage, ModelTurn, ToolChoice } from '../core/messages.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
 import { readChatChunks } from './sse-reader.js';
 import { StreamAssembler } from './stream-assembler.js';
@@ -42,8 +43,7 @@ async function completeStreaming(client: OpenAI, defaultModel: string, request: 
   const model = request.model || defaultModel;
   const body: ChatCompletionCreateParamsStreaming = {
     model,
-    // The transcript already uses the Chat Completions shapes.
-    messages: request.messages as ChatCompletionMessageParam[],
+    messages: request.messages.map(toChatMessage),
     stream: true,
     // Some compatible servers reject stream_options; they need a server-side fix, not a client-side hack.
     stream_options: { include_usage: true },
@@ -51,8 +51,9 @@ async function completeStreaming(client: OpenAI, defaultModel: string, request: 
   if (request.tools.length > 0) {
     // OpenAI rejects tool_choice and parallel_tool_calls when no tools are sent.
     body.tools = request.tools as ChatCompletionTool[];
-    body.tool_choice = 'auto';
-    body.parallel_tool_calls = true;
+    body.tool_choice = toChatToolChoice(request.toolChoice ?? 'auto');
+    // OpenAI rejects parallel_tool_calls with tool_choice none.
+    if (body.tool_choice !== 'none') body.parallel_tool_calls = true;
   }
   // The SDK makes the request and maps HTTP errors; the body is read by readChatChunks, in linear time.
   const response = await client.chat.completions.create(body, { signal: request.signal }).asResponse();
@@ -69,4 +70,16 @@ async function completeStreaming(client: OpenAI, defaultModel: string, request: 
   }
   if (request.signal?.aborted) throw new APIUserAbortError();
   return assembler.finish();
+}
+
+/** A transcript message as Chat Completions takes it: the same fields, without other providers' items. */
+export function toChatMessage(message: ChatMessage): ChatCompletionMessageParam {
+  if (message.role !== 'assistant') return message;
+  const { provider_items: _providerItems, ...chat } = message;
+  return chat;
+}
+
+/** The project's tool choice in Chat Completions' terms. */
+export function toChatToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }

@@ -9,12 +9,6 @@ import { createOpenAIChatProvider } from './openai-chat.js';
 /** The model used when neither the run nor the worker names one. */
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
 
-/** Providers this worker can build. */
-export const SUPPORTED_PROVIDERS = ['openai', 'scripted'] as const;
-
-// Named in DURABLE_AGENT_PROVIDER's documented values but not built yet.
-const PLANNED_PROVIDERS = ['openai-responses', 'anthropic'];
-
 // Local OpenAI-compatible servers (and the scripted one) ignore the key, but the client insists on one.
 export const PLACEHOLDER_API_KEY = 'unused';
 
@@ -60,60 +54,87 @@ function originOf(url: string): string {
   }
 }
 
+/** What a provider factory gets: the worker's environment, the run's endpoint and model, and the key rule. */
+export interface ProviderSetup {
+  env: NodeJS.ProcessEnv;
+  name: string;
+  /** The run's `--base-url`, else none: each factory falls back to its own variable (OPENAI_BASE_URL, …). */
+  baseURL: string | undefined;
+  model: string;
+  /** OPENAI_API_KEY when the worker may send it to `baseURL` (its own endpoint or DURABLE_AGENT_KEY_ORIGINS). */
+  openaiKeyFor: (baseURL: string | undefined) => string | undefined;
+}
+
+/** Builds one provider; it throws `configurationError` when the worker lacks what the provider needs. */
+export type ProviderFactory = (setup: ProviderSetup) => ModelProvider;
+
 /**
- * Reads OPENAI_API_KEY, OPENAI_BASE_URL, DURABLE_AGENT_MODEL and DURABLE_AGENT_PROVIDER; fields of the selection
- * override them. Providers are cached per endpoint so calls share one connection pool.
+ * Every provider a run can name. A provider is one adapter file and one line here; the CLI's `--provider` values
+ * (PROVIDER_NAMES in config.ts) name the same set.
+ */
+export const PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {
+  openai: openAIChatFactory,
+  scripted: openAIChatFactory,
+};
+
+/** Chat Completions on OpenAI or any compatible endpoint; `scripted` is the same API served by the scripted server. */
+function openAIChatFactory({ env, name, baseURL: runBaseURL, model, openaiKeyFor }: ProviderSetup): ModelProvider {
+  const baseURL = runBaseURL ?? nonEmpty(env.OPENAI_BASE_URL);
+  if (name === 'scripted' && !baseURL) {
+    throw configurationError(
+      'Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).',
+    );
+  }
+  if (name === 'openai' && !nonEmpty(env.OPENAI_API_KEY) && !baseURL) {
+    throw configurationError(
+      "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
+    );
+  }
+  // The worker's key goes only to the endpoints it is configured for: a run naming any other URL (anyone who can
+  // start a workflow can) reaches it without the key.
+  return createOpenAIChatProvider({
+    name,
+    apiKey: openaiKeyFor(baseURL) ?? PLACEHOLDER_API_KEY,
+    defaultModel: model,
+    ...(baseURL ? { baseURL } : {}),
+  });
+}
+
+/**
+ * Reads the provider's variables (OPENAI_API_KEY, OPENAI_BASE_URL, …), DURABLE_AGENT_MODEL and DURABLE_AGENT_PROVIDER;
+ * fields of the selection override them. Providers are cached per endpoint so calls share one connection pool.
  */
 export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver {
   const cache = new Map<string, ModelProvider>();
   const keyOrigins = trustedOrigins(env);
+  const openaiKeyFor = (baseURL: string | undefined) => apiKeyFor(env, baseURL, keyOrigins);
   return (selection) => {
-    const providerName = nonEmpty(selection.provider) ?? nonEmpty(env.DURABLE_AGENT_PROVIDER) ?? 'openai';
+    const name = nonEmpty(selection.provider) ?? nonEmpty(env.DURABLE_AGENT_PROVIDER) ?? 'openai';
     const model = nonEmpty(selection.model) ?? nonEmpty(env.DURABLE_AGENT_MODEL) ?? DEFAULT_MODEL;
-    const baseURL = nonEmpty(selection.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL);
-    const apiKey = nonEmpty(env.OPENAI_API_KEY);
-    if (providerName !== 'openai' && providerName !== 'scripted') throw unsupportedProvider(providerName);
-    if (providerName === 'scripted' && !baseURL) {
-      throw configurationError(
-        'Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).',
-      );
-    }
-    if (providerName === 'openai' && !apiKey && !baseURL) {
-      throw configurationError(
-        "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
-      );
-    }
-    // The worker's key goes only to the endpoints it is configured for: a run naming any other URL (anyone who can
-    // start a workflow can) reaches it without the key.
-    const sentKey = apiKeyFor(env, baseURL, keyOrigins);
-    const key = `${providerName}\n${baseURL ?? ''}\n${sentKey !== undefined}`;
+    const baseURL = nonEmpty(selection.baseUrl);
+    const factory = PROVIDER_FACTORIES[name];
+    if (!factory) throw unknownProvider(name);
+    const key = `${name}\n${baseURL ?? ''}`;
     let provider = cache.get(key);
     if (!provider) {
-      provider = createOpenAIChatProvider({
-        name: providerName,
-        apiKey: sentKey ?? PLACEHOLDER_API_KEY,
-        defaultModel: model,
-        ...(baseURL ? { baseURL } : {}),
-      });
+      provider = factory({ env, name, baseURL, model, openaiKeyFor });
       cache.set(key, provider);
     }
     return { provider, model };
   };
 }
 
-function unsupportedProvider(name: string): ApplicationFailure {
-  const supported = SUPPORTED_PROVIDERS.join(', ');
-  const message = PLANNED_PROVIDERS.includes(name)
-    ? `Provider "${name}" is not available yet. Supported providers: ${supported}.`
-    : `Unknown provider "${name}". Supported providers: ${supported}.`;
+function unknownProvider(name: string): ApplicationFailure {
+  const message = `Unknown provider "${name}". Providers: ${Object.keys(PROVIDER_FACTORIES).join(', ')}.`;
   return ApplicationFailure.create({ type: 'ModelInvocationError.UnsupportedProvider', message, nonRetryable: true });
 }
 
-function configurationError(message: string): ApplicationFailure {
+/** The worker lacks what a provider needs (a key, an endpoint): not retried, the operator must fix the worker. */
+export function configurationError(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'ModelInvocationError.Configuration', message, nonRetryable: true });
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+export function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }

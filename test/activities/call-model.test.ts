@@ -163,7 +163,7 @@ describe('callModel', () => {
 
   it('passes the resolver’s non-retryable configuration failure through', async () => {
     const callModel = await setup([{ content: 'unused' }]);
-    const failure = await failureOf(callModel(request({ selection: { provider: 'anthropic' } })));
+    const failure = await failureOf(callModel(request({ selection: { provider: 'gemini' } })));
     expect(failure.type).toBe('ModelInvocationError.UnsupportedProvider');
     expect(failure.nonRetryable).toBe(true);
     expect(server!.requests).toHaveLength(0);

@@ -2,7 +2,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL, KEY_ORIGINS_VARIABLE, createProviderResolver } from '../../src/providers/resolve-provider.js';
+import {
+  DEFAULT_MODEL,
+  KEY_ORIGINS_VARIABLE,
+  PROVIDER_FACTORIES,
+  createProviderResolver,
+} from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import type { ScriptedModelServer } from '../../src/providers/scripted-server.js';
 
@@ -64,15 +69,15 @@ describe('createProviderResolver', () => {
     expect(server.requests[0]?.model).toBe('scripted');
   });
 
-  it('rejects unknown and not-yet-built providers with a non-retryable failure naming what is supported', () => {
+  it('rejects an unknown provider with a non-retryable failure naming the providers there are', () => {
     const resolve = createProviderResolver({ OPENAI_API_KEY: 'k' });
     const unknown = failureOf(() => resolve({ provider: 'gemini' }));
     expect(unknown.nonRetryable).toBe(true);
     expect(unknown.type).toBe('ModelInvocationError.UnsupportedProvider');
-    expect(unknown.message).toBe('Unknown provider "gemini". Supported providers: openai, scripted.');
-    const planned = failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'anthropic' })({}));
-    expect(planned.message).toBe('Provider "anthropic" is not available yet. Supported providers: openai, scripted.');
-    expect(failureOf(() => resolve({ provider: 'openai-responses' })).nonRetryable).toBe(true);
+    expect(unknown.message).toBe(
+      `Unknown provider "gemini". Providers: ${Object.keys(PROVIDER_FACTORIES).join(', ')}.`,
+    );
+    expect(failureOf(() => createProviderResolver({ DURABLE_AGENT_PROVIDER: 'gemini' })({})).nonRetryable).toBe(true);
   });
 
   it('needs a key for OpenAI itself and a base URL for the scripted provider', () => {

@@ -30,7 +30,12 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
   const { state, input, registry } = env;
   const ids = normalizeToolCallIds(turn.toolCalls, state.step);
   const assistant = workflowMessage(
-    { role: 'assistant', content: turn.content, tool_calls: toAssistantToolCalls(turn.toolCalls, ids) },
+    {
+      role: 'assistant',
+      content: turn.content,
+      tool_calls: toAssistantToolCalls(turn.toolCalls, ids),
+      ...(turn.providerItems?.length ? { provider_items: turn.providerItems } : {}),
+    },
     state.pendingWrites,
   );
   const discovered = new Set(state.discovered);
