@@ -8,11 +8,13 @@ Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the ru
 Options:
   --cwd DIR           workspace the tools work in (default: current directory)
   --model M           model name (default: the worker's DURABLE_AGENT_MODEL)
-  --fallback-model M  when a model call fails for good, retry the step with M (repeatable: a chain)
-  --provider P        openai | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
+  --fallback-model M  when a model call fails for good, retry the step with M (repeatable: a chain); PROVIDER:M
+                      switches provider too (anthropic:claude-sonnet-4-5)
+  --provider P        openai | openai-responses | anthropic | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
   --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL); without --model or
                       DURABLE_AGENT_MODEL, the one model it lists at URL/models (several: pick one with --model)
-  --script FILE       with --provider scripted: serve this script of model turns (see docs/scripted-model.md)
+  --script FILE       serve this script of model turns from this process, in the API of --provider (default
+                      scripted, i.e. Chat Completions; see docs/scripted-model.md)
   --max-steps N       stop after N model steps (default 50)
   --tool-queue Q      run file and shell tools only on the worker polling Q (default: DURABLE_AGENT_TOOL_QUEUE;
                       with the embedded server, this host's worker)
@@ -76,12 +78,13 @@ TEMPORAL_CODEC_ENDPOINT=http://host:8234 for the temporalio/ui container, or the
 embedded UI). Anyone who can reach the endpoint can read the store: keep it on a trusted network.`;
 
 /** Help text of `demo`. */
-export const demoHelp = `Usage: durable-agent demo [--json]
+export const demoHelp = `Usage: durable-agent demo [--provider P] [--json]
 
 Copies examples/demo/project (a small library with a real bug and a failing test) to a temporary directory and runs
 the agent on it end to end on the embedded Temporal server: it explores, reads, fixes the bug and runs the tests.
-Without OPENAI_API_KEY the model is the scripted one (examples/demo/script.json over OpenAI-compatible HTTP);
-with it, the real model does the work. The example directory itself is never changed.`;
+Without OPENAI_API_KEY the model is the scripted one (examples/demo/script.json over HTTP, through the real SDK
+client of --provider: openai, openai-responses or anthropic); with it, the real model does the work. The example
+directory itself is never changed.`;
 
 /** Help text of `approve`. */
 export const approveHelp = `Usage: durable-agent approve ID CALL_ID [--remember] [--reason R] [--json]

@@ -18,20 +18,21 @@ const task =
 export async function demoCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false } },
+    options: { json: { type: 'boolean', default: false }, provider: { type: 'string' } },
   });
   const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-demo-'));
   await cp(join(demoRoot, 'project'), workspace, { recursive: true });
-  const real = Boolean(process.env.OPENAI_API_KEY);
+  // The scripted model speaks every provider's API, so `--provider` runs the demo through that provider's adapter.
+  const real = Boolean(process.env.OPENAI_API_KEY) && values.provider === undefined;
   log(`${color.bold('demo')} workspace: ${workspace} (a copy of examples/demo/project)`);
   log(
     real
       ? 'model: the real model from OPENAI_API_KEY'
-      : 'model: scripted (examples/demo/script.json); set OPENAI_API_KEY to use a real model',
+      : `model: scripted (examples/demo/script.json) through the ${values.provider ?? 'openai'} API; set OPENAI_API_KEY to use a real model`,
   );
   const modelFlags = real
     ? ['--provider', 'openai']
-    : ['--provider', 'scripted', '--script', join(demoRoot, 'script.json')];
+    : ['--provider', values.provider ?? 'scripted', '--script', join(demoRoot, 'script.json')];
   const exitCode = await runCommand(
     ['--cwd', workspace, '--ask', 'deny', '--max-steps', '20', ...(values.json ? ['--json'] : []), ...modelFlags, task],
     config,

@@ -4,7 +4,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
-import { hostToolQueue } from '../../config.js';
+import { PROVIDER_NAMES, hostToolQueue } from '../../config.js';
 import type { ModelSelection } from '../../core/messages.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
@@ -55,8 +55,10 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
   const mode = parseMode(values.mode ?? 'default');
   const askPolicy = parseAsk(values.ask, detach);
-  const provider = values.provider ?? config.provider;
-  if (values.script && provider !== 'scripted') throw new UsageError('--script needs --provider scripted');
+  // `--script` serves its turns in whichever API the run's provider speaks (the scripted server has them all).
+  const provider = values.provider ?? (values.script ? 'scripted' : config.provider);
+  if (provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(provider))
+    throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got "${provider}"`);
   if (provider === 'scripted' && !values.script && !values['base-url'] && !config.baseUrl)
     throw new UsageError('--provider scripted needs --script FILE (or --base-url of a running scripted server)');
   if (values.script && detach)
@@ -91,7 +93,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     ...(envPass.length > 0 ? { envPass } : {}),
     searchAttributes: await connected.hasSearchAttributes(),
     ...(values['fallback-model']?.length
-      ? { fallbackSelections: values['fallback-model'].map((model) => ({ model })) }
+      ? { fallbackSelections: values['fallback-model'].map(parseFallback) }
       : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
     ...budget,
@@ -230,6 +232,19 @@ function parseAsk(text: string | undefined, detach: boolean): AskPolicy {
   if (text === undefined) return process.stdin.isTTY && !detach ? 'prompt' : detach ? 'wait' : 'deny';
   if (text === 'prompt' || text === 'wait' || text === 'deny' || text === 'approve') return text;
   throw new UsageError(`--ask must be prompt, wait, deny or approve, got "${text}"`);
+}
+
+/**
+ * `--fallback-model M` or `PROVIDER:M` (`anthropic:claude-sonnet-4-5`): a prefix names a provider only when it is one,
+ * so model names with a colon of their own (`llama3:8b`) stay whole.
+ */
+export function parseFallback(text: string): ModelSelection {
+  const colon = text.indexOf(':');
+  const prefix = colon > 0 ? text.slice(0, colon) : '';
+  if (!(PROVIDER_NAMES as readonly string[]).includes(prefix)) return { model: text };
+  const model = text.slice(colon + 1);
+  if (!model) throw new UsageError(`--fallback-model ${text}: a model name is missing after "${prefix}:"`);
+  return { provider: prefix, model };
 }
 
 /** Short, URL-safe words of the task for the workflow id. */
