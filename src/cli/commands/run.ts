@@ -92,9 +92,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     askPolicy,
     ...(envPass.length > 0 ? { envPass } : {}),
     searchAttributes: await connected.hasSearchAttributes(),
-    ...(values['fallback-model']?.length
-      ? { fallbackSelections: values['fallback-model'].map(parseFallback) }
-      : {}),
+    ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map(parseFallback) } : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
     ...budget,
     ...(prices ? { prices } : {}),
