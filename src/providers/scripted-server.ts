@@ -1,17 +1,22 @@
-// Node: a scripted model behind real OpenAI-compatible HTTP, so tests and demos run the real `openai` client path.
-// Turns are served in order to whoever asks; every request body is recorded; running out of turns fails loudly.
+// Node: a scripted model behind real HTTP in the APIs of the providers (scripted-dialect), so tests and demos run the
+// real SDK clients. Turns are served in order to whoever asks, in whichever API it asks; every request body is
+// recorded; running out of turns fails loudly.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../core/messages.js';
-import { SUMMARISER_PROMPT } from '../core/compaction.js';
-import { loadScript, renderChunks, renderCompletion } from './scripted-script.js';
+import { chatDialect } from './scripted-chat.js';
+import type { ScriptedDialect, StreamEvent } from './scripted-dialect.js';
+import { loadScript } from './scripted-script.js';
 import type { ScriptTurn } from './scripted-script.js';
 
 export type { ScriptTurn } from './scripted-script.js';
 
-/** One request body as received by `POST /v1/chat/completions`. */
+/** The APIs the server speaks, each on its own route; one script serves them all. */
+const DIALECTS: readonly ScriptedDialect[] = [chatDialect];
+
+/** One request body as received (Chat Completions' shape typed; other APIs' bodies are recorded as they came). */
 export interface RecordedRequest {
   model?: string;
   messages: ChatMessage[];
@@ -44,7 +49,7 @@ export interface ScriptedModelServerOptions {
 export interface ScriptedModelServer {
   /** Base URL ending in `/v1`, for `OPENAI_BASE_URL` or the provider's `baseURL`. */
   url: string;
-  /** Every JSON body received on `/v1/chat/completions`, in arrival order. */
+  /** Every JSON body a model route received, in arrival order. */
   requests: RecordedRequest[];
   /** Messages of the script failures answered so far (exhaustion, failed expectations). */
   failures: string[];
@@ -65,104 +70,77 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const closing = new AbortController();
   let served = 0;
 
-  const fail = (response: ServerResponse, status: number, code: string, message: string): void => {
-    if (status >= 500) {
-      failures.push(message);
-      log(message);
-    }
-    sendJson(response, status, { error: { message, type: 'scripted_model_error', code } });
-  };
-
-  const completeChat = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const serve = async (dialect: ScriptedDialect, request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refuse = (status: number, code: string, message: string): void => {
+      if (status >= 500) {
+        failures.push(message);
+        log(message);
+      }
+      sendJson(response, status, dialect.errorBody(status, code, message));
+    };
     let body: unknown;
     try {
       body = JSON.parse(await readBody(request));
     } catch (error) {
-      return fail(
-        response,
-        400,
-        'invalid_json',
-        `Scripted model: request body is not JSON (${(error as Error).message})`,
-      );
+      return refuse(400, 'invalid_json', `Scripted model: request body is not JSON (${(error as Error).message})`);
     }
-    if (
-      typeof body !== 'object' ||
-      body === null ||
-      Array.isArray(body) ||
-      !Array.isArray((body as RecordedRequest).messages)
-    ) {
-      return fail(
-        response,
-        400,
-        'invalid_request',
-        'Scripted model: a chat completion request is a JSON object with a "messages" array',
-      );
-    }
-    const recorded = body as RecordedRequest;
-    requests.push(recorded);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return refuse(400, 'invalid_request', 'Scripted model: a request body is a JSON object');
+    const read = dialect.read(body as Record<string, unknown>);
+    if (!read.ok) return refuse(read.status, 'invalid_request', read.message);
+    requests.push(body as RecordedRequest);
     authorizations.push(request.headers.authorization);
     if (options.keepRequests !== undefined && requests.length > options.keepRequests) {
       requests.splice(0, requests.length - options.keepRequests);
       authorizations.splice(0, authorizations.length - options.keepRequests);
     }
     if (options.latencyMs) await sleep(options.latencyMs, undefined, { signal: closing.signal }).catch(() => undefined);
-    if (options.compactionSummary !== undefined && isCompactionRequest(recorded)) {
+    const promptChars = JSON.stringify(read.prompt).length;
+    const created = Math.floor(Date.now() / 1000);
+    const includeUsage = dialect.includeUsage?.(body as Record<string, unknown>) ?? true;
+    if (options.compactionSummary !== undefined && read.compaction) {
       const summary: ScriptTurn = { content: options.compactionSummary };
-      const renderOptions = {
-        turnNumber: 0,
-        model: 'scripted',
-        created: Math.floor(Date.now() / 1000),
-        promptChars: JSON.stringify(recorded.messages).length,
-      };
-      if (recorded.stream !== true) return sendJson(response, 200, renderCompletion(summary, renderOptions));
-      return sendStream(response, renderChunks(summary, { ...renderOptions, includeUsage: true }), true);
+      const renderOptions = { turnNumber: 0, model: 'scripted', created, promptChars };
+      if (!read.stream) return sendJson(response, 200, dialect.render(summary, renderOptions));
+      return sendStream(response, dialect.renderEvents(summary, { ...renderOptions, includeUsage }), dialect.done);
     }
     // Claimed before any await, so concurrent requests take consecutive turns.
     const turn = turns[served];
     if (turn === undefined) {
-      return fail(
-        response,
+      return refuse(
         500,
         'script_exhausted',
         `Scripted model: script exhausted after ${turns.length} turns (request ${requests.length} has no turn left to answer it)`,
       );
     }
     const turnNumber = served + 1;
-    const mismatch = checkExpectation(turn, recorded);
+    const mismatch = checkExpectation(turn, read.lastToolResult);
     if (mismatch !== undefined) {
       // Not consumed: a retry of the same request fails the same way instead of silently taking the next turn.
-      return fail(
-        response,
-        500,
-        'expectation_failed',
-        `Scripted model: turn ${turnNumber} expectation failed: ${mismatch}`,
-      );
+      return refuse(500, 'expectation_failed', `Scripted model: turn ${turnNumber} expectation failed: ${mismatch}`);
     }
     served += 1;
     log(`scripted model: serving turn ${turnNumber}/${turns.length}`);
     if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: closing.signal }).catch(() => undefined);
     if (response.destroyed || closing.signal.aborted) return;
     if (turn.error) {
-      const errorBody = turn.error.body ?? {
-        error: { message: `Scripted error (HTTP ${turn.error.status})`, type: 'scripted_error', code: null },
-      };
-      return sendJson(response, turn.error.status, errorBody, turn.error.headers);
+      const status = turn.error.status;
+      const errorBody =
+        turn.error.body ?? dialect.errorBody(status, 'scripted_error', `Scripted error (HTTP ${status})`);
+      return sendJson(response, status, errorBody, turn.error.headers);
     }
-    const renderOptions = {
-      turnNumber,
-      model: turn.model ?? (typeof recorded.model === 'string' ? recorded.model : 'scripted'),
-      created: Math.floor(Date.now() / 1000),
-      promptChars: JSON.stringify(recorded.messages).length,
-    };
-    // A connection reset: a non-streaming request gets no answer at all, a stream gets half its chunks first.
-    if (turn.drop_connection === true && recorded.stream !== true) return void response.socket?.destroy();
-    if (recorded.stream !== true) return sendJson(response, 200, renderCompletion(turn, renderOptions));
-    const streamOptions = recorded.stream_options as { include_usage?: boolean } | undefined;
-    const chunks = renderChunks(turn, { ...renderOptions, includeUsage: streamOptions?.include_usage === true });
-    if (turn.drop_connection === true) return dropMidStream(response, chunks);
-    // A truncated stream just stops: no finish reason, no usage, no [DONE].
-    sendStream(response, chunks, turn.truncate_stream !== true);
+    const renderOptions = { turnNumber, model: turn.model ?? read.model ?? 'scripted', created, promptChars };
+    // A connection reset: a non-streaming request gets no answer at all, a stream gets half its events first.
+    if (turn.drop_connection === true && !read.stream) return void response.socket?.destroy();
+    if (!read.stream) return sendJson(response, 200, dialect.render(turn, renderOptions));
+    const events = dialect.renderEvents(turn, { ...renderOptions, includeUsage });
+    if (turn.drop_connection === true) return dropMidStream(response, events);
+    // A truncated stream just stops: no end, no usage, no done line.
+    sendStream(response, events, turn.truncate_stream === true ? undefined : dialect.done);
   };
+
+  const fail = (response: ServerResponse, status: number, code: string, message: string): void =>
+    sendJson(response, status, chatDialect.errorBody(status, code, message));
 
   // What `GET /v1/models` lists: the models the script's turns answer as, in order, else the one default name.
   const declared = [...new Set(turns.flatMap((turn) => (turn.model ? [turn.model] : [])))];
@@ -175,9 +153,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://scripted.invalid').pathname.replace(/\/+$/, '');
+    const dialect = DIALECTS.find((candidate) => candidate.path === path);
     const handled =
-      request.method === 'POST' && path === '/v1/chat/completions'
-        ? completeChat(request, response)
+      request.method === 'POST' && dialect
+        ? serve(dialect, request, response)
         : request.method === 'GET' && path === '/v1/models'
           ? Promise.resolve(sendJson(response, 200, { object: 'list', data: models }))
           : Promise.resolve(
@@ -214,51 +193,47 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 }
 
 // The one assertion a script can make about a request: what the latest tool result says.
-function checkExpectation(turn: ScriptTurn, request: RecordedRequest): string | undefined {
+function checkExpectation(turn: ScriptTurn, lastTool: string | undefined): string | undefined {
   const wanted = turn.expect?.last_tool_contains;
   if (!wanted || wanted.length === 0) return undefined;
-  const lastTool = request.messages.findLast((message) => message.role === 'tool');
-  if (!lastTool)
-    return `expected the last tool result to contain ${JSON.stringify(wanted)}, but the request has no tool message`;
-  const content = typeof lastTool.content === 'string' ? lastTool.content : JSON.stringify(lastTool.content);
-  const missing = wanted.filter((text) => !content.includes(text));
+  if (lastTool === undefined)
+    return `expected the last tool result to contain ${JSON.stringify(wanted)}, but the request has no tool result`;
+  const missing = wanted.filter((text) => !lastTool.includes(text));
   if (missing.length === 0) return undefined;
-  const preview = content.length > 500 ? `${content.slice(0, 500)}…` : content;
+  const preview = lastTool.length > 500 ? `${lastTool.slice(0, 500)}…` : lastTool;
   return `expected the last tool result to contain ${JSON.stringify(missing)}, but it was: ${preview}`;
 }
 
 const STREAM_BATCH = 1000;
 
-function sendStream(response: ServerResponse, chunks: unknown[], done: boolean): void {
+function sendStream(response: ServerResponse, events: StreamEvent[], done: string | undefined): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
   // Written a batch of events at a time: a megabyte streamed a few characters per event is 300,000 events.
-  for (let start = 0; start < chunks.length; start += STREAM_BATCH)
+  for (let start = 0; start < events.length; start += STREAM_BATCH)
     response.write(
-      chunks
+      events
         .slice(start, start + STREAM_BATCH)
-        .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+        .map(sseLine)
         .join(''),
     );
-  if (done) response.write('data: [DONE]\n\n');
+  if (done) response.write(done);
   response.end();
 }
 
-// Sends the first half of the chunks, lets them reach the client, then destroys the socket without ending the
-// response: the client sees a stream that started and then a connection error, as when a proxy or the endpoint dies.
-function dropMidStream(response: ServerResponse, chunks: unknown[]): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const chunk of chunks.slice(0, Math.ceil(chunks.length / 2)))
-    response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  response.write('', () => response.socket?.destroy());
+function sseLine({ event, data }: StreamEvent): string {
+  return `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 }
 
-function isCompactionRequest(request: RecordedRequest): boolean {
-  const first = request.messages[0];
-  return first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith(SUMMARISER_PROMPT);
+// Sends the first half of the events, lets them reach the client, then destroys the socket without ending the
+// response: the client sees a stream that started and then a connection error, as when a proxy or the endpoint dies.
+function dropMidStream(response: ServerResponse, events: StreamEvent[]): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of events.slice(0, Math.ceil(events.length / 2))) response.write(sseLine(event));
+  response.write('', () => response.socket?.destroy());
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

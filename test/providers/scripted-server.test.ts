@@ -187,7 +187,7 @@ describe('startScriptedModelServer', () => {
     );
     expect(server.remaining()).toBe(1);
     const noTool = await postChat(server.url, { model: 'm', messages: user('x') });
-    expect(JSON.parse(noTool.text).error.message).toContain('no tool message');
+    expect(JSON.parse(noTool.text).error.message).toContain('no tool result');
     const right = await postChat(server.url, { model: 'm', messages: messages('{"exit_code":0}') });
     expect(right.status).toBe(200);
     expect(server.remaining()).toBe(0);

@@ -1,0 +1,38 @@
+// Node: the scripted server's Chat Completions dialect (`POST /v1/chat/completions`), what the `openai` and `scripted`
+// providers speak.
+import type { ChatMessage } from '../core/messages.js';
+import { SUMMARISER_PROMPT } from '../core/compaction.js';
+import type { ScriptedDialect } from './scripted-dialect.js';
+import { renderChunks, renderCompletion } from './scripted-script.js';
+
+export const chatDialect: ScriptedDialect = {
+  path: '/v1/chat/completions',
+  read(body) {
+    const messages = body.messages;
+    if (!Array.isArray(messages))
+      return {
+        ok: false,
+        status: 400,
+        message: 'Scripted model: a chat completion request is a JSON object with a "messages" array',
+      };
+    const chat = messages as ChatMessage[];
+    const lastTool = chat.findLast((message) => message.role === 'tool');
+    const first = chat[0];
+    return {
+      ok: true,
+      stream: body.stream === true,
+      prompt: messages,
+      ...(typeof body.model === 'string' ? { model: body.model } : {}),
+      ...(lastTool
+        ? { lastToolResult: typeof lastTool.content === 'string' ? lastTool.content : JSON.stringify(lastTool.content) }
+        : {}),
+      compaction:
+        first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith(SUMMARISER_PROMPT),
+    };
+  },
+  render: (turn, options) => renderCompletion(turn, options),
+  renderEvents: (turn, options) => renderChunks(turn, options).map((data) => ({ data })),
+  includeUsage: (body) => (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
+  done: 'data: [DONE]\n\n',
+  errorBody: (_status, code, message) => ({ error: { message, type: 'scripted_model_error', code } }),
+};
