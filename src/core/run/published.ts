@@ -14,13 +14,16 @@ export interface PublishedValues {
   model?: string;
 }
 
-/** The current details line of the Web UI (Markdown). */
+/**
+ * The current details of the Web UI (Markdown), most pressing first: the UI shows them in a small box, so what is
+ * pending comes right after the status and the tool bookkeeping last.
+ */
 export function currentDetails(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): string {
   return [
-    `**step** ${state.step} of ${input.maxSteps} · **status** ${state.status}`,
-    `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
+    `**status** ${state.status} · **step** ${state.step} of ${input.maxSteps}`,
     `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
     `**cost** ${formatUsd(state.usage.costUsd)}${unpricedNote(state)} · **tokens** ${state.usage.totalTokens}`,
+    `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
   ].join('\n\n');
 }
 
