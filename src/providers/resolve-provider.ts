@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ModelSelection } from '../core/messages.js';
 import type { ModelProvider } from './model-provider.js';
 import { createOpenAIChatProvider } from './openai-chat.js';
+import { openAIResponsesFactory } from './openai-responses.js';
 
 /** The model used when neither the run nor the worker names one. */
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
@@ -74,6 +75,7 @@ export type ProviderFactory = (setup: ProviderSetup) => ModelProvider;
  */
 export const PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {
   openai: openAIChatFactory,
+  'openai-responses': openAIResponsesFactory,
   scripted: openAIChatFactory,
 };
 

@@ -35,4 +35,6 @@ export const chatDialect: ScriptedDialect = {
   includeUsage: (body) => (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
   done: 'data: [DONE]\n\n',
   errorBody: (_status, code, message) => ({ error: { message, type: 'scripted_model_error', code } }),
+  // Compatible servers report a failure inside a stream as a chunk carrying `error`.
+  streamError: ({ code, message }) => ({ data: { error: { message, type: 'server_error', code: code ?? null } } }),
 };

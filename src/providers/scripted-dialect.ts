@@ -55,4 +55,6 @@ export interface ScriptedDialect {
   done?: string;
   /** The API's error body. */
   errorBody(status: number, code: string, message: string): unknown;
+  /** The event a stream fails with (a turn's `stream_error`), sent after `sent` events. */
+  streamError(error: { code?: string | undefined; message: string }, sent: number): StreamEvent;
 }

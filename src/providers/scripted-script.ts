@@ -15,6 +15,8 @@ export const scriptTurnSchema = z.strictObject({
   // The model named in the response, whatever the request asked for (as a server serving one model does).
   model: z.string().min(1).optional(),
   content: z.string().optional(),
+  // What the model thought before answering: the Responses dialect returns it as an encrypted reasoning item.
+  reasoning: z.string().optional(),
   tool_calls: z.array(scriptToolCallSchema).optional(),
   finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),
   delay_ms: z.number().int().nonnegative().optional(),
@@ -26,11 +28,19 @@ export const scriptTurnSchema = z.strictObject({
     })
     .optional(),
   usage: z
-    .strictObject({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
+    .strictObject({
+      prompt_tokens: z.number().int().nonnegative(),
+      completion_tokens: z.number().int().nonnegative(),
+      // Reported by the Responses dialect only: prompt tokens read from the cache, completion tokens spent reasoning.
+      cached_tokens: z.number().int().nonnegative().optional(),
+      reasoning_tokens: z.number().int().nonnegative().optional(),
+    })
     .optional(),
   chunk_size: z.number().int().positive().optional(),
   truncate_stream: z.boolean().optional(),
   drop_connection: z.boolean().optional(),
+  // A stream that fails after half its events with the API's in-stream error event.
+  stream_error: z.strictObject({ code: z.string().optional(), message: z.string() }).optional(),
   expect: z.strictObject({ last_tool_contains: z.array(z.string()).optional() }).optional(),
 });
 
@@ -160,7 +170,7 @@ export function renderChunks(
   const chunks: Record<string, unknown>[] = [chunk({ role: 'assistant', content: '' })];
   const content = turn.content ?? '';
   const contentSent = truncate && toolCalls.length === 0 ? content.slice(0, Math.floor(content.length / 2)) : content;
-  for (const piece of split(contentSent, turn.chunk_size)) chunks.push(chunk({ content: piece }));
+  for (const piece of splitText(contentSent, turn.chunk_size)) chunks.push(chunk({ content: piece }));
   toolCalls.forEach((call, index) => {
     chunks.push(
       chunk({
@@ -172,7 +182,7 @@ export function renderChunks(
       truncate && isLast
         ? call.function.arguments.slice(0, Math.floor(call.function.arguments.length / 2))
         : call.function.arguments;
-    for (const piece of split(argumentsSent, turn.chunk_size))
+    for (const piece of splitText(argumentsSent, turn.chunk_size))
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   if (truncate) return chunks;
@@ -181,7 +191,8 @@ export function renderChunks(
   return chunks;
 }
 
-function split(text: string, size: number | undefined): string[] {
+/** `text` in pieces of `size` characters (one piece when no size is given; none for an empty text). */
+export function splitText(text: string, size: number | undefined): string[] {
   if (text === '') return [];
   if (size === undefined) return [text];
   const pieces: string[] = [];

@@ -8,13 +8,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../core/messages.js';
 import { chatDialect } from './scripted-chat.js';
 import type { ScriptedDialect, StreamEvent } from './scripted-dialect.js';
+import { createResponsesDialect } from './scripted-responses.js';
 import { loadScript } from './scripted-script.js';
 import type { ScriptTurn } from './scripted-script.js';
 
 export type { ScriptTurn } from './scripted-script.js';
 
-/** The APIs the server speaks, each on its own route; one script serves them all. */
-const DIALECTS: readonly ScriptedDialect[] = [chatDialect];
+/**
+ * The APIs the server speaks, each on its own route; one script serves them all. Each server makes its own: a dialect
+ * may remember what it answered (the Responses API checks that reasoning comes back with the calls it led to).
+ */
+const DIALECTS: readonly (() => ScriptedDialect)[] = [() => chatDialect, createResponsesDialect];
 
 /** One request body as received (Chat Completions' shape typed; other APIs' bodies are recorded as they came). */
 export interface RecordedRequest {
@@ -63,6 +67,7 @@ export interface ScriptedModelServer {
 /** Starts the scripted model server; see docs/scripted-model.md for the script format. */
 export async function startScriptedModelServer(options: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
   const turns = await loadScript(options.script);
+  const dialects = DIALECTS.map((make) => make());
   const log = options.log ?? (() => undefined);
   const requests: RecordedRequest[] = [];
   const failures: string[] = [];
@@ -135,6 +140,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (!read.stream) return sendJson(response, 200, dialect.render(turn, renderOptions));
     const events = dialect.renderEvents(turn, { ...renderOptions, includeUsage });
     if (turn.drop_connection === true) return dropMidStream(response, events);
+    if (turn.stream_error) {
+      const sent = events.slice(0, Math.ceil(events.length / 2));
+      return sendStream(response, [...sent, dialect.streamError(turn.stream_error, sent.length)], undefined);
+    }
     // A truncated stream just stops: no end, no usage, no done line.
     sendStream(response, events, turn.truncate_stream === true ? undefined : dialect.done);
   };
@@ -153,7 +162,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://scripted.invalid').pathname.replace(/\/+$/, '');
-    const dialect = DIALECTS.find((candidate) => candidate.path === path);
+    const dialect = dialects.find((candidate) => candidate.path === path);
     const handled =
       request.method === 'POST' && dialect
         ? serve(dialect, request, response)

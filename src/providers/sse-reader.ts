@@ -1,4 +1,5 @@
-// Node: reads a Chat Completions event stream (server-sent events) in linear time, a network read at a time.
+// Node: reads an OpenAI event stream (server-sent events: Chat Completions chunks, Responses events) in linear time,
+// a network read at a time.
 // The openai SDK's own reader copies everything it has buffered for every event it takes out, and runs each event
 // through three async generators: for a megabyte of tool arguments streamed a token at a time (some 300,000 events,
 // arriving in large reads from a fast local server) that is seconds of work before the assembler sees anything.
@@ -11,7 +12,12 @@ import type { StreamChunk } from './stream-assembler.js';
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
 
 /** The chunks of a streamed chat completion, in batches: all the events one network read completed. */
-export async function* readChatChunks(response: Response): AsyncGenerator<StreamChunk[]> {
+export function readChatChunks(response: Response): AsyncGenerator<StreamChunk[]> {
+  return readEventData<StreamChunk>(response);
+}
+
+/** The JSON data of each event of a stream, in batches: all the events one network read completed. */
+export async function* readEventData<T>(response: Response): AsyncGenerator<T[]> {
   if (!response.body) throw new Error('The streamed response has no body.');
   // Node's fetch gives a web ReadableStream of bytes; the DOM lib's typings are not loaded here.
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -28,9 +34,9 @@ export async function* readChatChunks(response: Response): AsyncGenerator<Stream
       const { events, rest } = takeEvents(done ? `${buffered}\n\n` : buffered, searchFrom);
       buffered = rest;
       searchFrom = Math.max(0, rest.length - 3);
-      const chunks: StreamChunk[] = [];
+      const chunks: T[] = [];
       for (const event of events) {
-        const chunk = toChunk(event, response.headers);
+        const chunk = toData<T>(event, response.headers);
         if (chunk === 'done') {
           if (chunks.length > 0) yield chunks;
           return;
@@ -58,11 +64,11 @@ function takeEvents(text: string, from: number): { events: string[]; rest: strin
   return { events, rest: text.slice(start) };
 }
 
-/** One event's chunk; `done` for the end marker; undefined for comments and events without data. */
-function toChunk(event: string, headers: Headers): StreamChunk | 'done' | undefined {
+/** One event's data; `done` for the end marker; undefined for comments and events without data. */
+function toData<T>(event: string, headers: Headers): T | 'done' | undefined {
   // Nearly every event is one `data:` line: it needs no splitting.
   if (event.startsWith('data: ') && event.indexOf('\n') === -1 && event.indexOf('\r') === -1)
-    return parseData(event.slice(6), undefined, headers);
+    return parseData<T>(event.slice(6), undefined, headers);
   let name: string | undefined;
   const data: string[] = [];
   for (const line of event.split(/\r\n|\n|\r/)) {
@@ -70,13 +76,14 @@ function toChunk(event: string, headers: Headers): StreamChunk | 'done' | undefi
     else if (line.startsWith('event:')) name = line.slice(6).trim();
   }
   if (data.length === 0) return undefined;
-  return parseData(data.join('\n'), name, headers);
+  return parseData<T>(data.join('\n'), name, headers);
 }
 
-function parseData(text: string, name: string | undefined, headers: Headers): StreamChunk | 'done' {
+function parseData<T>(text: string, name: string | undefined, headers: Headers): T | 'done' {
   if (text.startsWith('[DONE]')) return 'done';
-  const parsed = JSON.parse(text) as StreamChunk & { error?: object; message?: string };
-  if (name === 'error') throw new APIError(undefined, parsed.error, parsed.message, headers);
+  const parsed = JSON.parse(text) as T & { error?: object; message?: string };
+  // A Responses `error` event carries its code and message at the top level, not under `error`.
+  if (name === 'error') throw new APIError(undefined, parsed.error ?? parsed, parsed.message, headers);
   if (parsed && parsed.error) throw new APIError(undefined, parsed.error, undefined, headers);
   return parsed;
 }

@@ -13,7 +13,7 @@ export interface ResponsesFunctionTool {
   name: string;
   description: string;
   parameters: JsonSchema;
-  strict: true;
+  strict: boolean;
 }
 
 /** An Anthropic Messages API tool. */
@@ -128,13 +128,16 @@ export function toChatCompletionsTool(contract: ToolContract): ToolSchema {
 
 /** Responses API function tool in strict mode. */
 export function toResponsesTool(contract: ToolContract): ResponsesFunctionTool {
-  return {
-    type: 'function',
-    name: contract.name,
-    description: contract.description,
-    parameters: toStrictInputJsonSchema(contract),
-    strict: true,
-  };
+  return responsesToolOf(toChatCompletionsTool(contract));
+}
+
+/**
+ * A Chat Completions function tool (what providers receive) in the Responses API's flat shape: the same name,
+ * description, schema and strictness, without the nested `function`.
+ */
+export function responsesToolOf(tool: ToolSchema): ResponsesFunctionTool {
+  const { name, description, parameters, strict } = tool.function;
+  return { type: 'function', name, description, parameters, strict: strict ?? false };
 }
 
 /** Anthropic Messages tool: the plain schema, since Anthropic needs no strict rewriting. */

@@ -1,4 +1,4 @@
-import { APIUserAbortError } from 'openai';
+import { APIError, APIUserAbortError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
@@ -169,6 +169,17 @@ describe('createOpenAIChatProvider against the scripted server', () => {
       .catch((error: unknown) => error);
     expect(failure).toMatchObject({ status: 429 });
     expect((failure as { headers: Headers }).headers.get('retry-after')).toBe('3');
+  });
+
+  it("throws the stream's error chunk as an APIError without status (a scripted stream_error)", async () => {
+    const provider = await providerFor([
+      { content: 'half of this arrives', chunk_size: 2, stream_error: { code: 'server_error', message: 'overloaded' } },
+    ]);
+    const failure = await provider
+      .complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: 'm' })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(APIError);
+    expect(failure).toMatchObject({ status: undefined, code: 'server_error', message: 'overloaded' });
   });
 
   it('rejects when aborted while waiting for the answer', async () => {

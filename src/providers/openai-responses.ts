@@ -1,0 +1,136 @@
+// Node: the OpenAI Responses adapter, streaming and stateless. Nothing is stored on OpenAI's side (`store: false`)
+// and the whole transcript is sent every time, reasoning included as the encrypted items the API returned, so a
+// replayed activity, or a retry on another worker, never depends on what an earlier call left on the server.
+import OpenAI, { APIUserAbortError } from 'openai';
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+  Tool,
+  ToolChoiceFunction,
+  ToolChoiceOptions,
+} from 'openai/resources/responses/responses';
+import type { ChatMessage, ModelTurn, ToolChoice } from '../core/messages.js';
+import { responsesToolOf } from '../tools/schema-export.js';
+import type { ModelProvider, ProviderRequest } from './model-provider.js';
+import { PLACEHOLDER_API_KEY, configurationError, nonEmpty } from './resolve-provider.js';
+import type { ProviderSetup } from './resolve-provider.js';
+import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';
+import type { ResponsesStreamEvent } from './responses-assembler.js';
+import { readEventData } from './sse-reader.js';
+
+/** Options of `createOpenAIResponsesProvider`. The key comes from the worker's environment, never from a run. */
+export interface OpenAIResponsesProviderOptions {
+  apiKey: string;
+  /** Base URL ending in `/v1`; the OpenAI API when omitted. */
+  baseURL?: string;
+  /** Model used when a request names none. */
+  defaultModel: string;
+}
+
+/** A ModelProvider on the Responses API, streaming, with the SDK's own retries off (Temporal retries). */
+export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): ModelProvider {
+  const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+  return {
+    name: RESPONSES_PROVIDER,
+    complete: (request) => completeStreaming(client, options.defaultModel, request),
+  };
+}
+
+/** The `openai-responses` provider: key and endpoint exactly as for `openai` (OPENAI_API_KEY, OPENAI_BASE_URL). */
+export function openAIResponsesFactory({
+  env,
+  baseURL: runBaseURL,
+  model,
+  openaiKeyFor,
+}: ProviderSetup): ModelProvider {
+  const baseURL = runBaseURL ?? nonEmpty(env.OPENAI_BASE_URL);
+  if (!nonEmpty(env.OPENAI_API_KEY) && !baseURL) {
+    throw configurationError(
+      "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
+    );
+  }
+  // The worker's key goes only to the endpoints it is configured for, as for every provider.
+  return createOpenAIResponsesProvider({
+    apiKey: openaiKeyFor(baseURL) ?? PLACEHOLDER_API_KEY,
+    defaultModel: model,
+    ...(baseURL ? { baseURL } : {}),
+  });
+}
+
+async function completeStreaming(client: OpenAI, defaultModel: string, request: ProviderRequest): Promise<ModelTurn> {
+  const model = request.model || defaultModel;
+  const body: ResponseCreateParamsStreaming = {
+    model,
+    input: request.messages.flatMap(toResponsesInput),
+    stream: true,
+    store: false,
+    // Without stored state, reasoning comes back only encrypted, to be sent back with the next request.
+    include: ['reasoning.encrypted_content'],
+  };
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(responsesToolOf) as Tool[];
+    body.tool_choice = toResponsesToolChoice(request.toolChoice ?? 'auto');
+    body.parallel_tool_calls = body.tool_choice !== 'none';
+  }
+  // The SDK makes the request and maps HTTP errors; the events are read by readEventData, in linear time.
+  const response = await client.responses.create(body, { signal: request.signal }).asResponse();
+  const assembler = new ResponsesAssembler(model);
+  try {
+    for await (const events of readEventData<ResponsesStreamEvent>(response)) {
+      for (const event of events) assembler.push(event);
+      request.onProgress?.(assembler.progress());
+    }
+  } catch (error) {
+    // An aborted call must not look like an answer cut short, nor like a broken connection.
+    if (request.signal?.aborted) throw new APIUserAbortError();
+    throw error;
+  }
+  if (request.signal?.aborted) throw new APIUserAbortError();
+  return assembler.finish();
+}
+
+/**
+ * One transcript message as Responses input items. System messages stay system items where the transcript has them
+ * (rather than joined into `instructions`): the translation keeps the transcript's order one for one, and a system
+ * message that is not first stays where it was written.
+ */
+export function toResponsesInput(message: ChatMessage): ResponseInputItem[] {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return [{ role: message.role, content: message.content }];
+    case 'tool':
+      return [{ type: 'function_call_output', call_id: message.tool_call_id, output: message.content }];
+    case 'assistant':
+      return assistantItems(message);
+  }
+}
+
+function assistantItems(message: Extract<ChatMessage, { role: 'assistant' }>): ResponseInputItem[] {
+  // Reasoning first, verbatim and in order: the API pairs each function call with the reasoning that led to it.
+  const items = (message.provider_items ?? [])
+    .filter((providerItem) => providerItem.provider === RESPONSES_PROVIDER)
+    .map((providerItem) => providerItem.item as unknown as ResponseInputItem);
+  if (message.content) {
+    // An id-less output message: the API takes previous assistant text as `output_text` content.
+    items.push({
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: message.content, annotations: [] }],
+    } as unknown as ResponseInputItem);
+  }
+  for (const call of message.tool_calls ?? []) {
+    items.push({
+      type: 'function_call',
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    });
+  }
+  return items;
+}
+
+/** The project's tool choice in Responses' terms. */
+export function toResponsesToolChoice(choice: ToolChoice): ToolChoiceOptions | ToolChoiceFunction {
+  return typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+}
