@@ -6,6 +6,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { ChatMessage, ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
 import type { ModelProvider, StreamProgress } from '../providers/model-provider.js';
 import { toModelFailure } from './failures.js';
+import { finalResultToolSchema } from '../core/final-result.js';
 
 /** A model request with its messages read back from the store. */
 export type ResolvedModelRequest = Omit<ModelRequest, 'transcript' | 'writes'> & { messages: ChatMessage[] };
@@ -26,7 +27,7 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
     const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
     try {
       const { provider, model } = deps.resolveProvider(request.selection);
-      const tools = deps.resolveTools(request.toolNames);
+      const tools = requestTools(request, (names) => deps.resolveTools(names));
       return await provider.complete({
         messages: request.messages,
         tools,
@@ -44,6 +45,15 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
       heartbeat?.stop();
     }
   };
+}
+
+/** The tools a request sends: the named ones, and a structured run's final tool built from its schema. */
+export function requestTools(
+  request: ResolvedModelRequest,
+  resolveTools: (names: string[]) => ToolSchema[],
+): ToolSchema[] {
+  const tools = resolveTools(request.toolNames);
+  return request.outputSchema ? [...tools, finalResultToolSchema(request.outputSchema)] : tools;
 }
 
 // Heartbeats go out on a timer, with the stream's latest progress as their details: they also cover the silence before

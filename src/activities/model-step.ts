@@ -7,6 +7,8 @@ import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
 import { transcriptOf } from '../core/transcript-ref.js';
 import type { ResolvedModelRequest } from './call-model.js';
+import { requestTools } from './call-model.js';
+import { checkFinalResult, outputSchemaValidator } from './output-schema.js';
 import { activityAttempt } from './activity-context.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { INLINE_STRING_BYTES } from './transcript-store.js';
@@ -24,17 +26,20 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
     await transcripts.writeAll(request.writes);
     const messages = await transcripts.load(request.transcript);
     if (request.purpose === 'compaction') return compact(deps, request, messages);
+    // A schema that cannot be used fails before the model is paid for.
+    const validate = request.outputSchema ? outputSchemaValidator(request.outputSchema) : undefined;
     const resolved: ResolvedModelRequest = {
       messages,
       toolNames: request.toolNames,
       selection: request.selection,
       step: request.step,
       ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
+      ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
     };
-    const turn = await externalizeTurn(
-      transcripts,
-      withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools),
-    );
+    const answered = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
+    // Checked before the arguments are externalized: the result travels back whole, as the run's result.
+    const finalResult = validate ? checkFinalResult(validate, answered.toolCalls) : undefined;
+    const turn = await externalizeTurn(transcripts, { ...answered, ...(finalResult ? { finalResult } : {}) });
     return request.echoTranscript ? { ...turn, transcriptTail: messages.slice(request.messages?.length ?? 0) } : turn;
   };
 }
@@ -120,7 +125,7 @@ function withUsageAccounting(
   turn: ModelTurn,
   resolveTools: (names: string[]) => ToolSchema[],
 ): ModelTurn {
-  const tools = schemaTokens(resolveTools(request.toolNames));
+  const tools = schemaTokens(requestTools(request, resolveTools));
   const attempt = activityAttempt();
   if (turn.usage.totalTokens > 0)
     return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };

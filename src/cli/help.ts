@@ -15,7 +15,12 @@ Options:
                       DURABLE_AGENT_MODEL, the one model it lists at URL/models (several: pick one with --model)
   --script FILE       serve this script of model turns from this process, in the API of --provider (default
                       scripted, i.e. Chat Completions; see docs/scripted-model.md)
-  --max-steps N       stop after N model steps (default 50)
+  --max-steps N       stop after N model steps (default 50); the last step is sent with tool choice none, so the
+                      model answers instead of calling more tools
+  --tool-choice C     auto (default) | required | none | NAME: which tools the model may call at each step; NAME is
+                      a tool the run can call (a built-in of its mode, or FinalResult with --output-schema)
+  --output-schema F   JSON Schema file (an object schema): the run finishes by calling FinalResult with a result
+                      that matches it; an invalid one goes back to the model once; run prints the result as JSON
   --tool-queue Q      run file and shell tools only on the worker polling Q (default: DURABLE_AGENT_TOOL_QUEUE;
                       with the embedded server, this host's worker)
   --mode M            default | read-only
@@ -26,7 +31,8 @@ Options:
   --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
   --env-pass NAME     give this run's commands the worker's variable NAME (repeatable); commands otherwise get only
                       PATH, the locale, git's identity and DURABLE_AGENT_ENV_PASS's names — never the worker's keys
-  --json              print one JSON object {workflowId, runId, status, answer, steps, toolCalls, usage} on stdout
+  --json              print one JSON object {workflowId, runId, status, answer, result?, steps, toolCalls, usage}
+                      on stdout (result: a structured run's JSON value)
   --detach            start the run and return at once
   -h, --help          show this help
 
@@ -43,7 +49,7 @@ export const statusHelp = `Usage: durable-agent status ID [--run-id R] [--json]
 
 Prints a run's status, step, usage and answer: the task's current run, or with --run-id one run of its chain (one
 that continued as new says "continued" and names the run it handed on to). --json prints
-{workflowId, runId, status, step, answer?, error?, continuedAs?, pendingApprovals, breakers, usage}. A finished run is
+{workflowId, runId, status, step, answer?, result?, error?, continuedAs?, pendingApprovals, breakers, usage}. A finished run is
 read from the result it returned, so it shows no pending approvals and no breakers.`;
 
 /** Help text of `watch`. */

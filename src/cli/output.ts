@@ -55,9 +55,13 @@ export function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** How a followed run ended, as `run` and `watch` print it: the answer on stdout; the error, a summary and the link on stderr. */
+/**
+ * How a followed run ended, as `run` and `watch` print it: the answer on stdout (a structured run's result instead, as
+ * JSON); the error, a summary and the link on stderr.
+ */
 export function printRunEnd(result: AgentResult, link: string | undefined): void {
-  if (result.answer) process.stdout.write(`${result.answer}\n`);
+  if (result.result !== undefined) process.stdout.write(`${JSON.stringify(result.result)}\n`);
+  else if (result.answer) process.stdout.write(`${result.answer}\n`);
   if (result.error) log(color.red(`${result.status}: ${result.error}`));
   const calls = `${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}`;
   log(color.dim(`${result.status} · ${result.steps} steps · ${calls} · ${result.usage.totalTokens} tokens`));

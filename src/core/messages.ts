@@ -92,7 +92,15 @@ export interface ModelTurn {
   transcriptTail?: ChatMessage[];
   /** What the provider needs back with this turn on later requests (reasoning items), kept in the assistant message. */
   providerItems?: ProviderItem[];
+  /** Under an output schema: the turn's FinalResult calls checked against it (absent when the turn made none). */
+  finalResult?: FinalResultCheck;
 }
+
+/**
+ * A structured run's final tool calls, validated by the model activity: the first valid call's value, or what is
+ * wrong with them (each schema violation as one line).
+ */
+export type FinalResultCheck = { valid: true; value: unknown } | { valid: false; errors: string[] };
 
 /** What a compaction did. */
 export interface Compaction {
@@ -130,6 +138,8 @@ export interface ModelRequest {
   step: number;
   /** Which tools the model may call (default `auto`). */
   toolChoice?: ToolChoice;
+  /** A structured run's JSON Schema: the activity offers the final tool with it and checks the calls to it. */
+  outputSchema?: Record<string, unknown>;
   /** Set on the summarising call of a transcript compaction, which is not a step of its own. */
   purpose?: 'compaction';
   /** The bench's inline-transcript comparison: the messages the workflow holds (ignored by the activity)… */

@@ -1,7 +1,7 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
 import type { BreakerConfig, BreakerState } from './breaker.js';
-import type { ChatMessage, ModelSelection, Usage } from './messages.js';
+import type { ChatMessage, ModelSelection, ToolChoice, Usage } from './messages.js';
 import type { PriceTable } from './price-table.js';
 import type { BudgetLimits, CostLedger } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
@@ -45,6 +45,16 @@ export interface AgentInput {
    * Names only: the values stay on the worker and never reach history.
    */
   envPass?: string[];
+  /**
+   * Which tools the model may call at each step (default `auto`); the step rules override it on the last step and
+   * when a structured run must call its final tool (core/run/tool-choice).
+   */
+  toolChoice?: ToolChoice;
+  /**
+   * A JSON Schema object the run's result must match: the model finishes by calling the FinalResult tool, whose
+   * arguments are checked against it, and the run ends with them as `result`.
+   */
+  outputSchema?: Record<string, unknown>;
   /** Continue as new after every N steps (besides whenever Temporal suggests it). */
   continueAsNewEverySteps?: number;
   /** How long a call waits for a human decision before it counts as rejected (C.4 askTimeoutMs). */
@@ -109,6 +119,12 @@ export interface AgentState {
   usage: UsageLedger;
   toolCalls: number;
   answer?: string;
+  /** A structured run's result: the FinalResult arguments that matched the output schema. */
+  result?: unknown;
+  /** Set after a step that should have called FinalResult and did not: the next step must call it. */
+  mustCallFinalResult?: boolean;
+  /** Invalid FinalResult calls sent back to the model for repair. */
+  resultRepairs?: number;
   error?: string;
   lastTool?: string;
   progress: ProgressEntry[];
@@ -154,6 +170,8 @@ export function addEvent(state: AgentState, type: string, at: number, data: Reco
 export interface AgentResult {
   status: RunStatus;
   answer: string | null;
+  /** A structured run's result (the JSON value that matched `outputSchema`). */
+  result?: unknown;
   steps: number;
   toolCalls: number;
   usage: UsageLedger;
@@ -227,6 +245,7 @@ export function toResult(state: AgentState): AgentResult {
   return {
     status: state.status,
     answer: state.answer ?? null,
+    ...(state.result !== undefined ? { result: state.result } : {}),
     steps: state.step,
     toolCalls: state.toolCalls,
     usage: state.usage,

@@ -32,6 +32,7 @@ import {
   runEndingFailure,
   shouldContinueAsNew,
 } from '../core/run/steps.js';
+import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { initialState, toResult } from '../core/state.js';
 import { systemPrompt } from '../core/transcript.js';
@@ -47,7 +48,10 @@ import type { TurnShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
 import { runToolTurn } from './tool-step.js';
 
-/** Runs a task: model step, tool calls, repeat until the model answers or the step limit is reached. */
+/**
+ * Runs a task: model step, tool calls, repeat until the model answers (a structured run: until its FinalResult matches
+ * the schema) or the step limit is reached.
+ */
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const state: AgentState = input.resume ?? initialState(workflowInfo().workflowId, systemPrompt(input), input.task);
   // What is pending is published the moment it changes (the publisher reads the book; the book reports changes).
@@ -95,13 +99,20 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.step += 1;
       publish();
       const turn = await callModelWithFallbacks(shell);
-      if (turn.toolCalls.length === 0) {
-        completeWithAnswer(state, turn.content);
+      const outcome = turnOutcome(state, input, turn);
+      if (outcome.kind === 'fail') {
+        await flushWrites(state);
+        return fail(state, outcome.message);
+      }
+      if (outcome.kind === 'answer' || outcome.kind === 'result') {
+        if (outcome.kind === 'result') completeWithResult(state, turn, outcome.value);
+        else completeWithAnswer(state, turn.content);
         await flushWrites(state);
         publish.now();
         return toResult(state);
       }
-      await runToolTurn(shell, turn);
+      if (outcome.kind === 'text') keepTextAnswer(state, turn.content);
+      else await runToolTurn(shell, turn);
     }
     await flushWrites(state);
     return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);

@@ -182,7 +182,7 @@ describe('agentWorkflow end to end', () => {
     }
   });
 
-  it('stops at the step limit with a failed status', async () => {
+  it('stops at the step limit with a failed status when the model calls tools even on its last step', async () => {
     const workspace = await workspaceFrom();
     const loop: ScriptTurn = { tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] };
     const { handle, model } = await startScriptedRun(harness, {
@@ -194,7 +194,11 @@ describe('agentWorkflow end to end', () => {
       const failure = await handle.result().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       expect(((failure as WorkflowFailedError).cause as Error).message).toMatch(/step limit \(2\)/);
-      expect(model.requests).toHaveLength(2);
+      // The last step asked for an answer: a model that honours tool choice would not have called a tool.
+      expect(model.requests.map((request) => (request as { tool_choice?: unknown }).tool_choice)).toEqual([
+        'auto',
+        'none',
+      ]);
     } finally {
       await model.close();
     }

@@ -5,7 +5,10 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { PROVIDER_NAMES, hostToolQueue } from '../../config.js';
-import type { ModelSelection } from '../../core/messages.js';
+import { FINAL_RESULT_TOOL } from '../../core/final-result.js';
+import type { ModelSelection, ToolChoice } from '../../core/messages.js';
+import { createTaskRegistry } from '../../tools/task-registry.js';
+import { readOutputSchema } from '../output-schema-file.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
@@ -35,6 +38,8 @@ const options = {
   'on-budget': { type: 'string' },
   mode: { type: 'string' },
   ask: { type: 'string' },
+  'tool-choice': { type: 'string' },
+  'output-schema': { type: 'string' },
   json: { type: 'boolean', default: false },
   detach: { type: 'boolean', default: false },
 } as const;
@@ -55,6 +60,11 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
   const mode = parseMode(values.mode ?? 'default');
   const askPolicy = parseAsk(values.ask, detach);
+  const outputSchema = values['output-schema'] ? await readOutputSchema(values['output-schema']) : undefined;
+  const toolChoice =
+    values['tool-choice'] === undefined
+      ? undefined
+      : parseToolChoice(values['tool-choice'], callableTools(mode, outputSchema !== undefined));
   // `--script` serves its turns in whichever API the run's provider speaks (the scripted server has them all).
   const provider = values.provider ?? (values.script ? 'scripted' : config.provider);
   if (provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(provider))
@@ -91,6 +101,8 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     mode,
     askPolicy,
     ...(envPass.length > 0 ? { envPass } : {}),
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(outputSchema ? { outputSchema } : {}),
     searchAttributes: await connected.hasSearchAttributes(),
     ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map(parseFallback) } : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
@@ -147,8 +159,10 @@ export async function followStarted(
     const { result, exitCode } = await followRun(handle, { signal: abort.signal, prompt: options.prompt });
     if (options.json) {
       const { status, answer, steps, toolCalls, usage } = result;
+      const structured = result.result !== undefined ? { result: result.result } : {};
+      const error = result.error ? { error: result.error } : {};
       process.stdout.write(
-        `${JSON.stringify({ workflowId, runId, status, answer, steps, toolCalls, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+        `${JSON.stringify({ workflowId, runId, status, answer, ...structured, steps, toolCalls, usage, ...error })}\n`,
       );
     } else {
       printRunEnd(result, options.link);
@@ -224,6 +238,26 @@ function parseMode(text: string): AgentMode {
   if (text === 'default') return 'default';
   if (text === 'read-only' || text === 'read_only') return 'read_only';
   throw new UsageError(`--mode must be default or read-only, got "${text}"`);
+}
+
+/**
+ * The tools a run started here can call: the built-ins its mode shows, and the final tool of a structured run. Function
+ * tools are registered on workers, which this command does not see.
+ */
+function callableTools(mode: AgentMode, structured: boolean): string[] {
+  const names = createTaskRegistry()
+    .visible({ mode })
+    .map((tool) => tool.name);
+  return structured ? [...names, FINAL_RESULT_TOOL] : names;
+}
+
+/** `--tool-choice auto|required|none|NAME`, NAME one of `callable`. */
+export function parseToolChoice(text: string, callable: readonly string[]): ToolChoice {
+  if (text === 'auto' || text === 'required' || text === 'none') return text;
+  if (callable.includes(text)) return { name: text };
+  throw new UsageError(
+    `--tool-choice must be auto, required, none or a tool the run can call (${callable.join(', ')}), got "${text}"`,
+  );
 }
 
 function parseAsk(text: string | undefined, detach: boolean): AskPolicy {

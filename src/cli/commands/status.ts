@@ -177,6 +177,7 @@ async function print(
     step: view?.step ?? result?.steps ?? snapshot.reportedStep ?? 0,
     // A long answer travels as a reference to the content store; the store's code loads only then.
     ...(answer ? { answer: await (await import('../stored-text.js')).storedText(answer) } : {}),
+    ...(result?.result !== undefined ? { result: result.result } : {}),
     ...(error ? { error } : {}),
     ...(snapshot.nextRunId ? { continuedAs: snapshot.nextRunId } : {}),
     pendingApprovals: (view?.pendingApprovals ?? []).map(({ callId, tool, level, reason, command, path, key }) => ({
@@ -209,6 +210,7 @@ async function print(
           .filter(([, state]) => state !== 'CLOSED')
           .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
         ...(object.answer ? [`  answer      ${object.answer.split('\n')[0]}`] : []),
+        ...('result' in object ? [`  result      ${JSON.stringify(object.result)}`] : []),
         ...(object.error ? [`  error       ${object.error}`] : []),
         ...(object.continuedAs
           ? [`  continued   as run ${object.continuedAs} (durable-agent status ${workflowId})`]

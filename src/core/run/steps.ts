@@ -4,11 +4,12 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { ACTIVITY } from '../activity-names.js';
 import { DEFAULT_PRICE_TABLE } from '../price-table.js';
 import type { PriceTable } from '../price-table.js';
-import type { ModelRequest, ModelSelection, ModelTurn } from '../messages.js';
+import type { ModelRequest, ModelSelection, ModelTurn, ToolChoice } from '../messages.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent, addProgress, addUsage } from '../state.js';
 import type { PendingWrites } from '../transcript-ref.js';
 import { appendMessages, workflowMessage } from '../transcript-ref.js';
+import { offeredToolNames, stepToolChoice } from './tool-choice.js';
 
 /** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */
 export const DEFAULT_COMPACT_AT_TOKENS = 96_000;
@@ -42,7 +43,10 @@ export function modelChain(input: AgentInput): ModelSelection[] {
   ];
 }
 
-/** The request of a step's model call: the transcript by key, what the workflow made since, the tools' names. */
+/**
+ * The request of a step's model call: the transcript by key, what the workflow made since, the tools' names, the
+ * step's tool choice (core/run/tool-choice; `auto` is the default and left out) and a structured run's schema.
+ */
 export function modelRequest(
   state: AgentState,
   input: AgentInput,
@@ -52,7 +56,17 @@ export function modelRequest(
 ): ModelRequest {
   // The bench's inline-transcript comparison sends the whole transcript with every call, as a design without the store.
   const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
-  return { transcript: state.transcript, writes, toolNames, selection, step: state.step, ...inline };
+  const toolChoice: ToolChoice = stepToolChoice(state, input, offeredToolNames(input, toolNames));
+  return {
+    transcript: state.transcript,
+    writes,
+    toolNames,
+    selection,
+    step: state.step,
+    ...(toolChoice !== 'auto' ? { toolChoice } : {}),
+    ...(input.outputSchema ? { outputSchema: input.outputSchema } : {}),
+    ...inline,
+  };
 }
 
 /** The summarising call of a compaction, and its label in the Web UI. */

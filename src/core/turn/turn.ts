@@ -13,6 +13,8 @@ import { appendMessages, workflowMessage } from '../transcript-ref.js';
 import type { ToolResult, TurnEnv } from './call.js';
 import { toolNameOf, workflowResult } from './call-records.js';
 import { errorEnvelope, okEnvelope } from '../envelope.js';
+import { isFinalResultCall } from '../final-result.js';
+import { invalidResultPlan } from '../run/tool-choice.js';
 
 /** How many safe calls of a batch run at once when the run does not say. */
 export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
@@ -39,12 +41,18 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
     state.pendingWrites,
   );
   const discovered = new Set(state.discovered);
+  const check = turn.finalResult;
   const plans = planToolCalls(turn.toolCalls, ids, {
     resolveName: (raw) => registry.resolveName(raw),
     get: (name) => registry.get(name),
     availableNames: () => visibleToolNames(env, now),
     isUndiscovered: (name) => registry.get(name)?.shouldDefer === true && !discovered.has(name),
-  });
+  }).map((plan) =>
+    // The final tool is not in the registry: its calls were checked by the model activity, and answer with that.
+    check && !check.valid && isFinalResultCall(turn.toolCalls[plan.index]?.name)
+      ? invalidResultPlan(plan, check.errors)
+      : plan,
+  );
   // A duplicate is answered from its original once the batches are done (answerDuplicates).
   const batches = partition(plans.filter((plan): plan is ExecutablePlan => plan.state !== 'duplicate'));
   addEvent(state, 'tool_orchestration_plan', now, {
