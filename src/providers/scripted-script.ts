@@ -16,7 +16,10 @@ export const scriptTurnSchema = z.strictObject({
   model: z.string().min(1).optional(),
   content: z.string().optional(),
   tool_calls: z.array(scriptToolCallSchema).optional(),
-  finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),
+  // `content_filter` is a refusal (Anthropic's `refusal` stop reason).
+  finish_reason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']).optional(),
+  // Signed reasoning, as APIs that return it (Anthropic's thinking block) send it; others leave it out.
+  thinking: z.strictObject({ text: z.string(), signature: z.string() }).optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   error: z
     .strictObject({
@@ -26,7 +29,13 @@ export const scriptTurnSchema = z.strictObject({
     })
     .optional(),
   usage: z
-    .strictObject({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
+    .strictObject({
+      prompt_tokens: z.number().int().nonnegative(),
+      completion_tokens: z.number().int().nonnegative(),
+      // Parts of prompt_tokens read from / written to the prompt cache, for APIs that report them (Anthropic).
+      cache_read_tokens: z.number().int().nonnegative().optional(),
+      cache_write_tokens: z.number().int().nonnegative().optional(),
+    })
     .optional(),
   chunk_size: z.number().int().positive().optional(),
   truncate_stream: z.boolean().optional(),
@@ -107,7 +116,7 @@ export function scriptUsage(
 }
 
 /** The finish reason a turn reports: as scripted, else `tool_calls` when it has calls and `stop` otherwise. */
-export function scriptFinishReason(turn: ScriptTurn): 'stop' | 'tool_calls' | 'length' {
+export function scriptFinishReason(turn: ScriptTurn): 'stop' | 'tool_calls' | 'length' | 'content_filter' {
   return turn.finish_reason ?? ((turn.tool_calls?.length ?? 0) > 0 ? 'tool_calls' : 'stop');
 }
 
@@ -181,7 +190,8 @@ export function renderChunks(
   return chunks;
 }
 
-function split(text: string, size: number | undefined): string[] {
+/** `text` in pieces of `size` characters (one piece when no size is given; none when it is empty). */
+export function split(text: string, size: number | undefined): string[] {
   if (text === '') return [];
   if (size === undefined) return [text];
   const pieces: string[] = [];

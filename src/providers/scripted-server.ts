@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../core/messages.js';
+import { anthropicDialect } from './scripted-anthropic.js';
 import { chatDialect } from './scripted-chat.js';
 import type { ScriptedDialect, StreamEvent } from './scripted-dialect.js';
 import { loadScript } from './scripted-script.js';
@@ -14,7 +15,7 @@ import type { ScriptTurn } from './scripted-script.js';
 export type { ScriptTurn } from './scripted-script.js';
 
 /** The APIs the server speaks, each on its own route; one script serves them all. */
-const DIALECTS: readonly ScriptedDialect[] = [chatDialect];
+const DIALECTS: readonly ScriptedDialect[] = [chatDialect, anthropicDialect];
 
 /** One request body as received (Chat Completions' shape typed; other APIs' bodies are recorded as they came). */
 export interface RecordedRequest {
