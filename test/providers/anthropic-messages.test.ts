@@ -305,6 +305,20 @@ describe('the Anthropic Messages provider against the scripted server', () => {
       expect(await failure()).toMatchObject({ type: `ModelInvocationError.${reason}`, nonRetryable: true });
   });
 
+  it("maps Anthropic's too-long prompt to ContextLengthExceeded, not retried", async () => {
+    const message = 'prompt is too long: 210000 tokens > 200000 maximum';
+    const provider = await providerFor([
+      { error: { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } } },
+    ]);
+    const error = await provider
+      .complete({ messages: [{ role: 'user', content: 'go' }], tools: [], model: 'm' })
+      .catch((caught: unknown) => caught);
+    expect(toModelFailure(error)).toMatchObject({
+      type: 'ModelInvocationError.ContextLengthExceeded',
+      nonRetryable: true,
+    });
+  });
+
   it('maps a refused connection to a retryable Connection failure', async () => {
     const provider = createAnthropicMessagesProvider({ apiKey: 'k', baseURL: 'http://127.0.0.1:9', defaultModel: 'm' });
     const error = await provider
