@@ -5,6 +5,7 @@ import { currentActivityContext } from './activity-context.js';
 import { CancelledFailure } from '@temporalio/common';
 import type { ChatMessage, ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
 import type { ModelProvider, StreamProgress } from '../providers/model-provider.js';
+import type { ToolContract } from '../tools/define-tool.js';
 import { toModelFailure } from './failures.js';
 import { finalResultToolSchema } from '../core/final-result.js';
 
@@ -15,6 +16,8 @@ export type ResolvedModelRequest = Omit<ModelRequest, 'transcript' | 'writes'> &
 export interface CallModelDependencies {
   resolveProvider(selection: ModelSelection): { provider: ModelProvider; model: string };
   resolveTools(names: string[]): ToolSchema[];
+  /** The contracts of the named tools, for providers that export the schemas their own way. */
+  resolveContracts?(names: string[]): ToolContract[];
 }
 
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
@@ -28,9 +31,11 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
     try {
       const { provider, model } = deps.resolveProvider(request.selection);
       const tools = requestTools(request, (names) => deps.resolveTools(names));
+      const toolContracts = deps.resolveContracts?.(request.toolNames);
       return await provider.complete({
         messages: request.messages,
         tools,
+        ...(toolContracts ? { toolContracts } : {}),
         model,
         ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
         ...(signal ? { signal } : {}),

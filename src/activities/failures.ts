@@ -1,6 +1,7 @@
 // Node: model errors classified once, at the activity boundary. Temporal's retry policy is the only retry loop,
 // so every error leaves here as an ApplicationFailure that says whether (and when) to try again.
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import * as anthropic from '@anthropic-ai/sdk';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 /** Why a model call failed; the suffix of the `ModelInvocationError.<Reason>` failure type. */
@@ -13,6 +14,7 @@ export type ModelFailureReason =
   | 'Conflict'
   | 'UnprocessableEntity'
   | 'RateLimited'
+  | 'Overloaded'
   | 'ClientError'
   | 'ServerError'
   | 'ContextLengthExceeded'
@@ -33,6 +35,8 @@ const REASON_BY_STATUS: Readonly<Record<number, ModelFailureReason>> = {
   409: 'Conflict',
   422: 'UnprocessableEntity',
   429: 'RateLimited',
+  // Anthropic's "overloaded_error": the API is busy for everyone, so it is retried like any 5xx.
+  529: 'Overloaded',
 };
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429]);
@@ -93,19 +97,35 @@ export function retryAfterMs(headers: HeaderSource, now: number = Date.now()): n
 
 function reasonFor(error: HttpLikeError, status: number | undefined): ModelFailureReason {
   if (status === undefined) {
-    if (error instanceof APIConnectionTimeoutError || error.name === 'TimeoutError') return 'Timeout';
-    if (error instanceof APIConnectionError) return 'Connection';
-    if (error instanceof APIUserAbortError || error.name === 'AbortError') return 'Aborted';
+    if (
+      error instanceof APIConnectionTimeoutError ||
+      error instanceof anthropic.APIConnectionTimeoutError ||
+      error.name === 'TimeoutError'
+    )
+      return 'Timeout';
+    if (error instanceof APIConnectionError || error instanceof anthropic.APIConnectionError) return 'Connection';
+    if (
+      error instanceof APIUserAbortError ||
+      error instanceof anthropic.APIUserAbortError ||
+      error.name === 'AbortError'
+    )
+      return 'Aborted';
+    // Anthropic reports overload inside a stream too, as an `error` event.
+    if (error.type === 'overloaded_error') return 'Overloaded';
     // An `error` event inside an SSE stream carries no status.
-    if (error instanceof APIError) return 'StreamError';
+    if (error instanceof APIError || error instanceof anthropic.APIError) return 'StreamError';
     return 'Unexpected';
   }
   // Its own type only names the cause; it is handled like any 400: not retried, the request goes to the next model of
   // the run's fallback chain, and the run fails when the chain is exhausted. Nothing compacts the transcript in answer
   // to it: compaction runs before a step, when the transcript's estimated size reaches the run's `compactAtTokens`.
-  if (error.code === 'context_length_exceeded') return 'ContextLengthExceeded';
-  if (status >= 500) return 'ServerError';
-  return REASON_BY_STATUS[status] ?? 'ClientError';
+  if (error.code === 'context_length_exceeded' || isPromptTooLong(error)) return 'ContextLengthExceeded';
+  return REASON_BY_STATUS[status] ?? (status >= 500 ? 'ServerError' : 'ClientError');
+}
+
+// Anthropic says it in the message of an invalid_request_error: "prompt is too long: 210000 tokens > 200000 maximum".
+function isPromptTooLong(error: HttpLikeError): boolean {
+  return error.status === 400 && error.type === 'invalid_request_error' && /prompt is too long/i.test(error.message);
 }
 
 function headerValue(headers: HeaderSource, name: string): string | undefined {

@@ -16,6 +16,7 @@ import { createTranscriptStore } from './transcript-store.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
+import type { ToolContract } from '../tools/define-tool.js';
 import { builtinTools } from '../tools/index.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
 import { toChatCompletionsTool } from '../tools/schema-export.js';
@@ -59,12 +60,13 @@ export function createActivities(deps: ActivityDependencies) {
     functions.map((definition) => [definition.name, toolActivity(definition.name, functionExecutor(definition))]),
   );
   // The workflow sends tool names only; schemas are resolved here so history stays small (STYLE 10).
-  const resolveTools = (names: string[]): ToolSchema[] =>
+  const resolveContracts = (names: string[]): ToolContract[] =>
     names.flatMap((name) => {
       const contract = registry.get(name);
-      return contract ? [toChatCompletionsTool(contract)] : [];
+      return contract ? [contract] : [];
     });
-  const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools });
+  const resolveTools = (names: string[]): ToolSchema[] => resolveContracts(names).map(toChatCompletionsTool);
+  const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools, resolveContracts });
   return {
     ...functionActivities,
     [ACTIVITY.callModel]: createModelStep({ transcripts, callModel, resolveTools }),

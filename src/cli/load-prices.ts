@@ -14,7 +14,12 @@ const usdPerMillion = z.number().finite().nonnegative();
 
 const priceFileSchema = z.record(
   z.string().trim().min(1, 'a model name must not be empty'),
-  z.strictObject({ input: usdPerMillion, cachedInput: usdPerMillion.optional(), output: usdPerMillion }),
+  z.strictObject({
+    input: usdPerMillion,
+    cachedInput: usdPerMillion.optional(),
+    cacheWrite: usdPerMillion.optional(),
+    output: usdPerMillion,
+  }),
 );
 
 /** A price file that cannot be read or does not validate; the message names the file and the bad entry. */
@@ -57,7 +62,7 @@ export function parsePriceFile(text: string, source: string): Record<string, Mod
   const problems = parsed.error.issues.map((issue) => {
     const [model, ...field] = issue.path.map(String);
     if (model === undefined)
-      return `${issue.message} (expected an object of model name → { input, cachedInput?, output })`;
+      return `${issue.message} (expected an object of model name → { input, cachedInput?, cacheWrite?, output })`;
     const where = field.length > 0 ? `entry '${model}', field '${field.join('.')}'` : `entry '${model}'`;
     return `${where}: ${issue.message}`;
   });

@@ -16,6 +16,8 @@ type Environment = Readonly<Record<string, string | undefined>>;
 const WORKER_SETTINGS: ReadonlySet<string> = new Set([
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
   'TEMPORAL_NAMESPACE',
   'AGENT_MAX_TOOL_RESULT_BYTES',
   'NODE_EXTRA_CA_CERTS',

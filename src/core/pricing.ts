@@ -3,11 +3,15 @@
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ModelPrice, PriceTable } from './price-table.js';
 
-/** Token counts of one model call. `cachedTokens` is the part of `promptTokens` read from the prompt cache. */
+/**
+ * Token counts of one model call. `cachedTokens` is the part of `promptTokens` read from the prompt cache,
+ * `cacheWriteTokens` the part written to it.
+ */
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   cachedTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** The table entry a model name resolved to. */
@@ -87,19 +91,25 @@ export function priceFor(model: string, table: PriceTable = DEFAULT_PRICE_TABLE)
 }
 
 /**
- * USD cost of one call: uncached prompt tokens at the input price, cached ones at the cached price (input when the
- * model has none), completion tokens at the output price. `cachedTokens` is clamped into [0, promptTokens], the
- * OpenAI convention where cached tokens are part of the prompt count.
+ * USD cost of one call: uncached prompt tokens at the input price, cached ones at the cached price and ones written
+ * to the cache at the cache-write price (each the input price when the model has none), completion tokens at the
+ * output price. Cached and written tokens are part of the prompt count (clamped into it), as providers' usage is
+ * translated (OpenAI counts them so; the Anthropic adapter adds them up).
  */
 export function costOf(usage: TokenUsage, model: string, table: PriceTable = DEFAULT_PRICE_TABLE): CallCost {
   const match = priceFor(model, table);
   if (!match) return { usd: 0, priced: false };
   const prompt = nonNegative(usage.promptTokens);
   const cached = Math.min(prompt, nonNegative(usage.cachedTokens ?? 0));
+  const written = Math.min(prompt - cached, nonNegative(usage.cacheWriteTokens ?? 0));
   const { input, output } = match.price;
   const cachedInput = match.price.cachedInput ?? input;
+  const cacheWrite = match.price.cacheWrite ?? input;
   const usd =
-    ((prompt - cached) * input + cached * cachedInput + nonNegative(usage.completionTokens) * output) /
+    ((prompt - cached - written) * input +
+      cached * cachedInput +
+      written * cacheWrite +
+      nonNegative(usage.completionTokens) * output) /
     TOKENS_PER_PRICE_UNIT;
   return { usd, priced: true };
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../core/messages.js';
+import type { ToolContract } from '../tools/define-tool.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
 export interface StreamProgress {
@@ -14,6 +15,11 @@ export interface StreamProgress {
 export interface ProviderRequest {
   messages: ChatMessage[];
   tools: ToolSchema[];
+  /**
+   * The same tools as their contracts, for APIs that take the plain input schema rather than the strict rewrite in
+   * `tools` (Anthropic: optional fields stay optional, defaults and bounds stay in the schema).
+   */
+  toolContracts?: readonly ToolContract[];
   model: string;
   /** Which tools the model may call (default `auto`); ignored when no tools are sent. */
   toolChoice?: ToolChoice;

@@ -4,6 +4,7 @@ import { commaList } from '../core/comma-list.js';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelSelection } from '../core/messages.js';
 import type { ModelProvider } from './model-provider.js';
+import { anthropicMessagesFactory } from './anthropic-messages.js';
 import { createOpenAIChatProvider } from './openai-chat.js';
 import { openAIResponsesFactory } from './openai-responses.js';
 
@@ -47,7 +48,7 @@ export function apiKeyFor(
   return apiKey !== undefined && origins.has(originOf(baseURL ?? OPENAI_API_ORIGIN)) ? apiKey : undefined;
 }
 
-function originOf(url: string): string {
+export function originOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {
@@ -77,6 +78,8 @@ export const PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {
   openai: openAIChatFactory,
   'openai-responses': openAIResponsesFactory,
   scripted: openAIChatFactory,
+  // Called through a closure: the adapter imports this module's helpers, so its binding is read only when used.
+  anthropic: (setup) => anthropicMessagesFactory(setup),
 };
 
 /** Chat Completions on OpenAI or any compatible endpoint; `scripted` is the same API served by the scripted server. */

@@ -18,7 +18,10 @@ export const scriptTurnSchema = z.strictObject({
   // What the model thought before answering: the Responses dialect returns it as an encrypted reasoning item.
   reasoning: z.string().optional(),
   tool_calls: z.array(scriptToolCallSchema).optional(),
-  finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),
+  // `content_filter` is a refusal (Anthropic's `refusal` stop reason).
+  finish_reason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']).optional(),
+  // Signed reasoning, as APIs that return it (Anthropic's thinking block) send it; others leave it out.
+  thinking: z.strictObject({ text: z.string(), signature: z.string() }).optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   error: z
     .strictObject({
@@ -34,6 +37,9 @@ export const scriptTurnSchema = z.strictObject({
       // Reported by the Responses dialect only: prompt tokens read from the cache, completion tokens spent reasoning.
       cached_tokens: z.number().int().nonnegative().optional(),
       reasoning_tokens: z.number().int().nonnegative().optional(),
+      // Parts of prompt_tokens read from / written to the prompt cache, for APIs that report them (Anthropic).
+      cache_read_tokens: z.number().int().nonnegative().optional(),
+      cache_write_tokens: z.number().int().nonnegative().optional(),
     })
     .optional(),
   chunk_size: z.number().int().positive().optional(),
@@ -117,7 +123,7 @@ export function scriptUsage(
 }
 
 /** The finish reason a turn reports: as scripted, else `tool_calls` when it has calls and `stop` otherwise. */
-export function scriptFinishReason(turn: ScriptTurn): 'stop' | 'tool_calls' | 'length' {
+export function scriptFinishReason(turn: ScriptTurn): 'stop' | 'tool_calls' | 'length' | 'content_filter' {
   return turn.finish_reason ?? ((turn.tool_calls?.length ?? 0) > 0 ? 'tool_calls' : 'stop');
 }
 

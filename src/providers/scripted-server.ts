@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../core/messages.js';
+import { anthropicDialect } from './scripted-anthropic.js';
 import { chatDialect } from './scripted-chat.js';
 import type { ScriptedDialect, StreamEvent } from './scripted-dialect.js';
 import { createResponsesDialect } from './scripted-responses.js';
@@ -18,7 +19,11 @@ export type { ScriptTurn } from './scripted-script.js';
  * The APIs the server speaks, each on its own route; one script serves them all. Each server makes its own: a dialect
  * may remember what it answered (the Responses API checks that reasoning comes back with the calls it led to).
  */
-const DIALECTS: readonly (() => ScriptedDialect)[] = [() => chatDialect, createResponsesDialect];
+const DIALECTS: readonly (() => ScriptedDialect)[] = [
+  () => chatDialect,
+  createResponsesDialect,
+  () => anthropicDialect,
+];
 
 /** One request body as received (Chat Completions' shape typed; other APIs' bodies are recorded as they came). */
 export interface RecordedRequest {

@@ -146,7 +146,7 @@ function toUsage(usage: NonNullable<StreamChunk['usage']>): Usage {
 }
 
 // Truncation removes the closing brace, so arguments that still parse as an object were received whole.
-function isWholeJsonObject(text: string): boolean {
+export function isWholeJsonObject(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value);

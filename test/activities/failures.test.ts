@@ -31,7 +31,7 @@ describe('toModelFailure', () => {
     [500, 'ServerError', true],
     [502, 'ServerError', true],
     [503, 'ServerError', true],
-    [529, 'ServerError', true],
+    [529, 'Overloaded', true],
   ])('maps HTTP %i to ModelInvocationError.%s (retryable: %s)', (status, reason, retryable) => {
     const failure = classify(httpError(status));
     expect(failure.type).toBe(`ModelInvocationError.${reason}`);

@@ -45,9 +45,9 @@ describe('loadPriceTable', () => {
   });
 
   it('reads the file named by DURABLE_AGENT_PRICES when no path is given', async () => {
-    const file = await priceFile({ 'env-model': { input: 3, cachedInput: 1, output: 9 } });
+    const file = await priceFile({ 'env-model': { input: 3, cachedInput: 1, cacheWrite: 4, output: 9 } });
     const table = await loadPriceTable(undefined, { env: { [PRICES_ENV_VARIABLE]: file } });
-    expect(table['env-model']).toEqual({ input: 3, cachedInput: 1, output: 9 });
+    expect(table['env-model']).toEqual({ input: 3, cachedInput: 1, cacheWrite: 4, output: 9 });
   });
 
   it('prefers an explicit path over the environment', async () => {

@@ -104,6 +104,17 @@ describe('costOf', () => {
     expect(cost.usd).toBeCloseTo(0.4, 10);
   });
 
+  it('charges prompt-cache writes at the cache-write price, the input price when the model has none', () => {
+    const withWrites: PriceTable = { claude: { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 } };
+    // 100k input × $3 + 600k read × $0.3 + 300k written × $3.75 = 0.3 + 0.18 + 1.125
+    const usage = { promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 600_000, cacheWriteTokens: 300_000 };
+    expect(costOf(usage, 'claude', withWrites).usd).toBeCloseTo(1.605, 10);
+    // model-a: 100k × $2 + 600k × $0.5 + 300k × $2
+    expect(costOf(usage, 'model-a', table).usd).toBeCloseTo(1.1, 10);
+    // Writes are part of the prompt: never more than what is left of it after the cached part.
+    expect(costOf({ ...usage, cacheWriteTokens: 5_000_000 }, 'claude', withWrites).usd).toBeCloseTo(0.18 + 1.5, 10);
+  });
+
   it('clamps cached tokens to the prompt count and ignores negative counts', () => {
     const cost = costOf({ promptTokens: 1000, completionTokens: -5, cachedTokens: 5000 }, 'model-a', table);
     expect(cost.usd).toBeCloseTo((1000 * 0.5) / 1_000_000, 12);

@@ -1,0 +1,105 @@
+// Node: the Anthropic Messages adapter (`--provider anthropic`), streaming, through the official SDK.
+import Anthropic, { APIUserAbortError } from '@anthropic-ai/sdk';
+import { commaList } from '../core/comma-list.js';
+import type { ModelTurn } from '../core/messages.js';
+import { maxTokensFor, toAnthropicRequest } from './anthropic-request.js';
+import { AnthropicStreamAssembler } from './anthropic-stream.js';
+import type { ModelProvider, ProviderRequest } from './model-provider.js';
+import type { ProviderSetup } from './resolve-provider.js';
+import {
+  KEY_ORIGINS_VARIABLE,
+  PLACEHOLDER_API_KEY,
+  configurationError,
+  nonEmpty,
+  originOf,
+} from './resolve-provider.js';
+
+/** Where Anthropic's own API is, when the worker names no endpoint. */
+export const ANTHROPIC_API_ORIGIN = 'https://api.anthropic.com';
+
+/** Options of `createAnthropicMessagesProvider`. The key comes from the worker's environment, never a workflow input. */
+export interface AnthropicMessagesProviderOptions {
+  apiKey: string;
+  /** The API's origin (the SDK adds `/v1/messages`); a URL ending in `/v1` is accepted too. Anthropic's when omitted. */
+  baseURL?: string;
+  /** Model used when a request names none. */
+  defaultModel: string;
+  /** `max_tokens` of every request; by default maxTokensFor(model). */
+  maxTokens?: number;
+  /** A fetch implementation to use instead of the global one. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** A ModelProvider on the Messages API, streaming, with the SDK's own retries off (Temporal retries). */
+export function createAnthropicMessagesProvider(options: AnthropicMessagesProviderOptions): ModelProvider {
+  const client = new Anthropic({
+    // Always explicit, so the SDK never falls back to credentials of its own (ANTHROPIC_AUTH_TOKEN, profile files)
+    // and never sends them to a URL a run named.
+    apiKey: options.apiKey,
+    authToken: null,
+    baseURL: anthropicBaseURL(options.baseURL ?? ANTHROPIC_API_ORIGIN),
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  return {
+    name: 'anthropic',
+    complete: (request) => completeStreaming(client, options, request),
+  };
+}
+
+async function completeStreaming(
+  client: Anthropic,
+  options: AnthropicMessagesProviderOptions,
+  request: ProviderRequest,
+): Promise<ModelTurn> {
+  const model = request.model || options.defaultModel;
+  const body = toAnthropicRequest({
+    messages: request.messages,
+    tools: request.tools,
+    toolContracts: request.toolContracts,
+    toolChoice: request.toolChoice,
+    model,
+    maxTokens: options.maxTokens ?? maxTokensFor(model),
+  });
+  const stream = await client.messages.create(body, { signal: request.signal });
+  const assembler = new AnthropicStreamAssembler(model);
+  for await (const event of stream) {
+    assembler.push(event);
+    request.onProgress?.(assembler.progress());
+  }
+  // The SDK ends an aborted stream quietly: an aborted call must not look like an answer cut short.
+  if (request.signal?.aborted) throw new APIUserAbortError();
+  return assembler.finish();
+}
+
+/** The SDK adds `/v1/messages` itself, so a base URL given as `…/v1` (as OpenAI-style ones are) loses that suffix. */
+export function anthropicBaseURL(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/**
+ * ANTHROPIC_API_KEY when it may be sent to `baseURL`: Anthropic's API, the worker's ANTHROPIC_BASE_URL, or an origin in
+ * DURABLE_AGENT_KEY_ORIGINS. Anything else gets no key, so a run naming another URL cannot collect it.
+ */
+export function anthropicKeyFor(env: NodeJS.ProcessEnv, baseURL: string): string | undefined {
+  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
+  const own = nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_API_ORIGIN;
+  const trusted = new Set([own, ...commaList(env[KEY_ORIGINS_VARIABLE])].map(originOf));
+  return apiKey !== undefined && trusted.has(originOf(baseURL)) ? apiKey : undefined;
+}
+
+/** `anthropic` in PROVIDER_FACTORIES: the run's `--base-url`, else ANTHROPIC_BASE_URL, else Anthropic's API. */
+export function anthropicMessagesFactory({ env, baseURL: runBaseURL, model }: ProviderSetup): ModelProvider {
+  const named = runBaseURL ?? nonEmpty(env.ANTHROPIC_BASE_URL);
+  if (!nonEmpty(env.ANTHROPIC_API_KEY) && !named) {
+    throw configurationError(
+      "ANTHROPIC_API_KEY is not set in the worker's environment (set ANTHROPIC_BASE_URL instead for an endpoint without keys).",
+    );
+  }
+  const baseURL = named ?? ANTHROPIC_API_ORIGIN;
+  return createAnthropicMessagesProvider({
+    apiKey: anthropicKeyFor(env, baseURL) ?? PLACEHOLDER_API_KEY,
+    baseURL,
+    defaultModel: model,
+  });
+}

@@ -1,0 +1,168 @@
+// Pure: no I/O, no clock. Turns the Anthropic Messages stream events into one ModelTurn.
+import type { RawMessageStreamEvent, StopReason, Usage } from '@anthropic-ai/sdk/resources/messages';
+import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage as TurnUsage } from '../core/messages.js';
+import { ANTHROPIC_PROVIDER } from './anthropic-request.js';
+import type { StreamProgress } from './model-provider.js';
+import { isWholeJsonObject } from './stream-assembler.js';
+
+/** One content block as it is being received, by its stream index. */
+type PendingBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; json: string; startInput: unknown }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  // Blocks this adapter has no use for (server tools' results): received, then left out.
+  | { type: 'other' };
+
+/** The usage counts both usage shapes (message_start's and message_delta's) carry, any of them possibly null. */
+interface UsageFields {
+  input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  output_tokens?: number | null;
+  output_tokens_details?: Usage['output_tokens_details'];
+}
+
+const FINISH_REASONS: ReadonlyMap<string, FinishReason> = new Map<StopReason, FinishReason>([
+  ['end_turn', 'stop'],
+  ['stop_sequence', 'stop'],
+  ['tool_use', 'tool_calls'],
+  ['max_tokens', 'length'],
+  ['refusal', 'content_filter'],
+]);
+
+/** Anthropic's stop reason as the loop knows it; `pause_turn` and anything newer are `other`. */
+export function toFinishReason(stopReason: string | null | undefined): FinishReason {
+  return (stopReason && FINISH_REASONS.get(stopReason)) || 'other';
+}
+
+/** Accumulates the events of one streamed message and yields the finished ModelTurn. */
+export class AnthropicStreamAssembler {
+  private readonly blocks = new Map<number, PendingBlock>();
+  private stopReason: string | undefined;
+  private usage: UsageFields = {};
+  private model: string | undefined;
+  private eventCount = 0;
+  private contentChars = 0;
+
+  /** `fallbackModel` names the turn when the stream never says which model answered. */
+  constructor(private readonly fallbackModel: string) {}
+
+  push(event: RawMessageStreamEvent): void {
+    this.eventCount += 1;
+    switch (event.type) {
+      case 'message_start':
+        this.model = event.message.model || undefined;
+        this.addUsage(event.message.usage);
+        break;
+      case 'content_block_start':
+        this.blocks.set(event.index, pendingBlock(event.content_block));
+        break;
+      case 'content_block_delta':
+        this.addDelta(event.index, event.delta);
+        break;
+      case 'message_delta':
+        if (event.delta.stop_reason) this.stopReason = event.delta.stop_reason;
+        this.addUsage(event.usage);
+        break;
+      default:
+        // content_block_stop and message_stop carry nothing to keep; a missing stop reason marks a cut-off stream.
+        break;
+    }
+  }
+
+  progress(): StreamProgress {
+    const toolCalls = [...this.blocks.values()].filter((block) => block.type === 'tool_use').length;
+    return { chunks: this.eventCount, contentChars: this.contentChars, toolCalls };
+  }
+
+  /** The turn as received. Without a stop reason the stream ended early: its unfinished calls are incomplete. */
+  finish(): ModelTurn {
+    const ordered = [...this.blocks.entries()].sort(([left], [right]) => left - right).map(([, block]) => block);
+    const cutOff = this.stopReason === undefined || this.stopReason === 'max_tokens';
+    const text = ordered.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    const toolCalls = ordered.flatMap((block): RawToolCall[] => {
+      if (block.type !== 'tool_use') return [];
+      // A call without input deltas has its whole input in its start event (`{}` for a call without parameters).
+      const args = block.json !== '' ? block.json : JSON.stringify(block.startInput ?? {});
+      return [{ id: block.id, name: block.name, arguments: args, complete: !cutOff || isWholeJsonObject(args) }];
+    });
+    const providerItems = ordered.flatMap((block): ProviderItem[] => {
+      if (block.type === 'thinking')
+        return [
+          {
+            provider: ANTHROPIC_PROVIDER,
+            item: { type: 'thinking', thinking: block.thinking, signature: block.signature },
+          },
+        ];
+      if (block.type === 'redacted_thinking')
+        return [{ provider: ANTHROPIC_PROVIDER, item: { type: 'redacted_thinking', data: block.data } }];
+      return [];
+    });
+    return {
+      content: text !== '' ? text : null,
+      toolCalls,
+      finishReason: toFinishReason(this.stopReason),
+      usage: this.turnUsage(),
+      model: this.model ?? this.fallbackModel,
+      ...(providerItems.length > 0 ? { providerItems } : {}),
+    };
+  }
+
+  private addDelta(index: number, delta: Extract<RawMessageStreamEvent, { type: 'content_block_delta' }>['delta']) {
+    const block = this.blocks.get(index);
+    if (!block) return;
+    if (delta.type === 'text_delta' && block.type === 'text') {
+      block.text += delta.text;
+      this.contentChars += delta.text.length;
+    } else if (delta.type === 'input_json_delta' && block.type === 'tool_use') block.json += delta.partial_json;
+    else if (delta.type === 'thinking_delta' && block.type === 'thinking') block.thinking += delta.thinking;
+    else if (delta.type === 'signature_delta' && block.type === 'thinking') block.signature += delta.signature;
+  }
+
+  // message_start reports the input and the first output tokens, message_delta the running totals: the latest wins.
+  private addUsage(usage: UsageFields | null | undefined): void {
+    if (!usage) return;
+    for (const [key, value] of Object.entries(usage) as [keyof UsageFields, unknown][]) {
+      if (value !== null && value !== undefined) (this.usage as Record<string, unknown>)[key] = value;
+    }
+  }
+
+  // The API counts cached input apart from input_tokens; the project's prompt count includes it, as OpenAI's does.
+  private turnUsage(): TurnUsage {
+    const cacheRead = this.usage.cache_read_input_tokens ?? 0;
+    const cacheWrite = this.usage.cache_creation_input_tokens ?? 0;
+    const promptTokens = (this.usage.input_tokens ?? 0) + cacheRead + cacheWrite;
+    const completionTokens = this.usage.output_tokens ?? 0;
+    const thinking = this.usage.output_tokens_details?.thinking_tokens;
+    return {
+      promptTokens,
+      completionTokens,
+      totalTokens: promptTokens + completionTokens,
+      cachedTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+      ...(typeof thinking === 'number' ? { reasoningTokens: thinking } : {}),
+    };
+  }
+}
+
+function pendingBlock(block: Extract<RawMessageStreamEvent, { type: 'content_block_start' }>['content_block']) {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text } satisfies PendingBlock;
+    case 'tool_use':
+      return {
+        type: 'tool_use',
+        id: block.id,
+        name: block.name,
+        json: '',
+        startInput: block.input,
+      } satisfies PendingBlock;
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature } satisfies PendingBlock;
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data } satisfies PendingBlock;
+    default:
+      return { type: 'other' } satisfies PendingBlock;
+  }
+}
