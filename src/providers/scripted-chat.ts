@@ -3,6 +3,7 @@
 import type { ChatMessage } from '../core/messages.js';
 import { SUMMARISER_PROMPT } from '../core/compaction.js';
 import type { ScriptedDialect } from './scripted-dialect.js';
+import { FINAL_ANSWER_LABEL } from './react-format.js';
 import { renderChunks, renderCompletion } from './scripted-script.js';
 
 export const chatDialect: ScriptedDialect = {
@@ -28,6 +29,13 @@ export const chatDialect: ScriptedDialect = {
         : {}),
       compaction:
         first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith(SUMMARISER_PROMPT),
+      offersTools: Array.isArray(body.tools) && body.tools.length > 0,
+      asksForFinalAnswer: chat.some(
+        (message) =>
+          message.role === 'system' &&
+          typeof message.content === 'string' &&
+          message.content.includes(FINAL_ANSWER_LABEL),
+      ),
     };
   },
   render: (turn, options) => renderCompletion(turn, options),
