@@ -5,6 +5,8 @@ import type { ChatMessage, ToolCallMessagePart, ToolChoice, ToolSchema } from '.
 
 /** The label of a final answer; the scripted server looks for it to know a request asks for this format. */
 export const FINAL_ANSWER_LABEL = 'Final Answer:';
+/** The label of a tool result sent back to the model. */
+export const OBSERVATION_LABEL = 'Observation:';
 
 /** The system-prompt section that describes the tools and the answer format; empty when no tool may be called. */
 export function reactInstructions(tools: readonly ToolSchema[], choice: ToolChoice = 'auto'): string {
@@ -69,7 +71,7 @@ export function toReactMessages(messages: readonly ChatMessage[], instructions: 
     } else converted.push(message);
   };
   for (const message of messages) {
-    if (message.role === 'tool') push({ role: 'user', content: `Observation: ${message.content}` });
+    if (message.role === 'tool') push({ role: 'user', content: `${OBSERVATION_LABEL} ${message.content}` });
     else if (message.role === 'assistant') push({ role: 'assistant', content: assistantText(message) });
     else push(message);
   }

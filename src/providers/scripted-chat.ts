@@ -3,7 +3,7 @@
 import type { ChatMessage } from '../core/messages.js';
 import { SUMMARISER_PROMPT } from '../core/compaction.js';
 import type { ScriptedDialect } from './scripted-dialect.js';
-import { FINAL_ANSWER_LABEL } from './react-format.js';
+import { FINAL_ANSWER_LABEL, OBSERVATION_LABEL } from './react-format.js';
 import { renderChunks, renderCompletion } from './scripted-script.js';
 
 export const chatDialect: ScriptedDialect = {
@@ -17,7 +17,10 @@ export const chatDialect: ScriptedDialect = {
         message: 'Scripted model: a chat completion request is a JSON object with a "messages" array',
       };
     const chat = messages as ChatMessage[];
-    const lastTool = chat.findLast((message) => message.role === 'tool');
+    // A model without function calling gets tool results as user messages of the text protocol (`Observation: …`).
+    const lastTool =
+      chat.findLast((message) => message.role === 'tool') ??
+      chat.findLast((message) => message.role === 'user' && String(message.content).includes(OBSERVATION_LABEL));
     const first = chat[0];
     return {
       ok: true,

@@ -227,3 +227,25 @@ describe('the scripted server for models without function calling', () => {
     expect(raw).toMatchObject({ content: 'Action ReadFile please', toolCalls: [] });
   });
 });
+
+describe("a script's expectation on a text-protocol request", () => {
+  it('checks the latest Observation when the request has no tool messages', async () => {
+    const provider = await reactProviderFor([
+      { content: 'It says hello.', expect: { last_tool_contains: ['hello world'] } },
+    ]);
+    const turn = await provider.complete({
+      messages: [
+        ...task,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ReadFile', arguments: '{"path":"a.ts"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'hello world' },
+      ],
+      tools: [readFile],
+      model: '',
+    });
+    expect(turn.content).toBe('It says hello.');
+  });
+});
