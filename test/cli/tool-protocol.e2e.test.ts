@@ -18,8 +18,10 @@ afterAll(async () => {
   await harness?.close();
 });
 
+let scripts = 0;
 async function scriptIn(workspace: string, turns: unknown[]): Promise<string> {
-  const path = join(workspace, '..', `script-${Date.now()}.json`);
+  scripts += 1;
+  const path = join(workspace, `script-${scripts}.json`);
   await writeFile(path, JSON.stringify(turns));
   return path;
 }
