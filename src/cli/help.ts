@@ -13,6 +13,9 @@ Options:
   --provider P        openai | openai-responses | anthropic | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
   --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL); without --model or
                       DURABLE_AGENT_MODEL, the one model it lists at URL/models (several: pick one with --model)
+  --tool-protocol P   native (default: the API's function calling) | react (tools described in the prompt, calls
+                      read from the answer's text) for models without function calling; native switches to react
+                      by itself when the endpoint answers that it does not support tools
   --script FILE       serve this script of model turns from this process, in the API of --provider (default
                       scripted, i.e. Chat Completions; see docs/scripted-model.md)
   --max-steps N       stop after N model steps (default 50); the last step is sent with tool choice none, so the
@@ -84,13 +87,14 @@ TEMPORAL_CODEC_ENDPOINT=http://host:8234 for the temporalio/ui container, or the
 embedded UI). Anyone who can reach the endpoint can read the store: keep it on a trusted network.`;
 
 /** Help text of `demo`. */
-export const demoHelp = `Usage: durable-agent demo [--provider P] [--json]
+export const demoHelp = `Usage: durable-agent demo [--provider P] [--tool-protocol react] [--json]
 
 Copies examples/demo/project (a small library with a real bug and a failing test) to a temporary directory and runs
 the agent on it end to end on the embedded Temporal server: it explores, reads, fixes the bug and runs the tests.
 Without OPENAI_API_KEY the model is the scripted one (examples/demo/script.json over HTTP, through the real SDK
-client of --provider: openai, openai-responses or anthropic); with it, the real model does the work. The example
-directory itself is never changed.`;
+client of --provider: openai, openai-responses or anthropic); with it, the real model does the work.
+--tool-protocol react runs it as with a model without function calling: tools described in the prompt, calls read
+from the answer's text. The example directory itself is never changed.`;
 
 /** Help text of `approve`. */
 export const approveHelp = `Usage: durable-agent approve ID CALL_ID [--remember] [--reason R] [--json]

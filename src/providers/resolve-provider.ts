@@ -7,6 +7,8 @@ import type { ModelProvider } from './model-provider.js';
 import { anthropicMessagesFactory } from './anthropic-messages.js';
 import { createOpenAIChatProvider } from './openai-chat.js';
 import { openAIResponsesFactory } from './openai-responses.js';
+import { withReactFallback } from './react-fallback.js';
+import { createReactProvider } from './react-protocol.js';
 
 /** The model used when neither the run nor the worker names one. */
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
@@ -107,7 +109,8 @@ function openAIChatFactory({ env, name, baseURL: runBaseURL, model, openaiKeyFor
 
 /**
  * Reads the provider's variables (OPENAI_API_KEY, OPENAI_BASE_URL, …), DURABLE_AGENT_MODEL and DURABLE_AGENT_PROVIDER;
- * fields of the selection override them. Providers are cached per endpoint so calls share one connection pool.
+ * fields of the selection override them. Providers are cached per endpoint so calls share one connection pool, and
+ * per tool protocol (`native`, else `react`: tools described in the prompt, for models without function calling).
  */
 export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver {
   const cache = new Map<string, ModelProvider>();
@@ -119,10 +122,19 @@ export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver
     const baseURL = nonEmpty(selection.baseUrl);
     const factory = PROVIDER_FACTORIES[name];
     if (!factory) throw unknownProvider(name);
-    const key = `${name}\n${baseURL ?? ''}`;
+    const protocol = selection.toolProtocol ?? 'native';
+    if (protocol !== 'native' && protocol !== 'react') throw unknownToolProtocol(protocol);
+    const endpoint = `${name}\n${baseURL ?? ''}`;
+    let native = cache.get(endpoint);
+    if (!native) {
+      native = factory({ env, name, baseURL, model, openaiKeyFor });
+      cache.set(endpoint, native);
+    }
+    const key = `${endpoint}\n${protocol}`;
     let provider = cache.get(key);
     if (!provider) {
-      provider = factory({ env, name, baseURL, model, openaiKeyFor });
+      // Native calls switch to the text protocol by themselves when the endpoint turns tools away.
+      provider = protocol === 'react' ? createReactProvider(native) : withReactFallback(native);
       cache.set(key, provider);
     }
     return { provider, model };
@@ -131,6 +143,11 @@ export function createProviderResolver(env: NodeJS.ProcessEnv): ProviderResolver
 
 function unknownProvider(name: string): ApplicationFailure {
   const message = `Unknown provider "${name}". Providers: ${Object.keys(PROVIDER_FACTORIES).join(', ')}.`;
+  return ApplicationFailure.create({ type: 'ModelInvocationError.UnsupportedProvider', message, nonRetryable: true });
+}
+
+function unknownToolProtocol(protocol: string): ApplicationFailure {
+  const message = `Unknown tool protocol "${protocol}". Tool protocols: native, react.`;
   return ApplicationFailure.create({ type: 'ModelInvocationError.UnsupportedProvider', message, nonRetryable: true });
 }
 

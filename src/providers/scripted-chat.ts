@@ -3,6 +3,7 @@
 import type { ChatMessage } from '../core/messages.js';
 import { SUMMARISER_PROMPT } from '../core/compaction.js';
 import type { ScriptedDialect } from './scripted-dialect.js';
+import { FINAL_ANSWER_LABEL, OBSERVATION_LABEL } from './react-format.js';
 import { renderChunks, renderCompletion } from './scripted-script.js';
 
 export const chatDialect: ScriptedDialect = {
@@ -16,7 +17,10 @@ export const chatDialect: ScriptedDialect = {
         message: 'Scripted model: a chat completion request is a JSON object with a "messages" array',
       };
     const chat = messages as ChatMessage[];
-    const lastTool = chat.findLast((message) => message.role === 'tool');
+    // A model without function calling gets tool results as user messages of the text protocol (`Observation: …`).
+    const lastTool =
+      chat.findLast((message) => message.role === 'tool') ??
+      chat.findLast((message) => message.role === 'user' && String(message.content).includes(OBSERVATION_LABEL));
     const first = chat[0];
     return {
       ok: true,
@@ -28,6 +32,13 @@ export const chatDialect: ScriptedDialect = {
         : {}),
       compaction:
         first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith(SUMMARISER_PROMPT),
+      offersTools: Array.isArray(body.tools) && body.tools.length > 0,
+      asksForFinalAnswer: chat.some(
+        (message) =>
+          message.role === 'system' &&
+          typeof message.content === 'string' &&
+          message.content.includes(FINAL_ANSWER_LABEL),
+      ),
     };
   },
   render: (turn, options) => renderCompletion(turn, options),

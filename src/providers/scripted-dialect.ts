@@ -33,6 +33,10 @@ export type DialectRequest =
       lastToolResult?: string;
       /** A transcript-compaction request (answered with the server's compaction summary when it has one). */
       compaction: boolean;
+      /** Whether the request carries tools; a dialect that says false gets tool calls written as text (answerFor). */
+      offersTools?: boolean;
+      /** The request's system prompt asks for the text protocol's `Final Answer:`. */
+      asksForFinalAnswer?: boolean;
     }
   | { ok: false; status: number; message: string };
 

@@ -11,44 +11,53 @@ const scriptToolCallSchema = z.strictObject({
 });
 
 /** Schema of one scripted turn; unknown keys are rejected so a typo fails at load time, not mid-test. */
-export const scriptTurnSchema = z.strictObject({
-  // The model named in the response, whatever the request asked for (as a server serving one model does).
-  model: z.string().min(1).optional(),
-  content: z.string().optional(),
-  // What the model thought before answering: the Responses dialect returns it as an encrypted reasoning item.
-  reasoning: z.string().optional(),
-  tool_calls: z.array(scriptToolCallSchema).optional(),
-  // `content_filter` is a refusal (Anthropic's `refusal` stop reason).
-  finish_reason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']).optional(),
-  // Signed reasoning, as APIs that return it (Anthropic's thinking block) send it; others leave it out.
-  thinking: z.strictObject({ text: z.string(), signature: z.string() }).optional(),
-  delay_ms: z.number().int().nonnegative().optional(),
-  error: z
-    .strictObject({
-      status: z.number().int().min(400).max(599),
-      body: z.record(z.string(), z.unknown()).optional(),
-      headers: z.record(z.string(), z.string()).optional(),
-    })
-    .optional(),
-  usage: z
-    .strictObject({
-      prompt_tokens: z.number().int().nonnegative(),
-      completion_tokens: z.number().int().nonnegative(),
-      // Reported by the Responses dialect only: prompt tokens read from the cache, completion tokens spent reasoning.
-      cached_tokens: z.number().int().nonnegative().optional(),
-      reasoning_tokens: z.number().int().nonnegative().optional(),
-      // Parts of prompt_tokens read from / written to the prompt cache, for APIs that report them (Anthropic).
-      cache_read_tokens: z.number().int().nonnegative().optional(),
-      cache_write_tokens: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
-  chunk_size: z.number().int().positive().optional(),
-  truncate_stream: z.boolean().optional(),
-  drop_connection: z.boolean().optional(),
-  // A stream that fails after half its events with the API's in-stream error event.
-  stream_error: z.strictObject({ code: z.string().optional(), message: z.string() }).optional(),
-  expect: z.strictObject({ last_tool_contains: z.array(z.string()).optional() }).optional(),
-});
+export const scriptTurnSchema = z
+  .strictObject({
+    // The model named in the response, whatever the request asked for (as a server serving one model does).
+    model: z.string().min(1).optional(),
+    content: z.string().optional(),
+    // What the model thought before answering: the Responses dialect returns it as an encrypted reasoning item.
+    reasoning: z.string().optional(),
+    tool_calls: z.array(scriptToolCallSchema).optional(),
+    // `content_filter` is a refusal (Anthropic's `refusal` stop reason).
+    finish_reason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']).optional(),
+    // Signed reasoning, as APIs that return it (Anthropic's thinking block) send it; others leave it out.
+    thinking: z.strictObject({ text: z.string(), signature: z.string() }).optional(),
+    delay_ms: z.number().int().nonnegative().optional(),
+    error: z
+      .strictObject({
+        status: z.number().int().min(400).max(599),
+        body: z.record(z.string(), z.unknown()).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+      })
+      .optional(),
+    usage: z
+      .strictObject({
+        prompt_tokens: z.number().int().nonnegative(),
+        completion_tokens: z.number().int().nonnegative(),
+        // Reported by the Responses dialect only: prompt tokens read from the cache, completion tokens spent reasoning.
+        cached_tokens: z.number().int().nonnegative().optional(),
+        reasoning_tokens: z.number().int().nonnegative().optional(),
+        // Parts of prompt_tokens read from / written to the prompt cache, for APIs that report them (Anthropic).
+        cache_read_tokens: z.number().int().nonnegative().optional(),
+        cache_write_tokens: z.number().int().nonnegative().optional(),
+      })
+      .optional(),
+    chunk_size: z.number().int().positive().optional(),
+    truncate_stream: z.boolean().optional(),
+    drop_connection: z.boolean().optional(),
+    // A stream that fails after half its events with the API's in-stream error event.
+    stream_error: z.strictObject({ code: z.string().optional(), message: z.string() }).optional(),
+    expect: z.strictObject({ last_tool_contains: z.array(z.string()).optional() }).optional(),
+    // The exact text of the answer, sent as its content whatever the request offered (a malformed text-protocol answer).
+    raw_content: z.string().optional(),
+    // Served by a model without function calling: a request carrying tools is refused, as Ollama refuses it.
+    reject_tools: z.boolean().optional(),
+  })
+  .refine((turn) => turn.raw_content === undefined || (turn.content === undefined && turn.tool_calls === undefined), {
+    message: 'raw_content is the whole answer: a turn with it has no content or tool_calls',
+    path: ['raw_content'],
+  });
 
 /** One scripted model response. */
 export type ScriptTurn = z.infer<typeof scriptTurnSchema>;
@@ -78,6 +87,38 @@ export function parseScriptText(text: string, source = 'script'): ScriptTurn[] {
 export async function loadScript(script: ScriptTurn[] | string): Promise<ScriptTurn[]> {
   if (typeof script !== 'string') return parseScript(script);
   return parseScriptText(await readFile(script, 'utf8'), script);
+}
+
+/** What the server knows of a request when it picks how to write a turn. */
+export interface TurnAudience {
+  /** False when the request carries no tools (undefined: its API's dialect does not say). */
+  offersTools?: boolean;
+  /** The request's system prompt asks for the text protocol's `Final Answer:`. */
+  asksForFinalAnswer?: boolean;
+}
+
+/**
+ * The turn as the request's model would answer: `raw_content` verbatim; to a request without tools, tool calls as
+ * text-protocol actions (`Thought:` / `Action:` / `Action Input:`), as a model without function calling writes them,
+ * and, when the prompt asks for the format, a plain answer as `Final Answer: …`.
+ */
+export function answerFor(turn: ScriptTurn, audience: TurnAudience): ScriptTurn {
+  const { raw_content: raw, ...rest } = turn;
+  if (raw !== undefined) return { ...rest, content: raw };
+  if (audience.offersTools !== false) return turn;
+  const calls = wireToolCalls(turn, 0);
+  if (calls.length > 0) {
+    const actions = calls.map((call) => `Action: ${call.function.name}\nAction Input: ${call.function.arguments}`);
+    const { tool_calls: _calls, ...text } = rest;
+    return {
+      ...text,
+      content: [`Thought: ${turn.content ?? 'I will use a tool.'}`, ...actions].join('\n'),
+      finish_reason: turn.finish_reason === 'length' ? 'length' : 'stop',
+    };
+  }
+  if (audience.asksForFinalAnswer && turn.content !== undefined)
+    return { ...rest, content: `Final Answer: ${turn.content}` };
+  return turn;
 }
 
 /** A tool call as sent on the wire. */

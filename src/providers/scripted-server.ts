@@ -10,7 +10,7 @@ import { anthropicDialect } from './scripted-anthropic.js';
 import { chatDialect } from './scripted-chat.js';
 import type { ScriptedDialect, StreamEvent } from './scripted-dialect.js';
 import { createResponsesDialect } from './scripted-responses.js';
-import { loadScript } from './scripted-script.js';
+import { answerFor, loadScript } from './scripted-script.js';
 import type { ScriptTurn } from './scripted-script.js';
 
 export type { ScriptTurn } from './scripted-script.js';
@@ -124,6 +124,11 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       );
     }
     const turnNumber = served + 1;
+    if (turn.reject_tools === true && read.offersTools === true) {
+      // Refused before the model would run, so the turn stays for the request made again without tools.
+      const model = turn.model ?? read.model ?? 'scripted';
+      return refuse(400, 'invalid_request', `${model} does not support tools`);
+    }
     const mismatch = checkExpectation(turn, read.lastToolResult);
     if (mismatch !== undefined) {
       // Not consumed: a retry of the same request fails the same way instead of silently taking the next turn.
@@ -142,8 +147,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     const renderOptions = { turnNumber, model: turn.model ?? read.model ?? 'scripted', created, promptChars };
     // A connection reset: a non-streaming request gets no answer at all, a stream gets half its events first.
     if (turn.drop_connection === true && !read.stream) return void response.socket?.destroy();
-    if (!read.stream) return sendJson(response, 200, dialect.render(turn, renderOptions));
-    const events = dialect.renderEvents(turn, { ...renderOptions, includeUsage });
+    const answer = answerFor(turn, read);
+    if (!read.stream) return sendJson(response, 200, dialect.render(answer, renderOptions));
+    const events = dialect.renderEvents(answer, { ...renderOptions, includeUsage });
     if (turn.drop_connection === true) return dropMidStream(response, events);
     if (turn.stream_error) {
       const sent = events.slice(0, Math.ceil(events.length / 2));

@@ -36,6 +36,10 @@ async function postChat(url: string, body: unknown): Promise<{ status: number; h
 }
 
 const user = (content: string) => [{ role: 'user' as const, content }];
+// A request must offer tools to be answered with tool calls: without them, calls come back as text (answerFor).
+const tools = [
+  { type: 'function' as const, function: { name: 'Glob', parameters: { type: 'object', properties: {} } } },
+];
 
 describe('startScriptedModelServer', () => {
   it('listens on 127.0.0.1 and gives a base URL ending in /v1', async () => {
@@ -58,7 +62,7 @@ describe('startScriptedModelServer', () => {
 
   it('answers non-streaming requests with a chat.completion, tool calls and estimated usage', async () => {
     const { client } = await start([{ tool_calls: [{ name: 'Glob', arguments: { pattern: '**/*.ts' } }] }]);
-    const completion = await client.chat.completions.create({ model: 'gpt-z', messages: user('12345678') });
+    const completion = await client.chat.completions.create({ model: 'gpt-z', messages: user('12345678'), tools });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('gpt-z');
     expect(completion.choices[0]).toMatchObject({
@@ -107,6 +111,7 @@ describe('startScriptedModelServer', () => {
     const response = await postChat(server.url, {
       model: 'm',
       messages: user('x'),
+      tools,
       stream: true,
       stream_options: { include_usage: true },
     });

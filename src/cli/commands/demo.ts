@@ -18,7 +18,11 @@ const task =
 export async function demoCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, provider: { type: 'string' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      provider: { type: 'string' },
+      'tool-protocol': { type: 'string' },
+    },
   });
   const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-demo-'));
   await cp(join(demoRoot, 'project'), workspace, { recursive: true });
@@ -33,8 +37,21 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   const modelFlags = real
     ? ['--provider', 'openai']
     : ['--provider', values.provider ?? 'scripted', '--script', join(demoRoot, 'script.json')];
+  // The scripted turns are written as text-protocol answers to a run that offers its tools in the prompt.
+  const protocolFlags = values['tool-protocol'] === undefined ? [] : ['--tool-protocol', values['tool-protocol']];
   const exitCode = await runCommand(
-    ['--cwd', workspace, '--ask', 'deny', '--max-steps', '20', ...(values.json ? ['--json'] : []), ...modelFlags, task],
+    [
+      '--cwd',
+      workspace,
+      '--ask',
+      'deny',
+      '--max-steps',
+      '20',
+      ...(values.json ? ['--json'] : []),
+      ...modelFlags,
+      ...protocolFlags,
+      task,
+    ],
     config,
   );
   if (exitCode !== EXIT.finished) return exitCode;

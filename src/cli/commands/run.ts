@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { PROVIDER_NAMES, hostToolQueue } from '../../config.js';
 import { FINAL_RESULT_TOOL } from '../../core/final-result.js';
-import type { ModelSelection, ToolChoice } from '../../core/messages.js';
+import type { ModelSelection, ToolChoice, ToolProtocol } from '../../core/messages.js';
 import { createTaskRegistry } from '../../tools/task-registry.js';
 import { readOutputSchema } from '../output-schema-file.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
@@ -29,6 +29,7 @@ const options = {
   'fallback-model': { type: 'string', multiple: true },
   provider: { type: 'string' },
   'base-url': { type: 'string' },
+  'tool-protocol': { type: 'string' },
   'env-pass': { type: 'string', multiple: true },
   script: { type: 'string' },
   'max-steps': { type: 'string' },
@@ -73,6 +74,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     throw new UsageError('--provider scripted needs --script FILE (or --base-url of a running scripted server)');
   if (values.script && detach)
     throw new UsageError('--script is served by this command, so it cannot --detach; run it attached');
+  const toolProtocol = parseToolProtocol(values['tool-protocol']);
 
   const scripted = values.script ? await startScriptedModelServer({ script: resolve(values.script) }) : undefined;
   const model =
@@ -81,6 +83,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     ...(provider ? { provider } : {}),
     ...(model ? { model } : {}),
     ...((scripted?.url ?? values['base-url']) ? { baseUrl: scripted?.url ?? values['base-url'] } : {}),
+    ...(toolProtocol ? { toolProtocol } : {}),
   };
   const envPass = parseEnvPass(values['env-pass'] ?? []);
   const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
@@ -232,6 +235,12 @@ function parseBudget(
     ...(maxTokens !== undefined ? { maxTokens } : {}),
     ...(onBudget ? { onBudget } : {}),
   };
+}
+
+/** `--tool-protocol`: `native` function calling, or `react` (tools described in the prompt) for models without it. */
+function parseToolProtocol(text: string | undefined): ToolProtocol | undefined {
+  if (text === undefined || text === 'native' || text === 'react') return text;
+  throw new UsageError(`--tool-protocol must be native or react, got "${text}"`);
 }
 
 function parseMode(text: string): AgentMode {
