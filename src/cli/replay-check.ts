@@ -1,6 +1,7 @@
 // Replays a recorded history against a workflow bundle and, when the code no longer fits the history, names the event
 // where they part: the nondeterminism message alone often says what differed but not where.
 import { ACTIVITY } from '../core/activity-names.js';
+import { HISTORY_FORMAT } from '../core/messages.js';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ReplayError, Worker } from '@temporalio/worker';
@@ -115,6 +116,30 @@ export const INLINE_TRANSCRIPT_MESSAGE =
   'this version keeps transcripts in the content store and passes keys, so it cannot replay that run. ' +
   'Replay it with the version that recorded it.';
 
+/** The HISTORY_FORMAT a history was recorded in: its model requests' `format` (none: 1). */
+export function recordedFormat(history: History): number {
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name !== ACTIVITY.callModel) continue;
+    const [payload] = scheduled.input?.payloads ?? [];
+    try {
+      const request = payload ? defaultPayloadConverter.fromPayload<{ format?: unknown }>(payload) : undefined;
+      return typeof request?.format === 'number' ? request.format : 1;
+    } catch {
+      return 1;
+    }
+  }
+  return HISTORY_FORMAT;
+}
+
+/** Why a history of another format does not replay, in place of the first event where the code parts from it. */
+export function formatMessage(format: number): string {
+  return (
+    `This history was recorded in history format ${format}; this version of durable-agent writes format ` +
+    `${HISTORY_FORMAT} and cannot replay it. Replay it with the version that recorded it.`
+  );
+}
+
 function hasInlineTranscript(history: History): boolean {
   return (history.events ?? []).some((event) => {
     const scheduled = event.activityTaskScheduledEventAttributes;
@@ -141,6 +166,9 @@ export async function checkReplay(
   if (!error) return { deterministic: true, events };
   if (hasInlineTranscript(history))
     return { deterministic: false, events, kind: 'failure', divergence: { message: INLINE_TRANSCRIPT_MESSAGE } };
+  const format = recordedFormat(history);
+  if (format !== HISTORY_FORMAT)
+    return { deterministic: false, events, kind: 'failure', divergence: { message: formatMessage(format) } };
   const message = coreMessage(error);
   if (!(error instanceof DeterminismViolationError))
     return { deterministic: false, events, kind: 'failure', divergence: { message } };

@@ -46,6 +46,14 @@ export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 /** How tools reach the model: the API's function calling, or described in the prompt and parsed from its text. */
 export type ToolProtocol = 'native' | 'react';
 
+/**
+ * The format of what a run writes to history (its model requests and turns, and the transcript they refer to):
+ * 2 since the transcript is provider-neutral and requests carry a tool choice. A history's format is the `format` of
+ * its model requests (none: 1), so `replay` can say why an older history does not replay instead of pointing at an
+ * event. Raise it with any change to these shapes.
+ */
+export const HISTORY_FORMAT = 2;
+
 /** Token usage of one model call. */
 export interface Usage {
   promptTokens: number;
@@ -130,6 +138,8 @@ export interface ModelSelection {
  * from the store and resolves the schemas itself (STYLE 10), so history never carries the transcript.
  */
 export interface ModelRequest {
+  /** HISTORY_FORMAT of the code that made the request. */
+  format?: number;
   transcript: TranscriptRef;
   /** Content the workflow made since the last call (its messages, transcript nodes): stored first, then read. */
   writes?: PendingWrites;

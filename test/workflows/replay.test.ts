@@ -3,11 +3,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
-import { Worker } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { checkReplay, INLINE_TRANSCRIPT_MESSAGE } from '../../src/cli/replay-check.js';
+import { HISTORY_FORMAT } from '../../src/core/messages.js';
+import { checkReplay, formatMessage, INLINE_TRANSCRIPT_MESSAGE, recordedFormat } from '../../src/cli/replay-check.js';
 import { sharedBundle } from '../support/harness.js';
 import { historiesDir } from '../support/histories.js';
+
+const ignore = (): void => undefined;
+const quietBundleLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: ignore };
 
 describe('replay of saved histories', () => {
   it('replays every history under test/fixtures/histories without non-determinism', async () => {
@@ -25,7 +29,34 @@ describe('replay of saved histories', () => {
     }
     expect(results).toHaveLength(files.length);
     for (const result of results) expect(result.error, `${result.workflowId}: ${String(result.error)}`).toBeUndefined();
+    // Saved in the format this code writes: a format change regenerates them (UPDATE_HISTORIES=1).
+    for (const { workflowId, history } of histories) expect(recordedFormat(history), workflowId).toBe(HISTORY_FORMAT);
   });
+});
+
+describe('replay of a history in an older format', () => {
+  it('says which format it was recorded in instead of pointing at an event', async () => {
+    const json = JSON.parse(await readFile(`${historiesDir}demo.json`, 'utf8')) as {
+      events: { activityTaskScheduledEventAttributes?: { input?: { payloads?: { data?: string }[] } } }[];
+    };
+    // The same run as an older version would have recorded it: its model requests carry no format.
+    for (const event of json.events) {
+      const payload = event.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+      if (!payload?.data) continue;
+      const decoded = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { format?: number };
+      if (decoded.format === undefined) continue;
+      delete decoded.format;
+      payload.data = Buffer.from(JSON.stringify(decoded)).toString('base64');
+    }
+    const history = historyFromJSON(json);
+    expect(recordedFormat(history)).toBe(1);
+    const incompatible = fileURLToPath(new URL('../fixtures/replay/incompatible-workflows.ts', import.meta.url));
+    const bundle = await bundleWorkflowCode({ workflowsPath: incompatible, logger: quietBundleLogger });
+    const check = await checkReplay(bundle, history, 'demo');
+    expect(check.deterministic).toBe(false);
+    if (check.deterministic) return;
+    expect(check.divergence.message).toBe(formatMessage(1));
+  }, 60_000);
 });
 
 describe('replay of a history recorded before the content store', () => {

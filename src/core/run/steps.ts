@@ -4,6 +4,7 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { ACTIVITY } from '../activity-names.js';
 import { DEFAULT_PRICE_TABLE } from '../price-table.js';
 import type { PriceTable } from '../price-table.js';
+import { HISTORY_FORMAT } from '../messages.js';
 import type { ModelRequest, ModelSelection, ModelTurn, ToolChoice } from '../messages.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent, addProgress, addUsage } from '../state.js';
@@ -58,6 +59,7 @@ export function modelRequest(
   const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
   const toolChoice: ToolChoice = stepToolChoice(state, input, offeredToolNames(input, toolNames));
   return {
+    format: HISTORY_FORMAT,
     transcript: state.transcript,
     writes,
     toolNames,
@@ -77,6 +79,7 @@ export function compactionRequest(
 ): { request: ModelRequest; summary: string } {
   return {
     request: {
+      format: HISTORY_FORMAT,
       transcript: state.transcript,
       writes,
       toolNames: [],
