@@ -16,11 +16,11 @@ afterAll(async () => {
 });
 
 describe('durable-agent demo', () => {
-  it('fixes the example through the OpenAI Responses API (--provider openai-responses)', async () => {
+  it.each(['openai', 'openai-responses'])('fixes the example through the %s API', async (provider) => {
     // PATH only: the demo checks its result with `node --test`.
-    const demo = await cli(['demo', '--provider', 'openai-responses', '--json'], { PATH: process.env.PATH! });
+    const demo = await cli(['demo', '--provider', provider, '--json'], { PATH: process.env.PATH! });
     expect(demo.exitCode, demo.stderr).toBe(0);
-    expect(demo.stderr).toContain('through the openai-responses API');
+    expect(demo.stderr).toContain(`through the ${provider} API`);
     expect(demo.stderr).toMatch(/verified: the tests now pass/);
     expect(JSON.parse(demo.stdout)).toMatchObject({ status: 'completed', steps: 6 });
   });
