@@ -11,8 +11,9 @@ Options:
   --fallback-model M  when a model call fails for good, retry the step with M (repeatable: a chain); PROVIDER:M
                       switches provider too (anthropic:claude-sonnet-4-5)
   --provider P        openai | openai-responses | anthropic | scripted (default: the worker's DURABLE_AGENT_PROVIDER)
-  --base-url URL      any OpenAI-compatible endpoint (default: the worker's OPENAI_BASE_URL); without --model or
-                      DURABLE_AGENT_MODEL, the one model it lists at URL/models (several: pick one with --model)
+  --base-url URL      the endpoint of --provider, e.g. any OpenAI-compatible server (default: the worker's
+                      OPENAI_BASE_URL or ANTHROPIC_BASE_URL); without --model or DURABLE_AGENT_MODEL, the one model
+                      it lists at URL/models (several: pick one with --model)
   --tool-protocol P   native (default: the API's function calling) | react (tools described in the prompt, calls
                       read from the answer's text) for models without function calling; native switches to react
                       by itself when the endpoint answers that it does not support tools
