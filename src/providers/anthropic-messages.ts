@@ -1,21 +1,20 @@
 // Node: the Anthropic Messages adapter (`--provider anthropic`), streaming, through the official SDK.
 import Anthropic, { APIUserAbortError } from '@anthropic-ai/sdk';
-import { commaList } from '../core/comma-list.js';
 import type { ModelTurn } from '../core/messages.js';
 import { maxTokensFor, toAnthropicRequest } from './anthropic-request.js';
 import { AnthropicStreamAssembler } from './anthropic-stream.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
-import type { ProviderSetup } from './resolve-provider.js';
-import {
-  KEY_ORIGINS_VARIABLE,
-  PLACEHOLDER_API_KEY,
-  configurationError,
-  nonEmpty,
-  originOf,
-} from './resolve-provider.js';
+import type { ProviderSetup, WorkerCredentials } from './resolve-provider.js';
+import { PLACEHOLDER_API_KEY, configurationError, nonEmpty, workerKeyFor } from './resolve-provider.js';
 
 /** Where Anthropic's own API is, when the worker names no endpoint. */
 export const ANTHROPIC_API_ORIGIN = 'https://api.anthropic.com';
+
+const ANTHROPIC_CREDENTIALS: WorkerCredentials = {
+  keyVariable: 'ANTHROPIC_API_KEY',
+  baseUrlVariable: 'ANTHROPIC_BASE_URL',
+  apiOrigin: ANTHROPIC_API_ORIGIN,
+};
 
 /** Options of `createAnthropicMessagesProvider`. The key comes from the worker's environment, never a workflow input. */
 export interface AnthropicMessagesProviderOptions {
@@ -82,10 +81,7 @@ export function anthropicBaseURL(url: string): string {
  * DURABLE_AGENT_KEY_ORIGINS. Anything else gets no key, so a run naming another URL cannot collect it.
  */
 export function anthropicKeyFor(env: NodeJS.ProcessEnv, baseURL: string): string | undefined {
-  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
-  const own = nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_API_ORIGIN;
-  const trusted = new Set([own, ...commaList(env[KEY_ORIGINS_VARIABLE])].map(originOf));
-  return apiKey !== undefined && trusted.has(originOf(baseURL)) ? apiKey : undefined;
+  return workerKeyFor(env, ANTHROPIC_CREDENTIALS, baseURL);
 }
 
 /** `anthropic` in PROVIDER_FACTORIES: the run's `--base-url`, else ANTHROPIC_BASE_URL, else Anthropic's API. */

@@ -12,7 +12,7 @@ import type {
 import type { ChatMessage, ModelTurn, ToolChoice } from '../core/messages.js';
 import { responsesToolOf } from '../tools/schema-export.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
-import { PLACEHOLDER_API_KEY, configurationError, nonEmpty } from './resolve-provider.js';
+import { openAIEndpoint } from './resolve-provider.js';
 import type { ProviderSetup } from './resolve-provider.js';
 import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';
 import type { ResponsesStreamEvent } from './responses-assembler.js';
@@ -37,24 +37,8 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
 }
 
 /** The `openai-responses` provider: key and endpoint exactly as for `openai` (OPENAI_API_KEY, OPENAI_BASE_URL). */
-export function openAIResponsesFactory({
-  env,
-  baseURL: runBaseURL,
-  model,
-  openaiKeyFor,
-}: ProviderSetup): ModelProvider {
-  const baseURL = runBaseURL ?? nonEmpty(env.OPENAI_BASE_URL);
-  if (!nonEmpty(env.OPENAI_API_KEY) && !baseURL) {
-    throw configurationError(
-      "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
-    );
-  }
-  // The worker's key goes only to the endpoints it is configured for, as for every provider.
-  return createOpenAIResponsesProvider({
-    apiKey: openaiKeyFor(baseURL) ?? PLACEHOLDER_API_KEY,
-    defaultModel: model,
-    ...(baseURL ? { baseURL } : {}),
-  });
+export function openAIResponsesFactory(setup: ProviderSetup): ModelProvider {
+  return createOpenAIResponsesProvider({ defaultModel: setup.model, ...openAIEndpoint(setup) });
 }
 
 async function completeStreaming(client: OpenAI, defaultModel: string, request: ProviderRequest): Promise<ModelTurn> {

@@ -31,26 +31,51 @@ const OPENAI_API_ORIGIN = 'https://api.openai.com';
 /** The variable naming further origins the worker's key may be sent to (comma-separated). */
 export const KEY_ORIGINS_VARIABLE = 'DURABLE_AGENT_KEY_ORIGINS';
 
-/** The worker's own endpoint (OPENAI_BASE_URL, else OpenAI's API) and the origins in DURABLE_AGENT_KEY_ORIGINS. */
-function trustedOrigins(env: NodeJS.ProcessEnv): Set<string> {
+/** Where a provider's key and own endpoint are configured in the worker's environment. */
+export interface WorkerCredentials {
+  keyVariable: string;
+  baseUrlVariable: string;
+  /** The provider's own API, when the worker names no endpoint. */
+  apiOrigin: string;
+}
+
+const OPENAI_CREDENTIALS: WorkerCredentials = {
+  keyVariable: 'OPENAI_API_KEY',
+  baseUrlVariable: 'OPENAI_BASE_URL',
+  apiOrigin: OPENAI_API_ORIGIN,
+};
+
+/** The worker's own endpoint for these credentials (its base URL, else the provider's API) and the named origins. */
+function trustedOrigins(env: NodeJS.ProcessEnv, credentials: WorkerCredentials = OPENAI_CREDENTIALS): Set<string> {
   const named = commaList(env[KEY_ORIGINS_VARIABLE]);
-  return new Set([nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_API_ORIGIN, ...named].map(originOf));
+  return new Set([nonEmpty(env[credentials.baseUrlVariable]) ?? credentials.apiOrigin, ...named].map(originOf));
 }
 
 /**
- * OPENAI_API_KEY when it may be sent to `baseURL` (OpenAI's API when omitted): the worker's own endpoint or an origin in
- * DURABLE_AGENT_KEY_ORIGINS. Anything else gets no key, so a run naming another URL cannot collect it.
+ * The worker's key for a provider when it may be sent to `baseURL` (the provider's API when omitted): the worker's own
+ * endpoint or an origin in DURABLE_AGENT_KEY_ORIGINS. Anything else gets no key, so a run naming another URL cannot
+ * collect it.
  */
+export function workerKeyFor(
+  env: NodeJS.ProcessEnv,
+  credentials: WorkerCredentials,
+  baseURL: string | undefined,
+  origins = trustedOrigins(env, credentials),
+): string | undefined {
+  const apiKey = nonEmpty(env[credentials.keyVariable]);
+  return apiKey !== undefined && origins.has(originOf(baseURL ?? credentials.apiOrigin)) ? apiKey : undefined;
+}
+
+/** OPENAI_API_KEY when it may be sent to `baseURL` (`workerKeyFor`). */
 export function apiKeyFor(
   env: NodeJS.ProcessEnv,
   baseURL: string | undefined,
   origins = trustedOrigins(env),
 ): string | undefined {
-  const apiKey = nonEmpty(env.OPENAI_API_KEY);
-  return apiKey !== undefined && origins.has(originOf(baseURL ?? OPENAI_API_ORIGIN)) ? apiKey : undefined;
+  return workerKeyFor(env, OPENAI_CREDENTIALS, baseURL, origins);
 }
 
-export function originOf(url: string): string {
+function originOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {
@@ -85,26 +110,31 @@ export const PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {
 };
 
 /** Chat Completions on OpenAI or any compatible endpoint; `scripted` is the same API served by the scripted server. */
-function openAIChatFactory({ env, name, baseURL: runBaseURL, model, openaiKeyFor }: ProviderSetup): ModelProvider {
-  const baseURL = runBaseURL ?? nonEmpty(env.OPENAI_BASE_URL);
-  if (name === 'scripted' && !baseURL) {
+function openAIChatFactory(setup: ProviderSetup): ModelProvider {
+  if (setup.name === 'scripted' && !(setup.baseURL ?? nonEmpty(setup.env.OPENAI_BASE_URL))) {
     throw configurationError(
       'Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).',
     );
   }
-  if (name === 'openai' && !nonEmpty(env.OPENAI_API_KEY) && !baseURL) {
+  return createOpenAIChatProvider({ name: setup.name, defaultModel: setup.model, ...openAIEndpoint(setup) });
+}
+
+/**
+ * The endpoint and key of an OpenAI API provider (`openai`, `openai-responses`): the run's base URL, else
+ * OPENAI_BASE_URL, else OpenAI's API, which needs OPENAI_API_KEY. The worker's key goes only to the endpoints it is
+ * configured for: a run naming any other URL (anyone who can start a workflow can) reaches it without the key.
+ */
+export function openAIEndpoint({ env, name, baseURL: runBaseURL, openaiKeyFor }: ProviderSetup): {
+  apiKey: string;
+  baseURL?: string;
+} {
+  const baseURL = runBaseURL ?? nonEmpty(env.OPENAI_BASE_URL);
+  if (name !== 'scripted' && !nonEmpty(env.OPENAI_API_KEY) && !baseURL) {
     throw configurationError(
       "OPENAI_API_KEY is not set in the worker's environment (set OPENAI_BASE_URL instead for a local endpoint without keys).",
     );
   }
-  // The worker's key goes only to the endpoints it is configured for: a run naming any other URL (anyone who can
-  // start a workflow can) reaches it without the key.
-  return createOpenAIChatProvider({
-    name,
-    apiKey: openaiKeyFor(baseURL) ?? PLACEHOLDER_API_KEY,
-    defaultModel: model,
-    ...(baseURL ? { baseURL } : {}),
-  });
+  return { apiKey: openaiKeyFor(baseURL) ?? PLACEHOLDER_API_KEY, ...(baseURL ? { baseURL } : {}) };
 }
 
 /**
