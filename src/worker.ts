@@ -9,6 +9,9 @@ import type { CommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
+import type { McpServers } from './core/mcp-servers.js';
+import { workerMcpServers } from './activities/mcp/config-file.js';
+import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
 
 /** Entry module of the workflow bundle. */
@@ -43,6 +46,11 @@ export interface AgentWorkerOptions {
    * that cannot sandbox and was not told to run without does not start.
    */
   commandSandbox?: CommandSandbox;
+  /**
+   * MCP servers offered to every run this worker serves, besides those of the DURABLE_AGENT_MCP_CONFIG file in `env`
+   * (these win on a name).
+   */
+  mcpServers?: McpServers;
   /** Replaces built-in tool executors by name (see ActivityDependencies.executors). */
   executors?: ActivityDependencies['executors'];
   /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
@@ -61,7 +69,10 @@ export interface AgentWorkers {
 export async function createAgentWorkers(options: AgentWorkerOptions): Promise<AgentWorkers> {
   const env = options.env ?? process.env;
   const commandSandbox = options.commandSandbox ?? (await resolveCommandSandbox(env));
+  // A bad servers file stops the worker at start, where the operator sees it, rather than failing every run.
+  const mcpServers = workerMcpServers(env, options.mcpServers);
   const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
+  const mcpConnections = createMcpConnectionPool(env);
   const activities = createActivities({
     resolveProvider: createProviderResolver(env),
     store: options.store,
@@ -69,6 +80,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
+    mcp: { servers: mcpServers, connections: mcpConnections },
   });
   // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
   // answer) is kept out of history as well.
@@ -99,7 +111,12 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   return {
     workers,
     run: async () => {
-      await Promise.all(workers.map((worker) => worker.run()));
+      try {
+        await Promise.all(workers.map((worker) => worker.run()));
+      } finally {
+        // The servers this worker started end with it.
+        await mcpConnections.closeAll();
+      }
     },
     shutdown: () => {
       for (const worker of workers) worker.shutdown();
@@ -107,7 +124,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   };
 }
 
-/** Everything that touches the workspace: tools (built-in and function), spill files, command classification. */
+/** Everything that touches the workspace: tools (built-in, function, MCP), spill files, command classification. */
 function workspaceActivities(activities: Activities): Partial<Activities> {
   const { callModel: _model, listFunctionTools: _functions, storeContent: _store, ...rest } = activities;
   return rest;

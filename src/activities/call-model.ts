@@ -9,15 +9,21 @@ import type { ToolContract } from '../tools/define-tool.js';
 import { toModelFailure } from './failures.js';
 import { finalResultToolSchema } from '../core/final-result.js';
 
-/** A model request with its messages read back from the store. */
-export type ResolvedModelRequest = Omit<ModelRequest, 'transcript' | 'writes'> & { messages: ChatMessage[] };
+/** A model request with its messages read back from the store (and its MCP tools' contracts from their catalog). */
+export type ResolvedModelRequest = Omit<ModelRequest, 'transcript' | 'writes' | 'mcpCatalog'> & {
+  messages: ChatMessage[];
+  mcpContracts?: ReadonlyMap<string, ToolContract>;
+};
+
+/** Tool schemas by name, from the task registry or else from the task's MCP contracts. */
+export type ResolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>) => ToolSchema[];
 
 /** What `createCallModel` needs: an endpoint per selection and the schemas of the named tools. */
 export interface CallModelDependencies {
   resolveProvider(selection: ModelSelection): { provider: ModelProvider; model: string };
-  resolveTools(names: string[]): ToolSchema[];
+  resolveTools: ResolveTools;
   /** The contracts of the named tools, for providers that export the schemas their own way. */
-  resolveContracts?(names: string[]): ToolContract[];
+  resolveContracts?(names: string[], mcp?: ReadonlyMap<string, ToolContract>): ToolContract[];
 }
 
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
@@ -30,8 +36,8 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
     const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
     try {
       const { provider, model } = deps.resolveProvider(request.selection);
-      const tools = requestTools(request, (names) => deps.resolveTools(names));
-      const toolContracts = deps.resolveContracts?.(request.toolNames);
+      const tools = requestTools(request, deps.resolveTools);
+      const toolContracts = deps.resolveContracts?.(request.toolNames, request.mcpContracts);
       return await provider.complete({
         messages: request.messages,
         tools,
@@ -53,11 +59,8 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
 }
 
 /** The tools a request sends: the named ones, and a structured run's final tool built from its schema. */
-export function requestTools(
-  request: ResolvedModelRequest,
-  resolveTools: (names: string[]) => ToolSchema[],
-): ToolSchema[] {
-  const tools = resolveTools(request.toolNames);
+export function requestTools(request: ResolvedModelRequest, resolveTools: ResolveTools): ToolSchema[] {
+  const tools = resolveTools(request.toolNames, request.mcpContracts);
   return request.outputSchema ? [...tools, finalResultToolSchema(request.outputSchema)] : tools;
 }
 

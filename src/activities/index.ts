@@ -13,6 +13,12 @@ import { createModelStep } from './model-step.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
 import { createTranscriptStore } from './transcript-store.js';
+import { mcpCallExecutor } from './mcp/call-tool.js';
+import { createMcpCatalogs } from './mcp/catalog.js';
+import { createMcpConnectionPool } from './mcp/connections.js';
+import type { McpConnectionPool } from './mcp/connections.js';
+import { createListMcpTools } from './mcp/list-tools.js';
+import type { McpServers } from '../core/mcp-servers.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
@@ -34,6 +40,8 @@ export interface ActivityDependencies {
   commandSandbox: CommandSandbox;
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
   executors?: Readonly<Record<string, ToolExecutor>>;
+  /** The worker's own MCP servers and the pool of its connections (closed by whoever made it). */
+  mcp?: { servers: McpServers; connections: McpConnectionPool };
 }
 
 /** A tool activity: the activity type is the tool's name. */
@@ -59,23 +67,39 @@ export function createActivities(deps: ActivityDependencies) {
   const functionActivities: Record<string, ToolActivity> = Object.fromEntries(
     functions.map((definition) => [definition.name, toolActivity(definition.name, functionExecutor(definition))]),
   );
-  // The workflow sends tool names only; schemas are resolved here so history stays small (STYLE 10).
-  const resolveContracts = (names: string[]): ToolContract[] =>
+  // The workflow sends tool names only; schemas are resolved here so history stays small (STYLE 10). MCP tools come
+  // from the task's catalog, which the request names by key.
+  const resolveContracts = (names: string[], mcp?: ReadonlyMap<string, ToolContract>): ToolContract[] =>
     names.flatMap((name) => {
-      const contract = registry.get(name);
+      const contract = registry.get(name) ?? mcp?.get(name);
       return contract ? [contract] : [];
     });
-  const resolveTools = (names: string[]): ToolSchema[] => resolveContracts(names).map(toChatCompletionsTool);
+  const resolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>): ToolSchema[] =>
+    resolveContracts(names, mcp).map(toChatCompletionsTool);
   const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools, resolveContracts });
+  const mcp = {
+    servers: deps.mcp?.servers ?? {},
+    connections: deps.mcp?.connections ?? createMcpConnectionPool(),
+    catalogs: createMcpCatalogs(deps.store),
+  };
   return {
     ...functionActivities,
-    [ACTIVITY.callModel]: createModelStep({ transcripts, callModel, resolveTools }),
+    [ACTIVITY.callModel]: createModelStep({
+      transcripts,
+      callModel,
+      resolveTools,
+      mcpContracts: (key) => mcp.catalogs.contracts(key),
+    }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
     [ACTIVITY.listFunctionTools]: async (): Promise<FunctionToolSpec[]> => specs,
     /** Stores content the workflow made (the last step of a finished run). */
     [ACTIVITY.storeContent]: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
     [ACTIVITY.budgetTurn]: createBudgetTurn(transcripts),
     [ACTIVITY.classifyBash]: classifyBash,
+    /** The tools of the worker's and the run's MCP servers, listed once per task where the workspace is. */
+    [ACTIVITY.listMcpTools]: createListMcpTools(mcp),
+    /** Every MCP tool call: the tool is named in the request, its server found in the task's catalog. */
+    [ACTIVITY.callMcpTool]: toolActivity(ACTIVITY.callMcpTool, mcpCallExecutor(mcp)),
     ...builtinActivities,
   };
 }

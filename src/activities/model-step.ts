@@ -1,12 +1,14 @@
 // Node: the callModel activity as the workflow sees it. It stores what the workflow made, rebuilds the messages from
 // the store, calls the model, and hands back a turn whose huge strings are stored and referred to by key, so history
 // grows by the same few kilobytes a step however long the run and however large its files.
-import type { ModelRequest, ModelTurn, ToolSchema } from '../core/messages.js';
+import type { ModelRequest, ModelTurn } from '../core/messages.js';
 import { applyCompaction, planCompaction, summaryRequest } from '../core/compaction.js';
 import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
 import { transcriptOf } from '../core/transcript-ref.js';
-import type { ResolvedModelRequest } from './call-model.js';
+import type { ResolveTools, ResolvedModelRequest } from './call-model.js';
+import type { ContentKey } from '../core/content-key.js';
+import type { ToolContract } from '../tools/define-tool.js';
 import { requestTools } from './call-model.js';
 import { checkFinalResult, outputSchemaValidator } from './output-schema.js';
 import { activityAttempt } from './activity-context.js';
@@ -16,7 +18,9 @@ import { INLINE_STRING_BYTES } from './transcript-store.js';
 export interface ModelStepDependencies {
   transcripts: TranscriptStore;
   callModel: (request: ResolvedModelRequest) => Promise<ModelTurn>;
-  resolveTools: (names: string[]) => ToolSchema[];
+  resolveTools: ResolveTools;
+  /** The contracts of a task's MCP tools, by the key of their stored catalog. */
+  mcpContracts?: (catalog: ContentKey) => Promise<ReadonlyMap<string, ToolContract>>;
 }
 
 /** Creates the `callModel` activity. */
@@ -28,9 +32,11 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
     if (request.purpose === 'compaction') return compact(deps, request, messages);
     // A schema that cannot be used fails before the model is paid for.
     const validate = request.outputSchema ? outputSchemaValidator(request.outputSchema) : undefined;
+    const mcpContracts = request.mcpCatalog ? await deps.mcpContracts?.(request.mcpCatalog) : undefined;
     const resolved: ResolvedModelRequest = {
       messages,
       toolNames: request.toolNames,
+      ...(mcpContracts ? { mcpContracts } : {}),
       selection: request.selection,
       step: request.step,
       ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
@@ -120,11 +126,7 @@ async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): P
  * Completes the usage the ledger needs: the tool list's tokens, the attempt that succeeded, and an estimate when the
  * endpoint reported nothing (some OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
  */
-function withUsageAccounting(
-  request: ResolvedModelRequest,
-  turn: ModelTurn,
-  resolveTools: (names: string[]) => ToolSchema[],
-): ModelTurn {
+function withUsageAccounting(request: ResolvedModelRequest, turn: ModelTurn, resolveTools: ResolveTools): ModelTurn {
   const tools = schemaTokens(requestTools(request, resolveTools));
   const attempt = activityAttempt();
   if (turn.usage.totalTokens > 0)

@@ -1,3 +1,4 @@
+import type { ContentKey } from '../core/content-key.js';
 import type { Envelope, Repair } from '../core/envelope.js';
 import type { ReadStateStore, ReadStateUpdate } from '../core/read-state.js';
 import type { FallbackNote, ToolOutcome } from '../core/tool-outcome.js';
@@ -26,6 +27,8 @@ export interface ToolActivityInput {
   envPass?: string[];
   /** The permission decision's level and rule (C.5), echoed by Bash as `data.classification`. */
   classification?: { level: RiskLevel; rule: string };
+  /** An MCP tool's call: the task's stored catalog and the tool's registry name in it. */
+  mcp?: { catalog: ContentKey; tool: string };
   /** Set when this call serves a failing tool's call: the envelope says so unless it is an error itself. */
   fallback?: FallbackNote;
   /**

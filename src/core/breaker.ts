@@ -215,9 +215,11 @@ export function openTools(
   return open;
 }
 
-/** Text of a CIRCUIT_OPEN envelope (C.10). */
-export function circuitOpenText(name: string, failures: number): string {
-  return `Tool '${name}' is temporarily disabled after ${failures} consecutive failures.`;
+/** Text of a CIRCUIT_OPEN envelope (C.10); `shared` names the breaker when the tool shares one (an MCP server's). */
+export function circuitOpenText(name: string, failures: number, shared?: string): string {
+  return shared === undefined
+    ? `Tool '${name}' is temporarily disabled after ${failures} consecutive failures.`
+    : `Tool '${name}' is temporarily disabled after ${failures} consecutive failures of ${shared}.`;
 }
 
 // A breaker stored without `opened_at` could otherwise stay OPEN for ever; treat it as due for a trial.

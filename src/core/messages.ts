@@ -4,6 +4,7 @@
 // opaque provider items. Its field names follow Chat Completions, the shape most endpoints speak; each provider
 // adapter (src/providers/) translates it to its API and its API's answer back into a ModelTurn.
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
+import type { ContentKey } from './content-key.js';
 
 /** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
 export interface ToolCallMessagePart {
@@ -144,6 +145,8 @@ export interface ModelRequest {
   /** Content the workflow made since the last call (its messages, transcript nodes): stored first, then read. */
   writes?: PendingWrites;
   toolNames: string[];
+  /** The stored catalog of the task's MCP tools, which the activity resolves their schemas from. */
+  mcpCatalog?: ContentKey;
   selection: ModelSelection;
   step: number;
   /** Which tools the model may call (default `auto`). */

@@ -7,6 +7,9 @@ import type { BudgetLimits, CostLedger } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
 import type { ReadStateStore } from './read-state.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
+import type { McpToolDescriptor } from '../tools/mcp-tool.js';
+import type { ContentKey } from './content-key.js';
+import type { McpServers } from './mcp-servers.js';
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from './transcript-ref.js';
 
@@ -55,6 +58,11 @@ export interface AgentInput {
    * arguments are checked against it, and the run ends with them as `result`.
    */
   outputSchema?: Record<string, unknown>;
+  /**
+   * MCP servers of this run (`--mcp-config`), besides the worker's own. Unexpanded: `${VAR}` is filled in on the worker
+   * when it connects, so secrets never enter the input.
+   */
+  mcpServers?: McpServers;
   /** Continue as new after every N steps (besides whenever Temporal suggests it). */
   continueAsNewEverySteps?: number;
   /** How long a call waits for a human decision before it counts as rejected (C.4 askTimeoutMs). */
@@ -131,6 +139,8 @@ export interface AgentState {
   progressSeq: number;
   /** Function tools of the worker, recorded when the task started (C.12). */
   functionTools: FunctionToolSpec[];
+  /** The MCP servers' tools, recorded when the task started; absent when it has none. */
+  mcp?: McpToolset;
   /** Deferred tools found through ToolSearch (C.16). */
   discovered: string[];
   /** Per-tool circuit breakers (C.10), timed by workflow time. */
@@ -147,6 +157,15 @@ export interface AgentState {
   model?: string;
   /** The transcript's content, kept only under `inlineTranscript` (the bench's comparison). */
   inlineMessages?: ChatMessage[];
+}
+
+/**
+ * The MCP tools of a task: their descriptors (the workflow's registry is built from them) and the key of the stored
+ * catalog the worker resolves schemas and servers from, so requests carry that key instead of the schemas.
+ */
+export interface McpToolset {
+  catalog: ContentKey;
+  tools: McpToolDescriptor[];
 }
 
 /** A trace event of C.3 (tool_orchestration_plan, permission_decision, circuit_state_change, …). */

@@ -60,6 +60,15 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   origin?: ToolOrigin;
   /** The confirmation level declared at registration (function and MCP tools); absent on them means fail-closed DENY. */
   risk?: RiskLevel;
+  /**
+   * The input's JSON Schema as the tool's server declared it (MCP): exported as given, non-strict, and driving argument
+   * repair; the executor validates against it where the call runs. `inputSchema` then only checks for an object.
+   */
+  jsonSchema?: Record<string, unknown>;
+  /** The registered activity that runs the tool, when it is not the tool's own name (every MCP tool runs through one). */
+  activityType?: string;
+  /** The circuit breaker its outcomes count toward (C.10) when it is not its own: an MCP server's tools share one. */
+  breakerKey?: string;
   /** Runs inside the workflow itself (ToolSearch): no activity and no executor; deterministic by construction. */
   runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
   /** Offered to the model only while some deferred tool is left to find (ToolSearch, C.16). */
@@ -79,6 +88,11 @@ export interface WorkflowToolOutcome {
   data: Record<string, unknown>;
   text: string;
   discovered: string[];
+}
+
+/** The key of the circuit breaker a tool's calls pass and count toward. */
+export function breakerKeyOf(contract: Pick<ToolContract, 'name' | 'breakerKey'>): string {
+  return contract.breakerKey ?? contract.name;
 }
 
 /** Identity helper that keeps each contract's input type (like vercel's `tool()`). */

@@ -42,5 +42,15 @@ export {
   toInputJsonSchema,
   toStrictInputJsonSchema,
   toStrictJsonSchema,
+  isStrictContract,
 } from './schema-export.js';
 export type { JsonSchema, ResponsesFunctionTool, AnthropicTool } from './schema-export.js';
+export {
+  createMcpTool,
+  mcpToolNames,
+  mcpRisk,
+  mcpActivityPolicy,
+  mcpBreakerKey,
+  DEFAULT_MCP_CALL_TIMEOUT_MS,
+} from './mcp-tool.js';
+export type { McpToolDescriptor, McpToolAnnotations } from './mcp-tool.js';

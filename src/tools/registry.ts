@@ -5,9 +5,15 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Repair } from '../core/envelope.js';
 import type { ToolSchema } from '../core/messages.js';
 import type { ToolContract } from './define-tool.js';
+import { breakerKeyOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
 import type { FunctionToolSpec } from './function-tool.js';
-import { toChatCompletionsTool, toInputJsonSchema, toStrictInputJsonSchema } from './schema-export.js';
+import {
+  isStrictContract,
+  toChatCompletionsTool,
+  toInputJsonSchema,
+  toStrictInputJsonSchema,
+} from './schema-export.js';
 
 /** Tool names as the model APIs accept them (C.2). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -18,7 +24,7 @@ export const MISSING_TOOL_NAME = 'unknown_tool';
 /** What decides which tools the model sees this turn. */
 export interface SchemaContext {
   mode: 'default' | 'read_only';
-  /** Tools whose breaker is OPEN after the caller's own OPEN→HALF_OPEN time check (C.10). */
+  /** Breakers (tool names, or an MCP server's shared key) OPEN after the caller's OPEN→HALF_OPEN time check (C.10). */
   openTools?: ReadonlySet<string>;
   /** Deferred tools that ToolSearch has discovered in this task (C.16). */
   discovered?: ReadonlySet<string>;
@@ -32,7 +38,10 @@ export interface ResolvedName {
 
 /** The per-task set of tools (C.2). */
 export interface ToolRegistry {
-  /** Adds a contract; throws on an invalid or duplicate name, a conflicting alias or a schema strict mode cannot express. */
+  /**
+   * Adds a contract; throws on an invalid or duplicate name, a conflicting alias, or a schema that cannot be exported
+   * (for a zod contract: one strict mode cannot express).
+   */
   register(contract: ToolContract): void;
   /** Registers a function tool (C.12) and returns its contract. */
   registerFunction(spec: FunctionToolSpec): ToolContract;
@@ -94,7 +103,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     }
     // Fail at registration, not on the first model call, when the schema cannot be exported.
     toInputJsonSchema(contract);
-    toStrictInputJsonSchema(contract);
+    if (isStrictContract(contract)) toStrictInputJsonSchema(contract);
 
     contracts.set(name, contract);
     lowerNames.set(name.toLowerCase(), name);
@@ -140,7 +149,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
 
   const isAllowed = (contract: ToolContract, context: SchemaContext): boolean =>
     !disabled.has(contract.name) &&
-    !(context.openTools?.has(contract.name) ?? false) &&
+    !(context.openTools?.has(breakerKeyOf(contract)) ?? false) &&
     (context.mode !== 'read_only' || contract.category === 'read');
 
   const list = (): ToolContract[] => [...contracts.values()].sort(byName);

@@ -86,13 +86,18 @@ const PRIMITIVE_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 const baseSchemaCache = new WeakMap<ToolContract, string>();
 const strictSchemaCache = new WeakMap<ToolContract, string>();
 
-/** The contract's input as plain JSON Schema: what the model may send, with defaults and bounds, no `$schema`. */
+/**
+ * The contract's input as plain JSON Schema: what the model may send, with defaults and bounds, no `$schema`. A schema
+ * the tool's server declared (MCP) is passed on as given, only without `$schema`.
+ */
 export function toInputJsonSchema(contract: ToolContract): JsonSchema {
   let text = baseSchemaCache.get(contract);
   if (text === undefined) {
-    const raw = z.toJSONSchema(contract.inputSchema, { io: 'input' }) as JsonSchema;
-    const cleaned = normalizeSchema(raw);
-    if (cleaned.type !== 'object' || !isRecord(cleaned.properties)) {
+    const cleaned = contract.jsonSchema
+      ? withoutSchemaKeyword(contract.jsonSchema)
+      : normalizeSchema(z.toJSONSchema(contract.inputSchema, { io: 'input' }) as JsonSchema);
+    // A declared schema may leave `properties` out (a tool without parameters); zod's never does.
+    if (cleaned.type !== 'object' || !(isRecord(cleaned.properties) || (contract.jsonSchema && !cleaned.properties))) {
       throw new Error(
         `Tool '${contract.name}': the input schema must be a z.object(), got ${JSON.stringify(cleaned.type)}.`,
       );
@@ -113,15 +118,24 @@ export function toStrictInputJsonSchema(contract: ToolContract): JsonSchema {
   return JSON.parse(text) as JsonSchema;
 }
 
-/** Chat Completions function tool (`tools[]` entry) in strict mode; this is also the registry's `getSchemas` shape. */
+/** Whether the contract's schema is exported for strict mode: every zod contract; a declared (MCP) schema never is. */
+export function isStrictContract(contract: ToolContract): boolean {
+  return contract.jsonSchema === undefined;
+}
+
+/**
+ * Chat Completions function tool (`tools[]` entry), in strict mode unless its schema was declared by its server (which
+ * strict mode could rarely express); this is also the registry's `getSchemas` shape.
+ */
 export function toChatCompletionsTool(contract: ToolContract): ToolSchema {
+  const strict = isStrictContract(contract);
   return {
     type: 'function',
     function: {
       name: contract.name,
       description: contract.description,
-      parameters: toStrictInputJsonSchema(contract),
-      strict: true,
+      parameters: strict ? toStrictInputJsonSchema(contract) : toInputJsonSchema(contract),
+      strict,
     },
   };
 }
@@ -298,6 +312,11 @@ function orderKeywords(node: JsonSchema): JsonSchema {
     }
   }
   return result;
+}
+
+function withoutSchemaKeyword(schema: JsonSchema): JsonSchema {
+  const { $schema: _schema, ...rest } = schema;
+  return rest;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

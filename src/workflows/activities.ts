@@ -3,6 +3,8 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ToolActivity } from '../activities/index.js';
 import { ACTIVITY } from '../core/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../core/messages.js';
+import type { McpListing } from '../core/run/mcp-tools.js';
+import type { AgentInput } from '../core/state.js';
 import type { ToolActivityPolicy } from '../tools/define-tool.js';
 
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
@@ -29,6 +31,20 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
     retry: { maximumAttempts: 3 },
     summary,
   });
+}
+
+/**
+ * The task's MCP tools, listed once by the worker that owns the workspace and the servers' connections (the run's tool
+ * queue). Connecting may start servers, hence the longer timeout; a server that fails is reported in the result.
+ */
+export function listMcpTools(input: AgentInput): Promise<McpListing> {
+  const { [ACTIVITY.listMcpTools]: activity } = proxyActivities<Activities>({
+    ...(input.toolTaskQueue ? { taskQueue: input.toolTaskQueue } : {}),
+    startToCloseTimeout: '3 minutes',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+    summary: `listMcpTools${input.mcpServers ? ` (${Object.keys(input.mcpServers).join(', ')} and the worker's)` : ''}`,
+  });
+  return activity({ workspace: input.workspace, ...(input.mcpServers ? { servers: input.mcpServers } : {}) });
 }
 
 /**

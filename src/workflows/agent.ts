@@ -7,6 +7,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -32,6 +33,7 @@ import {
   runEndingFailure,
   shouldContinueAsNew,
 } from '../core/run/steps.js';
+import { recordMcpTools } from '../core/run/mcp-tools.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { initialState, toResult } from '../core/state.js';
@@ -39,7 +41,7 @@ import { systemPrompt } from '../core/transcript.js';
 import { takeWrites } from '../core/transcript-ref.js';
 import { visibleToolNames } from '../core/turn/turn.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
-import { callModel, listFunctionTools, storeContent } from './activities.js';
+import { callModel, listFunctionTools, listMcpTools, storeContent } from './activities.js';
 import { ApprovalBook } from './approvals.js';
 import type { AgentStateView, BreakerView } from './messages.js';
 import { stateQuery, storeRootsQuery, transcriptQuery } from './messages.js';
@@ -47,6 +49,9 @@ import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
 import type { TurnShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
 import { runToolTurn } from './tool-step.js';
+
+/** The change that added the MCP listing at a task's start (workflow.patched). */
+const MCP_TOOLS_PATCH = 'mcp-tools';
 
 /**
  * Runs a task: model step, tool calls, repeat until the model answers (a structured run: until its FinalResult matches
@@ -77,10 +82,12 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     if (!input.resume) {
       // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
       state.functionTools = await listFunctionTools();
+      // So are the MCP servers' tools. Runs recorded before MCP servers existed replay without the listing.
+      if (patched(MCP_TOOLS_PATCH)) recordMcpTools(state, await listMcpTools(input), Date.now());
       state.budget = initialBudget(input);
     }
     const shell: TurnShell = {
-      env: { state, input, registry: createTaskRegistry(state.functionTools) },
+      env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
       approvals,
       publish,
     };

@@ -75,7 +75,7 @@ export async function startHarness(
   options: Partial<
     Pick<
       AgentWorkerOptions,
-      'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store' | 'commandSandbox'
+      'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store' | 'commandSandbox' | 'mcpServers'
     >
   > = {},
 ): Promise<Harness> {

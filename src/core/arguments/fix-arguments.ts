@@ -306,7 +306,8 @@ export function fixArguments<I extends Record<string, unknown>>(
   contract: ToolContract<I>,
   value: Record<string, unknown>,
 ): FixResult {
-  const schema = inputJsonSchema(contract.inputSchema);
+  // A schema the tool's server declared (MCP) is what the model was shown; zod's own is only an object check then.
+  const schema = (contract.jsonSchema as JsonSchema | undefined) ?? inputJsonSchema(contract.inputSchema);
   const shape = objectShape(schema) ?? schema;
   const fixing: Fixing = {
     repairs: [],

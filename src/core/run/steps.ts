@@ -63,6 +63,7 @@ export function modelRequest(
     transcript: state.transcript,
     writes,
     toolNames,
+    ...(state.mcp ? { mcpCatalog: state.mcp.catalog } : {}),
     selection,
     step: state.step,
     ...(toolChoice !== 'auto' ? { toolChoice } : {}),

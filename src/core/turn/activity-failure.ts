@@ -7,29 +7,32 @@ import type { ToolContract } from '../../tools/define-tool.js';
 
 /** The envelope for a call whose activity failed with `error`. */
 export function activityFailureEnvelope(
-  tool: Pick<ToolContract, 'name' | 'category'>,
+  tool: Pick<ToolContract, 'name' | 'category' | 'origin'>,
   timeoutMs: number,
   error: unknown,
   context: EnvelopeContext,
 ): Envelope {
   const cause = error instanceof ActivityFailure ? error.cause : error;
+  const mcp = tool.origin === 'mcp';
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'START_TO_CLOSE') {
     return errorEnvelope({
-      code: 'TIMEOUT',
+      code: mcp ? 'MCP_TIMEOUT' : 'TIMEOUT',
       message: `Tool '${tool.name}' did not finish within ${timeoutMs} ms.`,
       details: { timeout_type: 'start_to_close' },
       context,
     });
   }
   if (cause instanceof TimeoutFailure) {
-    // A missed heartbeat (or a task nobody picked up) means the worker running the tool went away mid-call; a command
-    // may have done part of its work by then.
+    // A missed heartbeat (or a task nobody picked up) means the worker running the tool went away mid-call; a command,
+    // or an MCP call that may change something, may have done part of its work by then.
     return errorEnvelope({
       code: 'EXECUTION_ERROR',
       message:
-        tool.category === 'command'
-          ? 'worker lost during execution; the command may have partially run'
-          : `Tool '${tool.name}' failed: worker lost during execution.`,
+        tool.category !== 'command'
+          ? `Tool '${tool.name}' failed: worker lost during execution.`
+          : mcp
+            ? `worker lost during execution; the MCP server may have run '${tool.name}' in part or in full`
+            : 'worker lost during execution; the command may have partially run',
       details: { reason: 'worker_lost', timeout_type: cause.timeoutType },
       context,
     });

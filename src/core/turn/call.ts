@@ -4,6 +4,7 @@
 // bookkeeping → read state → fallbacks → lifecycle and progress) is decided here, deterministically.
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../../activities/tool-request.js';
 import type { ToolActivityPolicy, ToolContract } from '../../tools/define-tool.js';
+import { breakerKeyOf } from '../../tools/define-tool.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApprovalDecision, PendingApproval } from '../approvals.js';
 import { callIdentity, DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
@@ -82,6 +83,7 @@ export type CallNeed =
   | { type: 'approval'; request: PendingApproval; timeoutMs: number }
   | {
       type: 'activity';
+      /** The activity type: the tool's name, or the one activity its kind runs through (MCP). */
       tool: string;
       policy: ToolActivityPolicy;
       request: ToolActivityInput;
@@ -235,12 +237,13 @@ export function onActivityFailure(env: TurnEnv, run: CallRun, error: unknown, no
 function gate(env: TurnEnv, run: CallRun, now: number): void {
   const { state, input, registry } = env;
   const config = input.breaker ?? {};
-  const check = breakerGate(state.breakers[run.tool.name], now, config);
-  setBreaker(state, run.tool.name, check.next, now, check.transition);
+  const breaker = breakerKeyOf(run.tool);
+  const check = breakerGate(state.breakers[breaker], now, config);
+  setBreaker(state, breaker, check.next, now, check.transition);
   if (!check.pass) {
     const envelope = errorEnvelope({
       code: 'CIRCUIT_OPEN',
-      message: circuitOpenText(run.tool.name, check.details.failures),
+      message: circuitOpenText(run.tool.name, check.details.failures, run.tool.breakerKey),
       details: { ...check.details },
       context: run.context,
     });
@@ -250,7 +253,7 @@ function gate(env: TurnEnv, run: CallRun, now: number): void {
   if (run.tool.runInWorkflow) {
     const found = run.tool.runInWorkflow(run.input, { registry, mode: input.mode });
     state.discovered = [...new Set([...state.discovered, ...found.discovered])];
-    setBreaker(state, run.tool.name, recordOutcome(state.breakers[run.tool.name], 'success', now, config).next, now);
+    setBreaker(state, breaker, recordOutcome(state.breakers[breaker], 'success', now, config).next, now);
     const envelope = okEnvelope({ data: found.data, text: found.text, context: run.context });
     settleAttempt(env, run, { result: workflowResult(env, run.callId, envelope), ran: true, circuitOpen: false }, now);
     return;
@@ -367,7 +370,8 @@ function denied(
 ): void {
   const { state } = env;
   // The call never ran: a HALF_OPEN trial it held goes back for the next call.
-  setBreaker(state, run.tool.name, releaseTrial(state.breakers[run.tool.name]), now);
+  const breaker = breakerKeyOf(run.tool);
+  setBreaker(state, breaker, releaseTrial(state.breakers[breaker]), now);
   const error = permissionDeniedError(
     permission,
     permissionSubject(run.tool, run.input),
@@ -403,14 +407,16 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
       : {}),
     ...(input.envPass?.length && run.tool.confirmation === 'command' ? { envPass: input.envPass } : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
+    ...(run.tool.origin === 'mcp' && state.mcp ? { mcp: { catalog: state.mcp.catalog, tool: run.tool.name } } : {}),
   };
   // A short read is tried in the workflow's own worker first; a run pinned to a host sends it there when this worker
-  // does not own the workspace (the read answers `elsewhere`).
-  const local = tryLocal && run.tool.isConcurrencySafe(run.input);
+  // does not own the workspace (the read answers `elsewhere`). MCP calls never are: they may take minutes, need
+  // heartbeats, and belong to the worker that holds the server's connection.
+  const local = tryLocal && run.tool.isConcurrencySafe(run.input) && run.tool.origin !== 'mcp';
   run.local = local;
   return {
     type: 'activity',
-    tool: run.tool.name,
+    tool: run.tool.activityType ?? run.tool.name,
     policy,
     request: local && input.toolTaskQueue ? { ...request, onlyOnHost: input.toolTaskQueue } : request,
     summary: run.tool.summarize(run.input),
@@ -424,8 +430,9 @@ function ranAttempt(env: TurnEnv, run: CallRun, result: ToolResult, now: number)
   const { state, input } = env;
   const config = input.breaker ?? {};
   const outcome = classifyOutcome(result.outcome, { ranTool: true, countAllErrors: config.countAllErrors ?? false });
-  const update = recordOutcome(state.breakers[run.tool.name], outcome, now, config, result.outcome.error?.message);
-  setBreaker(state, run.tool.name, update.next, now, update.transition);
+  const breaker = breakerKeyOf(run.tool);
+  const update = recordOutcome(state.breakers[breaker], outcome, now, config, result.outcome.error?.message);
+  setBreaker(state, breaker, update.next, now, update.transition);
   settleAttempt(env, run, { result, ran: true, circuitOpen: false }, now);
 }
 

@@ -1,0 +1,33 @@
+// Node: a `.mcp.json` file read and validated, for the worker (DURABLE_AGENT_MCP_CONFIG) and for `run --mcp-config`.
+import { readFileSync } from 'node:fs';
+import type { McpServers } from '../../core/mcp-servers.js';
+import { McpConfigError, parseMcpConfig } from '../../core/mcp-servers.js';
+
+/** The variable naming the worker's own MCP servers file. */
+export const MCP_CONFIG_VARIABLE = 'DURABLE_AGENT_MCP_CONFIG';
+
+/** The servers of a `.mcp.json` file; a missing file, bad JSON or a bad entry is an McpConfigError naming the file. */
+export function readMcpConfigFile(file: string): McpServers {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new McpConfigError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(`${file}: not valid JSON (${(error as Error).message}).`);
+  }
+  return parseMcpConfig(value, file);
+}
+
+/** The worker's MCP servers: those of the DURABLE_AGENT_MCP_CONFIG file, if set, then `servers` (which win on a name). */
+export function workerMcpServers(
+  env: Readonly<Record<string, string | undefined>>,
+  servers: McpServers = {},
+): McpServers {
+  const file = env[MCP_CONFIG_VARIABLE]?.trim();
+  return { ...(file ? readMcpConfigFile(file) : {}), ...servers };
+}

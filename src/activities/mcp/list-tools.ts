@@ -1,0 +1,97 @@
+// Node: the `listMcpTools` activity, run once per task on the worker that owns the workspace: it connects to the
+// worker's and the run's MCP servers, names their tools for the registry, stores the catalog once and hands the
+// workflow the descriptors and the catalog's key. A server that cannot be listed is reported, not fatal.
+import type { McpServers } from '../../core/mcp-servers.js';
+import type { McpListing, McpServerFailure } from '../../core/run/mcp-tools.js';
+import { mcpToolNames } from '../../tools/mcp-tool.js';
+import type { McpToolAnnotations, McpToolDescriptor } from '../../tools/mcp-tool.js';
+import { realWorkspaceRoot } from '../workspace.js';
+import { compileToolSchema } from './arguments.js';
+import type { McpCatalogs } from './catalog.js';
+import { taskServers } from './catalog.js';
+import type { McpConnectionPool } from './connections.js';
+import { expandCatalogServer } from './connections.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/** What the workflow sends: the run's workspace (stdio servers start there) and the run's own servers. */
+export interface ListMcpToolsInput {
+  workspace: string;
+  servers?: McpServers;
+}
+
+/** Creates the `listMcpTools` activity over the worker's servers and connections. */
+export function createListMcpTools(deps: {
+  servers: McpServers;
+  connections: McpConnectionPool;
+  catalogs: McpCatalogs;
+}): (input: ListMcpToolsInput) => Promise<McpListing> {
+  return async (input) => {
+    const servers = taskServers(deps.servers, input.servers);
+    const names = Object.keys(servers).sort();
+    if (names.length === 0) return { tools: [], unavailable: [] };
+    const root = await realWorkspaceRoot(input.workspace);
+    const unavailable: McpServerFailure[] = [];
+    const listed = await Promise.all(
+      names.map(async (server) => {
+        try {
+          const config = expandCatalogServer(server, servers[server]!, deps.servers, deps.connections.env);
+          const connection = await deps.connections.connect(server, config, root);
+          return { server, timeoutMs: config.timeoutMs, tools: [...connection.tools.values()] };
+        } catch (error) {
+          unavailable.push({ server, error: error instanceof Error ? error.message : String(error) });
+          return { server, timeoutMs: undefined, tools: [] as Tool[] };
+        }
+      }),
+    );
+    const usable = listed.flatMap(({ server, timeoutMs, tools }) =>
+      tools.flatMap((tool) => {
+        const problem = schemaProblem(tool);
+        if (problem) {
+          unavailable.push({ server, error: `its tool '${tool.name}' is left out: ${problem}` });
+          return [];
+        }
+        return [{ server, timeoutMs, tool }];
+      }),
+    );
+    const registryNames = mcpToolNames(usable.map(({ server, tool }) => ({ server, tool: tool.name })));
+    const tools: McpToolDescriptor[] = usable.map(({ server, timeoutMs, tool }, index) => {
+      const annotations = hintsOf(tool);
+      return {
+        name: registryNames[index]!,
+        server,
+        tool: tool.name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(annotations ? { annotations } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      };
+    });
+    unavailable.sort((left, right) => (left.server < right.server ? -1 : left.server > right.server ? 1 : 0));
+    if (tools.length === 0) return { tools, unavailable };
+    const catalog = await deps.catalogs.put({ servers, tools });
+    return { catalog, tools, unavailable };
+  };
+}
+
+/** Why a tool's schema cannot be offered (it must be an object schema ajv can compile), or undefined. */
+function schemaProblem(tool: Tool): string | undefined {
+  if (tool.inputSchema?.type !== 'object') {
+    return 'its input schema is not an object schema';
+  }
+  try {
+    compileToolSchema(tool.inputSchema as Record<string, unknown>);
+    return undefined;
+  } catch (error) {
+    return `its input schema is not valid JSON Schema (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** The four behaviour hints (MCP annotations also carry a title, which is no hint). */
+function hintsOf(tool: Tool): McpToolAnnotations | undefined {
+  const source = tool.annotations ?? {};
+  const hints: McpToolAnnotations = {};
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+    if (typeof source[key] === 'boolean') hints[key] = source[key];
+  }
+  return Object.keys(hints).length > 0 ? hints : undefined;
+}

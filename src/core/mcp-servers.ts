@@ -1,0 +1,156 @@
+// Sandbox-safe: MCP server settings in the `.mcp.json` shape, validated with zod, and the `${VAR}` expansion the worker
+// applies when it connects. Pure: files are read and environments passed in by the caller.
+import { z } from 'zod';
+
+/** A server the worker starts as a child process and speaks to over stdin/stdout. */
+export interface McpStdioServer {
+  type?: 'stdio';
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Working directory of the server; default: the run's workspace. */
+  cwd?: string;
+  /** How long one tool call may take (ms). */
+  timeoutMs?: number;
+}
+
+/** A server reached over Streamable HTTP. */
+export interface McpHttpServer {
+  type: 'http';
+  url: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** One entry of `mcpServers`. Values may hold `${VAR}` and `${VAR:-default}`, expanded on the worker. */
+export type McpServerConfig = McpStdioServer | McpHttpServer;
+
+/** `mcpServers` of a `.mcp.json` file: server name → settings. */
+export type McpServers = Record<string, McpServerConfig>;
+
+/** Server names: what a `mcp__<server>__<tool>` tool name can carry, give or take the sanitising of other characters. */
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+const stringMap = z.record(z.string(), z.string());
+const timeoutMs = z.number().int().min(1000).max(3_600_000);
+
+const stdioServer = z
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    cwd: z.string().min(1).optional(),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict();
+
+const httpServer = z
+  .object({
+    type: z.literal('http'),
+    url: z.string().min(1),
+    headers: stringMap.optional(),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict();
+
+/** A configuration that cannot be used, with a message naming the server and the field. */
+export class McpConfigError extends Error {
+  override name = 'McpConfigError';
+}
+
+/**
+ * Validates the parsed JSON of a `.mcp.json` file (`source` names it in messages). A server is HTTP when its `type`
+ * is `http` (or it has a `url` and no `command`), otherwise stdio; unknown fields are errors, so a typo is not ignored.
+ */
+export function parseMcpConfig(value: unknown, source: string): McpServers {
+  if (!isRecord(value) || !isRecord(value.mcpServers)) {
+    throw new McpConfigError(`${source}: expected an object with "mcpServers": { "<name>": { … } }.`);
+  }
+  const servers: McpServers = {};
+  for (const [name, entry] of Object.entries(value.mcpServers)) {
+    if (!SERVER_NAME.test(name)) {
+      throw new McpConfigError(
+        `${source}: server name "${name}" must be 1-64 letters, digits, "_", "-" or "." and start with a letter or digit.`,
+      );
+    }
+    servers[name] = parseServer(name, entry, source);
+  }
+  return servers;
+}
+
+function parseServer(name: string, entry: unknown, source: string): McpServerConfig {
+  const where = `${source}: mcpServers.${name}`;
+  if (!isRecord(entry)) throw new McpConfigError(`${where}: expected an object with "command" or "url".`);
+  if (entry.type === 'sse') {
+    throw new McpConfigError(`${where}.type: the SSE transport is not supported; use "http" (Streamable HTTP).`);
+  }
+  if (entry.type !== undefined && entry.type !== 'stdio' && entry.type !== 'http') {
+    throw new McpConfigError(`${where}.type: expected "stdio" or "http", got ${JSON.stringify(entry.type)}.`);
+  }
+  const http = entry.type === 'http' || (entry.type === undefined && 'url' in entry && !('command' in entry));
+  const parsed = (http ? httpServer : stdioServer).safeParse(http ? { ...entry, type: 'http' } : entry);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')} (${http ? 'an http server has type, url, headers, timeoutMs' : 'a stdio server has command, args, env, cwd, timeoutMs'})`
+        : issue.message;
+    throw new McpConfigError(`${where}${field}: ${message}.`);
+  }
+  return parsed.data as McpServerConfig;
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** What the expansion may read: the environment, and which names it must not hand out (with the reason). */
+export interface ExpansionScope {
+  env: Readonly<Record<string, string | undefined>>;
+  refuse?: (name: string) => string | undefined;
+}
+
+/**
+ * The server's settings with every `${VAR}` and `${VAR:-default}` in command, args, env, cwd, url and headers replaced
+ * from `scope.env`. An unset variable without a default, or one the scope refuses, is an error naming server and field.
+ */
+export function expandMcpServer(name: string, config: McpServerConfig, scope: ExpansionScope): McpServerConfig {
+  const expand = (text: string, field: string): string =>
+    text.replace(VARIABLE, (_match, variable: string, fallback: string | undefined) => {
+      const refusal = scope.refuse?.(variable);
+      if (refusal !== undefined) throw new McpConfigError(`mcpServers.${name}.${field}: ${refusal}.`);
+      const value = scope.env[variable];
+      if (value !== undefined && value !== '') return value;
+      if (fallback !== undefined) return fallback;
+      throw new McpConfigError(`mcpServers.${name}.${field}: \${${variable}} is not set on the worker.`);
+    });
+  const expandMap = (map: Record<string, string> | undefined, field: string) =>
+    map && Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
+  if (config.type === 'http') {
+    const headers = expandMap(config.headers, 'headers');
+    return { ...config, url: expand(config.url, 'url'), ...(headers ? { headers } : {}) };
+  }
+  const env = expandMap(config.env, 'env');
+  return {
+    ...config,
+    command: expand(config.command, 'command'),
+    ...(config.args ? { args: config.args.map((arg, index) => expand(arg, `args[${index}]`)) } : {}),
+    ...(env ? { env } : {}),
+    ...(config.cwd !== undefined ? { cwd: expand(config.cwd, 'cwd') } : {}),
+  };
+}
+
+/** The variable names a server's settings refer to, each once, in order of appearance. */
+export function referencedVariables(config: McpServerConfig): string[] {
+  const texts =
+    config.type === 'http'
+      ? [config.url, ...Object.values(config.headers ?? {})]
+      : [config.command, ...(config.args ?? []), ...Object.values(config.env ?? {}), config.cwd ?? ''];
+  const names = new Set<string>();
+  for (const text of texts) for (const match of text.matchAll(VARIABLE)) names.add(match[1]!);
+  return [...names];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
