@@ -35,6 +35,10 @@ Options:
   --ask P             prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)
   --env-pass NAME     give this run's commands the worker's variable NAME (repeatable); commands otherwise get only
                       PATH, the locale, git's identity and DURABLE_AGENT_ENV_PASS's names — never the worker's keys
+  --mcp-config FILE   MCP servers for this run, in the .mcp.json shape: {"mcpServers": {"NAME": {"command", "args",
+                      "env", "cwd"} | {"type": "http", "url", "headers"}}}; their tools are offered as
+                      mcp__NAME__TOOL besides the worker's own (DURABLE_AGENT_MCP_CONFIG). \${VAR} and \${VAR:-default}
+                      are filled in on the worker, never in the run's input (the worker's keys are refused)
   --json              print one JSON object {workflowId, runId, status, answer, result?, steps, toolCalls, usage}
                       on stdout (result: a structured run's JSON value)
   --detach            start the run and return at once
@@ -67,7 +71,8 @@ export const workerHelp = `Usage: durable-agent worker [--address HOST:PORT] [--
 Runs a worker: agent workflows, model calls and tool calls. Without an address (or TEMPORAL_ADDRESS) it uses the
 embedded dev server, starting it if needed. Provider settings and API keys come from this process's environment.
 File and shell tools of runs pinned to --tool-queue (default: <task-queue>@<hostname>, or DURABLE_AGENT_TOOL_QUEUE)
-run only on this worker, against this host's filesystem.`;
+run only on this worker, against this host's filesystem. DURABLE_AGENT_MCP_CONFIG=FILE (the .mcp.json shape) names MCP
+servers whose tools every run this worker serves is offered; their calls run on the tool queue.`;
 
 /** Help text of `dev-server`. */
 export const devServerHelp = `Usage: durable-agent dev-server [--status [--json] | --stop]

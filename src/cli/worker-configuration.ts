@@ -5,6 +5,9 @@
 // running process is replaced (connect) and whether `status` may query the worker (http-api).
 import { commaList } from '../core/comma-list.js';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseMcpConfig, referencedVariables } from '../core/mcp-servers.js';
+import { MCP_CONFIG_VARIABLE } from '../activities/mcp/config-file.js';
 import { isAllowlisted, operatorPassedNames } from '../activities/executors/command-environment.js';
 
 /** An environment as the CLI receives it. */
@@ -51,10 +54,14 @@ function pick(env: Environment, keep: (name: string) => boolean): Record<string,
  */
 export const ENV_OFFER_VARIABLE = 'DURABLE_AGENT_ENV_OFFER';
 
-/** What the worker reads: its settings, the store's AWS_* when it is S3, and the names DURABLE_AGENT_ENV_PASS adds. */
+/**
+ * What the worker reads: its settings, the store's AWS_* when it is S3, the names DURABLE_AGENT_ENV_PASS adds, and the
+ * variables its MCP servers file (DURABLE_AGENT_MCP_CONFIG) refers to as `${VAR}`.
+ */
 function workerSettings(env: Environment): Record<string, string> {
   const passed = operatorPassedNames(env);
   for (const name of commaList(env[ENV_OFFER_VARIABLE])) passed.add(name);
+  for (const name of mcpConfigOf(env).variables) passed.add(name);
   const s3 = storeIsS3(env);
   return pick(
     env,
@@ -88,9 +95,32 @@ export function codecEnvironment(env: Environment): Record<string, string> {
   return { ...pick(env, runtime), ...codecSettings(env) };
 }
 
-/** A digest (never the values: they include keys, and it is kept in a state file) of what the worker reads. */
+/**
+ * A digest (never the values: they include keys, and it is kept in a state file) of what the worker reads, the content
+ * of its MCP servers file included: an edited file replaces the running worker.
+ */
 export function workerConfiguration(env: Environment): string {
-  return digest(workerSettings(env));
+  const mcp = mcpConfigOf(env).digest;
+  return digest({ ...workerSettings(env), ...(mcp ? { [`${MCP_CONFIG_VARIABLE} content`]: mcp } : {}) });
+}
+
+/**
+ * The worker's MCP servers file: the variables it refers to and a digest of its content. A file that cannot be read
+ * adds nothing here; the worker names the problem when it starts.
+ */
+function mcpConfigOf(env: Environment): { variables: string[]; digest?: string } {
+  const file = env[MCP_CONFIG_VARIABLE]?.trim();
+  if (!file) return { variables: [] };
+  try {
+    const content = readFileSync(file, 'utf8');
+    const servers = parseMcpConfig(JSON.parse(content), file);
+    return {
+      variables: Object.values(servers).flatMap(referencedVariables),
+      digest: createHash('sha256').update(content).digest('hex'),
+    };
+  } catch {
+    return { variables: [] };
+  }
 }
 
 /** A digest (never the values: they include credentials) of the store settings the codec endpoint reads. */

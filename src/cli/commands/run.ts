@@ -16,6 +16,9 @@ import { connect, runUrl } from '../connect.js';
 import type { Connected } from '../connect.js';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { envPassRefusal } from '../../core/env-pass.js';
+import type { McpServers } from '../../core/mcp-servers.js';
+import { McpConfigError, expandMcpServer, referencedVariables } from '../../core/mcp-servers.js';
+import { readMcpConfigFile } from '../../activities/mcp/config-file.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
 import { onlyModelOf } from '../endpoint-models.js';
@@ -41,6 +44,7 @@ const options = {
   ask: { type: 'string' },
   'tool-choice': { type: 'string' },
   'output-schema': { type: 'string' },
+  'mcp-config': { type: 'string' },
   json: { type: 'boolean', default: false },
   detach: { type: 'boolean', default: false },
 } as const;
@@ -89,7 +93,10 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
   // A price file is read here and recorded in the run's input, so the workflow prices calls deterministically.
   const prices = process.env[PRICES_ENV_VARIABLE] ? await loadPriceTable() : undefined;
-  if (!config.temporalAddress) offerToEmbeddedWorker(envPass);
+  const mcpServers = values['mcp-config']
+    ? readRunMcpServers(values['mcp-config'], !config.temporalAddress)
+    : undefined;
+  if (!config.temporalAddress) offerToEmbeddedWorker([...envPass, ...setVariablesOf(mcpServers)], envPass);
   const connected = await connect(config, { needWorker: true });
   // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
   const toolTaskQueue =
@@ -109,6 +116,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     searchAttributes: await connected.hasSearchAttributes(),
     ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map(parseFallback) } : {}),
     ...(toolTaskQueue ? { toolTaskQueue } : {}),
+    ...(mcpServers ? { mcpServers } : {}),
     ...budget,
     ...(prices ? { prices } : {}),
   };
@@ -315,12 +323,42 @@ function parseEnvPass(values: readonly string[]): string[] {
 }
 
 /**
- * The embedded worker is started with a defined environment, so the variables a run names must be handed to it from
- * this shell (a worker started without them is replaced; runs survive that). A remote worker uses its own.
+ * `--mcp-config FILE`: the run's MCP servers, validated here so a bad file fails at once. They go into the run's input
+ * unexpanded; a `${VAR}` naming the worker's own settings or credentials is refused as `--env-pass` refuses it, and for
+ * the embedded worker (which takes the variables from this shell) every `${VAR}` must be set here or have a default.
  */
-function offerToEmbeddedWorker(names: readonly string[]): void {
+function readRunMcpServers(file: string, embedded: boolean): McpServers {
+  try {
+    const servers = readMcpConfigFile(file);
+    for (const [name, server] of Object.entries(servers)) {
+      for (const variable of referencedVariables(server)) {
+        const refusal = envPassRefusal(variable);
+        if (refusal) throw new McpConfigError(`${file}: mcpServers.${name} uses \${${variable}}: ${refusal}`);
+      }
+      if (embedded) expandMcpServer(name, server, { env: process.env });
+    }
+    return servers;
+  } catch (error) {
+    if (error instanceof McpConfigError) throw new UsageError(`--mcp-config: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The variables the servers refer to that are set in this shell (the embedded worker needs their values). */
+function setVariablesOf(servers: McpServers | undefined): string[] {
+  return Object.values(servers ?? {})
+    .flatMap(referencedVariables)
+    .filter((name) => process.env[name] !== undefined);
+}
+
+/**
+ * The embedded worker is started with a defined environment, so the variables a run names must be handed to it from
+ * this shell (a worker started without them is replaced; runs survive that). A remote worker uses its own. `required`
+ * are the `--env-pass` names, which must be set; the others (an MCP server's variables) may fall back to defaults.
+ */
+function offerToEmbeddedWorker(names: readonly string[], required: readonly string[]): void {
   if (names.length === 0) return;
-  for (const name of names) {
+  for (const name of required) {
     if (process.env[name] === undefined) {
       throw new UsageError(`--env-pass: ${name} is not set in this shell, and the embedded worker takes it from here.`);
     }

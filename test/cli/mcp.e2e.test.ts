@@ -1,0 +1,85 @@
+// `durable-agent run --mcp-config FILE`, end to end: the CLI validates the file and records the servers in the run's
+// input unexpanded; the worker fills in `${VAR}` from its own environment and runs the tools.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/core/messages.js';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { cliRunner } from '../support/cli.js';
+import type { CliRunner } from '../support/cli.js';
+import type { Harness } from '../support/harness.js';
+import { startHarness, toolResult, workspaceFrom } from '../support/harness.js';
+import { filesystemServer } from '../support/mcp-servers.js';
+
+let harness: Harness;
+let cli: CliRunner;
+beforeAll(async () => {
+  // The worker's environment holds the directory the run's config refers to as ${NOTES_DIR}.
+  harness = await startHarness({ OPENAI_API_KEY: 'test-key', NOTES_DIR: await mkdtemp(join(tmpdir(), 'notes-')) });
+  cli = cliRunner(harness);
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+async function configFile(value: unknown): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'durable-agent-mcp-config-')), 'mcp.json');
+  await writeFile(file, JSON.stringify(value));
+  return file;
+}
+
+describe('run --mcp-config', () => {
+  it("runs a tool of the file's server, with ${VAR} filled in on the worker and kept out of the input", async () => {
+    const workspace = await workspaceFrom();
+    await writeFile(join(workspace, 'todo.txt'), 'ship it\n');
+    const fs = filesystemServer(workspace);
+    const file = await configFile({
+      mcpServers: { fs: { ...fs, args: [...fs.args!, '${NOTES_DIR}'] } },
+    });
+    const model = await startScriptedModelServer({
+      script: [
+        { tool_calls: [{ id: 'dirs', name: 'mcp__fs__list_allowed_directories', arguments: {} }] },
+        {
+          tool_calls: [
+            { id: 'read', name: 'mcp__fs__read_text_file', arguments: { path: join(workspace, 'todo.txt') } },
+          ],
+        },
+        { content: 'The todo says: ship it.' },
+      ],
+    });
+    try {
+      const run = await cli(['run', '--cwd', workspace, '--json', '--base-url', model.url, '--mcp-config', file, 'x']);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result).toMatchObject({ status: 'completed', answer: 'The todo says: ship it.', toolCalls: 2 });
+      const requests = model.requests as { messages: ChatMessage[] }[];
+      // The worker expanded ${NOTES_DIR}: the server was allowed the worker's notes directory too.
+      expect(toolResult(requests[1]!.messages, 'dirs').text).toContain(join(tmpdir(), 'notes-'));
+      expect(toolResult(requests[2]!.messages, 'read')).toMatchObject({ status: 'success', text: 'ship it\n' });
+      // The run's input holds the variable, never its value.
+      const history = await harness.client.workflow.getHandle(result.workflowId).fetchHistory();
+      const started = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
+      expect(Buffer.from(started).toString()).toContain('${NOTES_DIR}');
+      expect(Buffer.from(started).toString()).not.toContain(join(tmpdir(), 'notes-'));
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('refuses a file with an unknown field, naming the server and the field', async () => {
+    const file = await configFile({ mcpServers: { fs: { command: 'node', argz: [] } } });
+    const run = await cli(['run', '--cwd', await workspaceFrom(), '--mcp-config', file, 'x']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('mcpServers.fs: unknown field "argz"');
+  });
+
+  it("refuses a server that would read the worker's credentials", async () => {
+    const file = await configFile({
+      mcpServers: { api: { type: 'http', url: 'https://example.test/mcp', headers: { key: '${OPENAI_API_KEY}' } } },
+    });
+    const run = await cli(['run', '--cwd', await workspaceFrom(), '--mcp-config', file, 'x']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("mcpServers.api uses ${OPENAI_API_KEY}: OPENAI_API_KEY is one of the worker's own");
+  });
+});
