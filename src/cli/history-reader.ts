@@ -129,10 +129,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Activities that are neither a model turn nor a tool call: the function-tool listing recorded once per task, and the
- * Bash classification that gates a call (its outcome travels in the tool activity's own input).
+ * Activities that are neither a model turn nor a tool call: the function-tool and MCP-tool listings recorded once per
+ * task, and the Bash classification that gates a call (its outcome travels in the tool activity's own input).
  */
-const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set([ACTIVITY.listFunctionTools, ACTIVITY.classifyBash]);
+const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set([
+  ACTIVITY.listFunctionTools,
+  ACTIVITY.listMcpTools,
+  ACTIVITY.classifyBash,
+]);
 
 function isToolInput(value: unknown): value is ToolActivityInput {
   return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number' && isObject(value.input);
@@ -315,7 +319,8 @@ function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: 
   const classification = input.classification;
   const withOutcome = (outcome: Answer): ToolCallRecord => ({
     callId: input.callId,
-    tool: record.activityType,
+    // Every MCP tool runs as one activity type; the request names the tool.
+    tool: input.mcp?.tool ?? record.activityType,
     summary: record.summary,
     ...outcome,
     durationMs: durationOf(record),
