@@ -30,10 +30,17 @@ export interface ToolIndex {
 }
 
 /**
- * How much a match counts by where it is. A tool's name says what it does most densely; its description says it in
- * prose; parameter names and their descriptions say what it acts on, but many tools share them (`id`, `limit`).
+ * How much a match counts by where it is. A tool's name (and its aliases) says what it does most densely; its
+ * description says it in prose; parameter names and their descriptions say what it acts on, but many tools share them
+ * (`id`, `limit`).
  */
-const FIELD_BOOSTS = { name: 3, description: 1, parameters: 0.5 } as const;
+const FIELD_BOOSTS = { name: 2, description: 1, parameters: 0.5 } as const;
+
+/**
+ * How much what a tool's family says counts next to what the tool says: a task phrased in the words of a service
+ * (an MCP server's tools, the built-ins) finds all of the service's tools, not only those repeating its words.
+ */
+const FAMILY_WEIGHT = 1;
 
 /** Query terms this long also match longer words they begin (`config` finds `configuration`). */
 const MIN_PREFIX_LENGTH = 4;
@@ -48,38 +55,68 @@ interface ToolDocument {
   parameters: string;
 }
 
+interface FamilyDocument {
+  id: string;
+  text: string;
+}
+
 /** Indexes `contracts` (names must be unique, as in a registry). */
 export function createToolIndex(contracts: readonly ToolContract[]): ToolIndex {
-  const search = new MiniSearch<ToolDocument>({
-    fields: ['name', 'description', 'parameters'],
-    tokenize: splitWords,
-    processTerm: (term) => indexTerm(term),
-    searchOptions: {
-      boost: { ...FIELD_BOOSTS },
-      prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
-      combineWith: 'OR',
-    },
-  });
+  const tools = searchIndex<ToolDocument>(['name', 'description', 'parameters'], FIELD_BOOSTS);
   // addAll is synchronous; the async variants would wait on timers, which the workflow sandbox replaces.
-  search.addAll(contracts.map(toolDocument));
+  tools.addAll(contracts.map(toolDocument));
+  const members = new Map<string, string[]>();
+  const texts = new Map<string, string[]>();
+  for (const contract of contracts) {
+    const family = familyOf(contract);
+    if (family === undefined) continue;
+    members.set(family, [...(members.get(family) ?? []), contract.name]);
+    texts.set(family, [...(texts.get(family) ?? []), contract.name, contract.description]);
+  }
+  const families = searchIndex<FamilyDocument>(['text'], { text: 1 });
+  families.addAll([...texts].map(([id, text]) => ({ id, text: text.join('\n') })));
+
   return {
     rank(query, options = {}) {
       const terms = indexTerms(query).slice(0, MAX_QUERY_TERMS);
       const required = (options.required ?? []).flatMap((word) => indexTerms(word));
-      if (terms.length === 0 && required.length === 0) return [];
       const among = options.among;
-      const anyTerm = { queries: terms.length > 0 ? terms : required, combineWith: 'OR' as const };
-      const results = search.search(
-        required.length > 0 ? { combineWith: 'AND', queries: [...required, anyTerm] } : anyTerm,
-        // The terms are already processed: the index's own processing would stem them twice.
-        { processTerm: (term) => term, ...(among ? { filter: (result) => among.has(String(result.id)) } : {}) },
-      );
-      const ranked = results
-        .map((result) => ({ name: String(result.id), score: result.score }))
+      const inScope = (name: string) => among === undefined || among.has(name);
+      // The terms are already processed: the indexes' own processing would stem them twice.
+      const processed = { processTerm: (term: string) => term };
+      const scores = new Map<string, number>();
+      if (terms.length > 0) {
+        const own = tools.search({ combineWith: 'OR', queries: terms }, processed);
+        for (const result of own) if (inScope(String(result.id))) scores.set(String(result.id), result.score);
+        for (const family of families.search({ combineWith: 'OR', queries: terms }, processed)) {
+          for (const name of members.get(String(family.id)) ?? []) {
+            if (inScope(name)) scores.set(name, (scores.get(name) ?? 0) + FAMILY_WEIGHT * family.score);
+          }
+        }
+      }
+      if (required.length > 0) {
+        // `+term`s must be in the tool's own text; alone, they rank what contains them all.
+        const matching = tools.search({ combineWith: 'AND', queries: required }, processed);
+        const allowed = new Map(matching.map((result) => [String(result.id), result.score]));
+        for (const name of [...scores.keys()]) if (!allowed.has(name)) scores.delete(name);
+        if (terms.length === 0) for (const [name, score] of allowed) if (inScope(name)) scores.set(name, score);
+      }
+      const ranked = [...scores]
+        .map(([name, score]) => ({ name, score }))
         .sort((left, right) => right.score - left.score || compareNames(left.name, right.name));
       return options.limit === undefined ? ranked : ranked.slice(0, options.limit);
     },
   };
+}
+
+/** A MiniSearch index with the selection's words (terms.ts) and BM25 defaults. */
+function searchIndex<T extends { id: string }>(fields: (keyof T & string)[], boost: Record<string, number>) {
+  return new MiniSearch<T>({
+    fields,
+    tokenize: splitWords,
+    processTerm: (term) => indexTerm(term),
+    searchOptions: { boost: { ...boost }, prefix: (term) => term.length >= MIN_PREFIX_LENGTH, combineWith: 'OR' },
+  });
 }
 
 const cached = new WeakMap<ToolRegistry, { names: string; index: ToolIndex }>();
@@ -101,10 +138,20 @@ export function toolIndexOf(registry: ToolRegistry): ToolIndex {
 function toolDocument(contract: ToolContract): ToolDocument {
   return {
     id: contract.name,
-    name: contract.name,
+    name: [contract.name, ...(contract.aliases ?? [])].join(' '),
     description: contract.description,
     parameters: parameterText(toInputJsonSchema(contract)),
   };
+}
+
+/**
+ * The family a tool ships in: the namespace its name starts with (`mcp__github__create_issue` → `mcp__github`), or the
+ * built-ins as one set; a tool with neither (a worker's function tool) stands alone.
+ */
+function familyOf(contract: ToolContract): string | undefined {
+  const separator = contract.name.lastIndexOf('__');
+  if (separator > 0) return contract.name.slice(0, separator);
+  return contract.origin === undefined || contract.origin === 'builtin' ? 'builtin' : undefined;
 }
 
 /** The names, descriptions and enumerated values of a schema's properties, nested ones included. */
