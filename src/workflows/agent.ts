@@ -282,5 +282,6 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
     progress: state.progress.filter((entry) => entry.seq > afterSeq),
     pendingApprovals: approvals.list(),
     breakers,
+    ...(state.profile ? { profile: state.profile } : {}),
   };
 }
