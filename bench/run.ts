@@ -18,6 +18,7 @@ import { formatMs, renderTable } from './measure.js';
 import { benchGlob } from './glob.js';
 import { benchGrepEngines, benchGrepTool } from './grep.js';
 import { benchMemory } from './memory.js';
+import { benchToolSelection } from './tool-selection.js';
 import { REPORT_HEADINGS, REPORT_INTRO } from './report-layout.js';
 import type { SectionReport } from './report.js';
 import { writeReport } from './report.js';
@@ -57,6 +58,7 @@ async function main(): Promise<number> {
     },
     { id: 'glob', name: 'Glob', run: () => benchGlob(root, GLOB_REPETITIONS) },
     { id: 'arguments', name: 'Argument repair', run: benchArguments },
+    { id: 'tool-selection', name: 'Tool selection (200 tools, 50 tasks)', run: benchToolSelection },
     {
       id: 'large-arguments',
       name: 'A 1 MB argument, layer by layer',

@@ -27,7 +27,13 @@ Options:
                       that matches it; an invalid one goes back to the model once; run prints the result as JSON
   --tool-queue Q      run file and shell tools only on the worker polling Q (default: DURABLE_AGENT_TOOL_QUEUE;
                       with the embedded server, this host's worker)
-  --mode M            default | read-only
+  --mode M            default | read-only (default: the profile's, else default)
+  --profile P         read-only | code-edit | ops | auto: the tools the run offers, pinned tools, mode and tool
+                      limit of a class of task (auto: picked by keywords of the task; see README "Tool selection
+                      and profiles"); without it every tool is offered and none is pinned
+  --max-tools N       at most N tools per model request (default: the profile's, else 16); with more, each step
+                      shows pinned, recently used and ToolSearch-found tools and the best matches for the task,
+                      and ToolSearch finds the others
   --budget-usd USD    pause for approval before the step that would spend more (cost from the price table;
                       DURABLE_AGENT_PRICES=FILE overrides prices); an approval extends it by the same amount
   --max-tokens N      the same, for total tokens
@@ -57,7 +63,7 @@ export const statusHelp = `Usage: durable-agent status ID [--run-id R] [--json]
 
 Prints a run's status, step, usage and answer: the task's current run, or with --run-id one run of its chain (one
 that continued as new says "continued" and names the run it handed on to). --json prints
-{workflowId, runId, status, step, answer?, result?, error?, continuedAs?, pendingApprovals, breakers, usage}. A finished run is
+{workflowId, runId, status, step, profile?, answer?, result?, error?, continuedAs?, pendingApprovals, breakers, usage}. A finished run is
 read from the result it returned, so it shows no pending approvals and no breakers.`;
 
 /** Help text of `watch`. */

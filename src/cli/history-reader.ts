@@ -6,6 +6,7 @@ import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
 import type { ChatMessage, ModelRequest, ModelTurn, RawToolCall } from '../core/messages.js';
 import type { ForkOrigin } from '../core/run/fork.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
+import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
 import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
 import type { RiskLevel } from '../tools/define-tool.js';
@@ -57,6 +58,8 @@ export interface StepRecord {
   step: number;
   model: ModelCallRecord;
   tools: ToolCallRecord[];
+  /** The tools the model was shown, when the run had more than its limit and selected them (core/tool-selection). */
+  toolSelection?: ToolSelectionRecord;
 }
 
 /** A run read from its history. */
@@ -65,6 +68,8 @@ export interface RunHistory {
   /** The (last) run read. */
   runId: string;
   status: RunStatus;
+  /** The run's tool profile, as its model requests name it. */
+  profile?: string;
   /** Why a terminated run was terminated, as the operator gave it. */
   terminationReason?: string;
   /** What an open run waits for a human to decide (its approval timers' summaries: `approval: Bash rm -rf build — destructive`). */
@@ -485,7 +490,13 @@ export function readRunHistory(
     const requested = (record.input as Partial<ModelRequest> | undefined)?.step;
     const step = typeof requested === 'number' ? requested : ordinal + 1;
     // A second model call for a step (a workflow reset, say) replaces the first: the later one is what the run used.
-    steps.set(step, { step, model: modelRecord(record), tools: [] });
+    const selection = (record.input as Partial<ModelRequest> | undefined)?.toolSelection;
+    steps.set(step, {
+      step,
+      model: modelRecord(record),
+      tools: [],
+      ...(selection ? { toolSelection: selection } : {}),
+    });
     requests.set(step, record.input as Partial<ModelRequest> | undefined);
     if (isModelTurn(record.result)) turns.set(step, record.result);
     else turns.delete(step);
@@ -535,10 +546,14 @@ export function readRunHistory(
   }
 
   const recorded = historyIdentity(history);
+  const profile = modelCalls
+    .map((record) => (record.input as Partial<ModelRequest> | undefined)?.profile)
+    .find(Boolean);
   return {
     workflowId: identity.workflowId ?? recorded.workflowId,
     runId: identity.runId ?? recorded.runId,
     ...status,
+    ...(profile ? { profile } : {}),
     ...terminationOf(events),
     ...resetsOf(events),
     ...forkedFromOf(events),
@@ -567,6 +582,7 @@ export function mergeRunHistories(runs: RunHistory[]): RunHistory {
     workflowId: last.workflowId,
     runId: last.runId,
     status: last.status,
+    ...(runs.find((run) => run.profile)?.profile ? { profile: runs.find((run) => run.profile)!.profile! } : {}),
     ...(last.waitingFor ? { waitingFor: last.waitingFor } : {}),
     ...(last.terminationReason ? { terminationReason: last.terminationReason } : {}),
     ...(resets.length > 0 ? { resets } : {}),

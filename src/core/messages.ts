@@ -5,6 +5,7 @@
 // adapter (src/providers/) translates it to its API and its API's answer back into a ModelTurn.
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import type { ContentKey } from './content-key.js';
+import type { ToolSelectionRecord } from './tool-selection/select-tools.js';
 
 /** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
 export interface ToolCallMessagePart {
@@ -155,6 +156,10 @@ export interface ModelRequest {
   outputSchema?: Record<string, unknown>;
   /** Set on the summarising call of a transcript compaction, which is not a step of its own. */
   purpose?: 'compaction';
+  /** The run's tool profile, when it has one (for `history`; ignored by the activity). */
+  profile?: string;
+  /** How the step's tools were selected from more than the run's limit (for `history`; ignored by the activity). */
+  toolSelection?: ToolSelectionRecord;
   /** The bench's inline-transcript comparison: the messages the workflow holds (ignored by the activity)… */
   messages?: ChatMessage[];
   /** …and a request to return the ones it does not hold yet (ModelTurn.transcriptTail). */

@@ -10,6 +10,8 @@ import type { FunctionToolSpec } from '../tools/function-tool.js';
 import type { McpToolDescriptor } from '../tools/mcp-tool.js';
 import type { ContentKey } from './content-key.js';
 import type { McpServers } from './mcp-servers.js';
+import type { ProfileName } from './tool-selection/profiles.js';
+import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from './transcript-ref.js';
 
@@ -87,6 +89,13 @@ export interface AgentInput {
    * would. For `npm run bench`'s side-by-side comparison only; the CLI never sets it.
    */
   inlineTranscript?: boolean;
+  /**
+   * A tool profile (core/tool-selection/profiles) or `auto` for the keyword rule on the task: which tools the run
+   * offers, which stay pinned, and the step limit below.
+   */
+  profile?: string;
+  /** At most this many tools per step (default: the profile's, else 16); beyond it the step's tools are selected. */
+  maxTools?: number;
   /** Present when continuing as new: everything the task has accumulated so far. */
   resume?: AgentState;
 }
@@ -141,8 +150,12 @@ export interface AgentState {
   functionTools: FunctionToolSpec[];
   /** The MCP servers' tools, recorded when the task started; absent when it has none. */
   mcp?: McpToolset;
-  /** Deferred tools found through ToolSearch (C.16). */
+  /** Deferred tools found through ToolSearch (C.16); with a selection, any tool it found. */
   discovered: string[];
+  /** The run's tool profile, resolved when the task started, and why (`chosen`, or what the auto rule matched). */
+  profile?: { name: ProfileName; reason: string };
+  /** What the tool selection keeps between steps; set from the first step with more tools than the limit. */
+  toolSelection?: ToolSelectionState;
   /** Per-tool circuit breakers (C.10), timed by workflow time. */
   breakers: Record<string, BreakerState>;
   /** network_write approval keys granted for the rest of the task (C.4). */
@@ -195,6 +208,8 @@ export interface AgentResult {
   toolCalls: number;
   usage: UsageLedger;
   error?: string;
+  /** The run's tool profile, when it has one. */
+  profile?: string;
 }
 
 /** Keeps follower progress bounded in workflow memory. */
@@ -269,5 +284,6 @@ export function toResult(state: AgentState): AgentResult {
     toolCalls: state.toolCalls,
     usage: state.usage,
     ...(state.error ? { error: state.error } : {}),
+    ...(state.profile ? { profile: state.profile.name } : {}),
   };
 }

@@ -81,6 +81,8 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
 export interface WorkflowToolContext {
   registry: ToolRegistry;
   mode: 'default' | 'read_only';
+  /** The tools ToolSearch may return when the run selects its tools or has a profile (core/tool-selection). */
+  searchScope?: ReadonlySet<string>;
 }
 
 /** A workflow tool's result: the envelope's `data` and `text`, and the deferred tools it made callable. */

@@ -28,6 +28,8 @@ export interface SchemaContext {
   openTools?: ReadonlySet<string>;
   /** Deferred tools that ToolSearch has discovered in this task (C.16). */
   discovered?: ReadonlySet<string>;
+  /** List the tools that find others (ToolSearch) even with nothing deferred: a step's selection left tools out. */
+  listFinders?: boolean;
 }
 
 /** A resolved tool name, with the repair record when the model's spelling was not exact. */
@@ -160,7 +162,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     const anyDeferred = allowed.some((contract) => contract.shouldDefer === true);
     return allowed.filter((contract) => {
       if (contract.shouldDefer === true) return context.discovered?.has(contract.name) ?? false;
-      if (contract.listedOnlyWithDeferredTools === true) return anyDeferred;
+      if (contract.listedOnlyWithDeferredTools === true) return anyDeferred || context.listFinders === true;
       return true;
     });
   };

@@ -1,6 +1,8 @@
-// Sandbox-safe: the ToolSearch contract and its pure search over deferred tools (TOOL-SPEC C.16).
+// Sandbox-safe: the ToolSearch contract and its pure search over deferred tools (TOOL-SPEC C.16), or, when the run
+// selects its tools, over every tool the step did not show (ranked by the same index as the selection).
 // ToolSearch runs inside the workflow (it reads the registry and marks tools discovered), so it has no executor.
 import { z } from 'zod';
+import { toolIndexOf } from '../core/tool-selection/tool-index.js';
 import { defineTool, shorten } from './define-tool.js';
 import type { ToolContract } from './define-tool.js';
 import type { SchemaContext, ToolRegistry } from './registry.js';
@@ -47,7 +49,11 @@ export const toolSearch = defineTool({
   confirmation: 'none',
   isConcurrencySafe: () => true,
   pathParams: [],
-  runInWorkflow: (args, context) => runToolSearch(context.registry, args, { mode: context.mode }),
+  runInWorkflow: (args, context) =>
+    runToolSearch(context.registry, args, {
+      mode: context.mode,
+      ...(context.searchScope ? { searchScope: context.searchScope } : {}),
+    }),
   listedOnlyWithDeferredTools: true,
   parameterAliases: [
     { from: 'q', to: 'query' },
@@ -69,8 +75,11 @@ export interface DeferredToolMatch {
   schema: JsonSchema;
 }
 
-/** Which deferred tools a search may return; defaults to the default mode. */
-export type ToolSearchContext = Pick<SchemaContext, 'mode'>;
+/**
+ * Which tools a search may return: the deferred tools the mode allows (default mode when absent), or exactly
+ * `searchScope` — the tools a selecting run did not show — ranked by the tool index (BM25) instead.
+ */
+export type ToolSearchContext = Pick<SchemaContext, 'mode'> & { searchScope?: ReadonlySet<string> };
 
 /**
  * Deferred tools matching `query`, best first (ties by name), at most `max` (clamped to 1..10).
@@ -88,7 +97,7 @@ export function searchDeferredTools(
     MAX_TOOL_SEARCH_RESULTS,
     Math.max(1, Math.trunc(Number.isFinite(max) ? max : DEFAULT_RESULTS)),
   );
-  const candidates = deferredCandidates(registry, context);
+  const candidates = searchCandidates(registry, context);
   const trimmed = query.trim();
 
   if (trimmed.toLowerCase().startsWith(SELECT_PREFIX)) {
@@ -107,6 +116,7 @@ export function searchDeferredTools(
     .map((term) => ({ required: term.startsWith('+'), text: normalizeTerm(term) }))
     .filter((term) => term.text !== '');
   if (terms.length === 0) return [];
+  if (context.searchScope) return rankedMatches(registry, terms, context.searchScope, limit);
 
   const scored: { contract: ToolContract; score: number }[] = [];
   for (const contract of candidates) {
@@ -148,13 +158,17 @@ export function runToolSearch(
   const tools = searchDeferredTools(registry, args.query, args.max_results, context);
   const names = tools.map((tool) => tool.name);
   if (tools.length === 0) {
-    const available = deferredCandidates(registry, context).map((contract) => contract.name);
+    const all = searchCandidates(registry, context).map((contract) => contract.name);
+    // Hundreds of unselected tools would make this answer longer than the schemas selection saved.
+    const available = all.slice(0, MAX_LISTED_NAMES);
+    const more = all.length > available.length ? ` and ${all.length - available.length} more` : '';
+    const kind = context.searchScope ? 'tool' : 'deferred tool';
     return {
       data: { query: args.query, tools, count: 0, available },
       text:
         available.length === 0
-          ? 'No deferred tools are available.'
-          : `No deferred tool matches '${args.query}'. Available: ${available.join(', ')}. Use "select:<name>" to load one.`,
+          ? `No ${kind}s are available.`
+          : `No ${kind} matches '${args.query}'. Available: ${available.join(', ')}${more}. Use "select:<name>" to load one.`,
       discovered: [],
     };
   }
@@ -165,7 +179,13 @@ export function runToolSearch(
   };
 }
 
-function deferredCandidates(registry: ToolRegistry, context: ToolSearchContext): ToolContract[] {
+/** At most this many names are listed when a search finds nothing. */
+const MAX_LISTED_NAMES = 40;
+
+/** The contracts a search may return (by name). */
+function searchCandidates(registry: ToolRegistry, context: ToolSearchContext): ToolContract[] {
+  const scope = context.searchScope;
+  if (scope) return registry.list().filter((contract) => scope.has(contract.name));
   return registry
     .list()
     .filter(
@@ -174,6 +194,21 @@ function deferredCandidates(registry: ToolRegistry, context: ToolSearchContext):
         registry.isEnabled(contract.name) &&
         (context.mode !== 'read_only' || contract.category === 'read'),
     );
+}
+
+/** The scoped search: BM25 over names, descriptions and parameters; `+` terms must match. */
+function rankedMatches(
+  registry: ToolRegistry,
+  terms: { required: boolean; text: string }[],
+  scope: ReadonlySet<string>,
+  limit: number,
+): DeferredToolMatch[] {
+  const ranked = toolIndexOf(registry).rank(terms.map((term) => term.text).join(' '), {
+    among: scope,
+    required: terms.filter((term) => term.required).map((term) => term.text),
+    limit,
+  });
+  return ranked.map((tool) => toMatch(registry.get(tool.name)!));
 }
 
 function toMatch(contract: ToolContract): DeferredToolMatch {

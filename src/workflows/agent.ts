@@ -39,7 +39,7 @@ import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { initialState, toResult } from '../core/state.js';
 import { systemPrompt } from '../core/transcript.js';
 import { takeWrites } from '../core/transcript-ref.js';
-import { visibleToolNames } from '../core/turn/turn.js';
+import { startProfile, stepTools } from '../core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
 import { callModel, listFunctionTools, listMcpTools, storeContent } from './activities.js';
 import { ApprovalBook } from './approvals.js';
@@ -85,6 +85,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       // So are the MCP servers' tools. Runs recorded before MCP servers existed replay without the listing.
       if (patched(MCP_TOOLS_PATCH)) recordMcpTools(state, await listMcpTools(input), Date.now());
       state.budget = initialBudget(input);
+      const unknownProfile = startProfile(state, input);
+      if (unknownProfile !== undefined) return fail(state, unknownProfile);
     }
     const shell: TurnShell = {
       env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
@@ -158,7 +160,7 @@ async function flushWrites(state: AgentState): Promise<void> {
  */
 async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
   const { state, input } = shell.env;
-  const toolNames = visibleToolNames(shell.env, Date.now());
+  const tools = stepTools(shell.env, Date.now());
   const started = Date.now();
   const chain = modelChain(input);
   let index = 0;
@@ -167,7 +169,7 @@ async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
     const selection = chain[index]!;
     const writes = takeWrites(state);
     try {
-      const turn = await callModel(modelRequest(state, input, selection, toolNames, writes.content));
+      const turn = await callModel(modelRequest(state, input, selection, tools.names, writes.content, tools.selection));
       writes.stored();
       recordModelTurn(state, input, turn, Date.now() - started);
       return turn;
@@ -287,5 +289,6 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
     progress: state.progress.filter((entry) => entry.seq > afterSeq),
     pendingApprovals: approvals.list(),
     breakers,
+    ...(state.profile ? { profile: state.profile } : {}),
   };
 }

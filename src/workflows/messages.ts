@@ -29,6 +29,8 @@ export interface AgentStateView {
   pendingApprovals: PendingApproval[];
   breakers: Record<string, BreakerView>;
   result?: AgentResult;
+  /** The run's tool profile and why it has it (`chosen`, or what `auto` matched). */
+  profile?: { name: string; reason: string };
 }
 
 /** Query `state`: step, status, usage, approvals, breakers and recent progress lines (those after `afterSeq`). */

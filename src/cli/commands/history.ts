@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
+import type { ToolSelectionRecord } from '../../core/tool-selection/select-tools.js';
 import type { RunHistory, ToolCallRecord } from '../history-reader.js';
 import { forkOriginOf, mergeRunHistories } from '../history-reader.js';
 import { readChain } from '../run-chain.js';
@@ -73,11 +74,20 @@ function toolStatus(tool: ToolCallRecord): string {
   return stdoutColor.dim(text);
 }
 
+/** A step's selected tools, in the order of why they are there: `tools: 16 of 212 — ToolSearch, ReadFile, …`. */
+export function selectionLine(selection: ToolSelectionRecord): string {
+  const names = [...selection.pinned, ...selection.discovered, ...selection.recent, ...selection.ranked];
+  const list = names.join(', ');
+  const shown = list.length > 160 ? `${list.slice(0, 159)}…` : list;
+  return `tools: ${names.length} of ${selection.candidates} — ${shown}`;
+}
+
 /** The human form: one line per model call, one indented line per tool call, retries and failures noted. */
 export function formatHistory(run: RunHistory): string {
   const runs = run.runIds.length > 1 ? ` (${run.runIds.length} runs, continued as new)` : '';
   const status = run.terminationReason ? `${run.status}: ${run.terminationReason}` : run.status;
   const lines = [`${stdoutColor.bold(run.workflowId)}  ${status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
+  if (run.profile) lines.push(stdoutColor.dim(`profile ${run.profile}`));
   for (const waiting of run.waitingFor ?? []) lines.push(stdoutColor.yellow(`  waiting for ${waiting}`));
   const resetsAfter = (step: number) => (run.resets ?? []).filter((reset) => reset.afterStep === step);
   const resetLines = (step: number) =>
@@ -103,12 +113,13 @@ export function formatHistory(run: RunHistory): string {
   const tools = run.steps.flatMap((step) => step.tools);
   const toolWidth = Math.max(0, ...tools.map((tool) => tool.tool.length));
   const labelWidth = Math.max(0, ...tools.map((tool) => label(tool).length));
-  for (const { step, model, tools: calls } of run.steps) {
+  for (const { step, model, tools: calls, toolSelection: selection } of run.steps) {
     const tokens = `${model.promptTokens} → ${model.completionTokens} tokens`;
     lines.push(
       `${stdoutColor.bold(`step ${step}`)}  ${model.model}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`,
     );
     for (const failure of model.failures) lines.push(stdoutColor.red(`    ! ${failure}`));
+    if (selection) lines.push(stdoutColor.dim(`    ${selectionLine(selection)}`));
     for (const tool of calls) {
       lines.push(
         `  ${stdoutColor.cyan(tool.tool.padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}${classificationNote(tool)}`,

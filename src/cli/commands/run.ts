@@ -10,6 +10,8 @@ import type { ModelSelection, ToolChoice, ToolProtocol } from '../../core/messag
 import { createTaskRegistry } from '../../tools/task-registry.js';
 import { readOutputSchema } from '../output-schema-file.js';
 import type { AgentInput, AgentMode, AskPolicy } from '../../core/state.js';
+import type { ResolvedProfile } from '../../core/tool-selection/profiles.js';
+import { AUTO_PROFILE, PROFILE_NAMES, isProfileName, resolveProfile } from '../../core/tool-selection/profiles.js';
 import { startScriptedModelServer } from '../../providers/scripted-server.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
@@ -41,6 +43,8 @@ const options = {
   'max-tokens': { type: 'string' },
   'on-budget': { type: 'string' },
   mode: { type: 'string' },
+  profile: { type: 'string' },
+  'max-tools': { type: 'string' },
   ask: { type: 'string' },
   'tool-choice': { type: 'string' },
   'output-schema': { type: 'string' },
@@ -63,7 +67,10 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   const remoteTools = Boolean(config.temporalAddress && (values['tool-queue'] ?? config.toolTaskQueue));
   const workspace = resolveWorkspace(values.cwd ?? process.cwd(), remoteTools);
   const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
-  const mode = parseMode(values.mode ?? 'default');
+  const profile = parseProfile(values.profile, task);
+  // A profile brings its mode (read-only runs read_only); --mode, when given, decides.
+  const mode = values.mode !== undefined ? parseMode(values.mode) : (profile?.profile.mode ?? 'default');
+  const maxTools = values['max-tools'] === undefined ? undefined : parsePositiveInt(values['max-tools'], '--max-tools');
   const askPolicy = parseAsk(values.ask, detach);
   const outputSchema = values['output-schema'] ? await readOutputSchema(values['output-schema']) : undefined;
   const toolChoice =
@@ -111,6 +118,8 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     mode,
     askPolicy,
     ...(envPass.length > 0 ? { envPass } : {}),
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    ...(maxTools !== undefined ? { maxTools } : {}),
     ...(toolChoice ? { toolChoice } : {}),
     ...(outputSchema ? { outputSchema } : {}),
     searchAttributes: await connected.hasSearchAttributes(),
@@ -134,6 +143,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     const runId = handle.firstExecutionRunId;
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
+    if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(profile.reason)}`);
     return await followStarted(connected, handle, {
       link,
       json: values.json,
@@ -249,6 +259,14 @@ function parseBudget(
 function parseToolProtocol(text: string | undefined): ToolProtocol | undefined {
   if (text === undefined || text === 'native' || text === 'react') return text;
   throw new UsageError(`--tool-protocol must be native or react, got "${text}"`);
+}
+
+/** `--profile NAME|auto`: the workflow resolves it the same way (the input keeps `auto`); here for its mode and the log. */
+function parseProfile(text: string | undefined, task: string): ResolvedProfile | undefined {
+  if (text === undefined) return undefined;
+  if (text !== AUTO_PROFILE && !isProfileName(text))
+    throw new UsageError(`--profile must be one of ${[...PROFILE_NAMES, AUTO_PROFILE].join(', ')}, got "${text}"`);
+  return resolveProfile(text, task);
 }
 
 function parseMode(text: string): AgentMode {

@@ -170,11 +170,13 @@ async function print(
   const status = runStatusOf(snapshot.execution, view?.status ?? result?.status);
   const answer = view ? view.answer : result?.answer;
   const error = view ? view.error : (result?.error ?? terminationError(snapshot));
+  const profile = view?.profile?.name ?? result?.profile;
   const object = {
     workflowId,
     runId: snapshot.runId,
     status,
     step: view?.step ?? result?.steps ?? snapshot.reportedStep ?? 0,
+    ...(profile ? { profile } : {}),
     // A long answer travels as a reference to the content store; the store's code loads only then.
     ...(answer ? { answer: await (await import('../stored-text.js')).storedText(answer) } : {}),
     ...(result?.result !== undefined ? { result: result.result } : {}),
@@ -201,6 +203,7 @@ async function print(
         `  step        ${object.step}${view ? ` of ${view.maxSteps}` : ''}`,
         `  tool calls  ${view?.toolCalls ?? result?.toolCalls ?? 0}`,
         `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
+        ...(profile ? [`  profile     ${profile}${view?.profile ? `  (${view.profile.reason})` : ''}`] : []),
         ...(view?.lastTool ? [`  last tool   ${view.lastTool}`] : []),
         ...object.pendingApprovals.map(
           (approval) =>

@@ -11,6 +11,8 @@ import { addEvent, addProgress, addUsage } from '../state.js';
 import type { PendingWrites } from '../transcript-ref.js';
 import { appendMessages, workflowMessage } from '../transcript-ref.js';
 import { offeredToolNames, stepToolChoice } from './tool-choice.js';
+import type { ToolSelectionRecord } from '../tool-selection/select-tools.js';
+import { noteTurn } from '../tool-selection/select-tools.js';
 
 /** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */
 export const DEFAULT_COMPACT_AT_TOKENS = 96_000;
@@ -46,7 +48,8 @@ export function modelChain(input: AgentInput): ModelSelection[] {
 
 /**
  * The request of a step's model call: the transcript by key, what the workflow made since, the tools' names, the
- * step's tool choice (core/run/tool-choice; `auto` is the default and left out) and a structured run's schema.
+ * step's tool choice (core/run/tool-choice; `auto` is the default and left out) and a structured run's schema. A run
+ * with a profile names it, and a step whose tools were selected says how (for `history`; the activity ignores both).
  */
 export function modelRequest(
   state: AgentState,
@@ -54,6 +57,7 @@ export function modelRequest(
   selection: ModelSelection,
   toolNames: string[],
   writes: PendingWrites,
+  toolSelection?: ToolSelectionRecord,
 ): ModelRequest {
   // The bench's inline-transcript comparison sends the whole transcript with every call, as a design without the store.
   const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
@@ -68,6 +72,8 @@ export function modelRequest(
     step: state.step,
     ...(toolChoice !== 'auto' ? { toolChoice } : {}),
     ...(input.outputSchema ? { outputSchema: input.outputSchema } : {}),
+    ...(state.profile ? { profile: state.profile.name } : {}),
+    ...(toolSelection ? { toolSelection } : {}),
     ...inline,
   };
 }
@@ -150,6 +156,13 @@ export function priceTable(input: AgentInput): PriceTable {
 /** A model turn's usage and its progress line ("gpt-4.1: 2 tool calls"). */
 export function recordModelTurn(state: AgentState, input: AgentInput, turn: ModelTurn, ms: number): void {
   if (turn.transcriptTail) state.inlineMessages = [...(state.inlineMessages ?? []), ...turn.transcriptTail];
+  // A run selecting its tools ranks the next steps on what the model just said and did, not on the task alone.
+  if (state.toolSelection)
+    noteTurn(
+      state.toolSelection,
+      turn.content,
+      turn.toolCalls.map((call) => call.name ?? ''),
+    );
   addUsage(state, turn.usage, turn.model, turn.attempt ?? 1, priceTable(input));
   const calls = turn.toolCalls.length;
   addProgress(state, {

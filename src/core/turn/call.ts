@@ -22,6 +22,7 @@ import type { MessageRef } from '../transcript-ref.js';
 import { activityFailureEnvelope } from './activity-failure.js';
 import { lexicalPathOf, readStateFor } from './call-paths.js';
 import { recordFinish, setBreaker, toolNameOf, workflowResult } from './call-records.js';
+import { profileOffers, toolSearchScope } from '../tool-selection/step-tools.js';
 
 /** What the rules read: the task's state (changed in place), the run's input and the task's tools. */
 export interface TurnEnv {
@@ -251,7 +252,12 @@ function gate(env: TurnEnv, run: CallRun, now: number): void {
     return;
   }
   if (run.tool.runInWorkflow) {
-    const found = run.tool.runInWorkflow(run.input, { registry, mode: input.mode });
+    const searchScope = toolSearchScope(env);
+    const found = run.tool.runInWorkflow(run.input, {
+      registry,
+      mode: input.mode,
+      ...(searchScope ? { searchScope } : {}),
+    });
     state.discovered = [...new Set([...state.discovered, ...found.discovered])];
     setBreaker(state, breaker, recordOutcome(state.breakers[breaker], 'success', now, config).next, now);
     const envelope = okEnvelope({ data: found.data, text: found.text, context: run.context });
@@ -281,7 +287,8 @@ function decide(env: TurnEnv, run: CallRun, now: number): CallNeed | undefined {
     { tool: run.tool, input: run.input, ...(run.lexicalPath !== undefined ? { relPath: run.lexicalPath } : {}) },
     {
       mode: input.mode,
-      enabled: registry.isEnabled(run.tool.name),
+      // A tool the run's profile does not offer is as good as disabled for this run.
+      enabled: registry.isEnabled(run.tool.name) && profileOffers(state, run.tool),
       approvals: new Set(state.approvals),
       ...(run.classification ? { bash: run.classification } : {}),
     },

@@ -3,7 +3,6 @@
 // (C.9 layer 2) and the transcript.
 import type { BudgetTurnResult } from '../../activities/stored-results.js';
 import { MAX_TURN_RESULT_BYTES } from '../budget.js';
-import { openTools } from '../breaker.js';
 import type { ModelTurn } from '../messages.js';
 import { addEvent } from '../state.js';
 import type { Batch, ExecutablePlan, PlannedCall } from '../tool-calls.js';
@@ -15,6 +14,8 @@ import { toolNameOf, workflowResult } from './call-records.js';
 import { errorEnvelope, okEnvelope } from '../envelope.js';
 import { isFinalResultCall } from '../final-result.js';
 import { invalidResultPlan } from '../run/tool-choice.js';
+import { noteCalls } from '../tool-selection/select-tools.js';
+import { shownToolNames, visibleTools } from '../tool-selection/step-tools.js';
 
 /** How many safe calls of a batch run at once when the run does not say. */
 export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
@@ -45,7 +46,7 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
   const plans = planToolCalls(turn.toolCalls, ids, {
     resolveName: (raw) => registry.resolveName(raw),
     get: (name) => registry.get(name),
-    availableNames: () => visibleToolNames(env, now),
+    availableNames: () => shownToolNames(env, now),
     isUndiscovered: (name) => registry.get(name)?.shouldDefer === true && !discovered.has(name),
   }).map((plan) =>
     // The final tool is not in the registry: its calls were checked by the model activity, and answer with that.
@@ -53,6 +54,13 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
       ? invalidResultPlan(plan, check.errors)
       : plan,
   );
+  // Tools just called stay listed for the next few steps of a run that selects its tools.
+  if (state.toolSelection)
+    noteCalls(
+      state.toolSelection,
+      plans.map(toolNameOf).filter((name) => registry.get(name) !== undefined),
+      state.step,
+    );
   // A duplicate is answered from its original once the batches are done (answerDuplicates).
   const batches = partition(plans.filter((plan): plan is ExecutablePlan => plan.state !== 'duplicate'));
   addEvent(state, 'tool_orchestration_plan', now, {
@@ -87,14 +95,13 @@ export function batchEnded(env: TurnEnv, number: number, now: number): void {
   addEvent(env.state, 'tool_batch_end', now, { batch: number });
 }
 
-/** The tool names the model sees this step (C.2 filtering, with the breakers' time check). */
+/**
+ * The tool names the model may see this step before any selection (C.2 filtering, with the breakers' time check, and
+ * the run's profile); core/tool-selection `stepTools` selects among them when they are more than the run's limit.
+ */
 export function visibleToolNames(env: TurnEnv, now: number): string[] {
-  const { state, input, registry } = env;
-  const open = openTools(state.breakers, now, input.breaker ?? {});
   // Names only: the schemas are built in the model activity (the workflow never needs them).
-  return registry
-    .visible({ mode: input.mode, openTools: open, discovered: new Set(state.discovered) })
-    .map((tool) => tool.name);
+  return visibleTools(env, now).map((tool) => tool.name);
 }
 
 /**
