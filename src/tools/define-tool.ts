@@ -67,7 +67,10 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   jsonSchema?: Record<string, unknown>;
   /** The registered activity that runs the tool, when it is not the tool's own name (every MCP tool runs through one). */
   activityType?: string;
-  /** The circuit breaker its outcomes count toward (C.10) when it is not its own: an MCP server's tools share one. */
+  /**
+   * A second circuit breaker the tool shares (C.10): an MCP server's tools share the server's, which its unreachable and
+   * timed-out calls count toward; errors of the tool itself count toward the tool's own.
+   */
   breakerKey?: string;
   /** Runs inside the workflow itself (ToolSearch): no activity and no executor; deterministic by construction. */
   runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
@@ -92,9 +95,22 @@ export interface WorkflowToolOutcome {
   discovered: string[];
 }
 
-/** The key of the circuit breaker a tool's calls pass and count toward. */
-export function breakerKeyOf(contract: Pick<ToolContract, 'name' | 'breakerKey'>): string {
-  return contract.breakerKey ?? contract.name;
+/** The circuit breakers a tool's calls pass (C.10): its own, then the one it shares with its server's tools. */
+export function breakerKeysOf(contract: Pick<ToolContract, 'name' | 'breakerKey'>): string[] {
+  return contract.breakerKey === undefined ? [contract.name] : [contract.name, contract.breakerKey];
+}
+
+// The server did not answer: every tool of it would fail alike.
+const SERVER_FAILURES: ReadonlySet<string> = new Set(['MCP_NETWORK_ERROR', 'MCP_TIMEOUT']);
+
+/** The breaker a failed call counts toward: the shared one when the server failed, else the tool's own. */
+export function failedBreakerKey(
+  contract: Pick<ToolContract, 'name' | 'breakerKey'>,
+  code: string | undefined,
+): string {
+  return contract.breakerKey !== undefined && code !== undefined && SERVER_FAILURES.has(code)
+    ? contract.breakerKey
+    : contract.name;
 }
 
 /** Identity helper that keeps each contract's input type (like vercel's `tool()`). */

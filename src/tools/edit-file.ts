@@ -30,7 +30,7 @@ const input = z
 export const editFile = defineTool({
   name: 'EditFile',
   description: [
-    'Replace exact text in an existing file. Use either old_string/new_string, or edits (a list of them), not both.',
+    'Change an existing file (update, fix or rewrite part of it) by replacing exact text. Use either old_string/new_string, or edits (a list of them), not both.',
     'old_string must match the file exactly (copy it from ReadFile output without the line-number prefix) and be unique unless replace_all is true.',
     'Requires a prior ReadFile of the file in this task; all edits apply or none do.',
   ].join(' '),

@@ -5,7 +5,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Repair } from '../core/envelope.js';
 import type { ToolSchema } from '../core/messages.js';
 import type { ToolContract } from './define-tool.js';
-import { breakerKeyOf } from './define-tool.js';
+import { breakerKeysOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
 import type { FunctionToolSpec } from './function-tool.js';
 import {
@@ -151,7 +151,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
 
   const isAllowed = (contract: ToolContract, context: SchemaContext): boolean =>
     !disabled.has(contract.name) &&
-    !(context.openTools?.has(breakerKeyOf(contract)) ?? false) &&
+    !breakerKeysOf(contract).some((key) => context.openTools?.has(key) ?? false) &&
     (context.mode !== 'read_only' || contract.category === 'read');
 
   const list = (): ToolContract[] => [...contracts.values()].sort(byName);

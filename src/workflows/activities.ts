@@ -34,16 +34,20 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
 }
 
 /**
- * The task's MCP tools, listed once by the worker that owns the workspace and the servers' connections (the run's tool
- * queue). Connecting may start servers, hence the longer timeout; a server that fails is reported in the result.
+ * The task's MCP tools, listed once by a worker that owns the servers' connections: the run's tool queue, or — for a
+ * run on the shared queue — the workflow's own worker, as a local activity (no round trip through the server for a
+ * worker without servers). Connecting may start servers, hence the longer timeout; a server that fails is reported in
+ * the result.
  */
 export function listMcpTools(input: AgentInput): Promise<McpListing> {
-  const { [ACTIVITY.listMcpTools]: activity } = proxyActivities<Activities>({
-    ...(input.toolTaskQueue ? { taskQueue: input.toolTaskQueue } : {}),
+  const options = {
     startToCloseTimeout: '3 minutes',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
     summary: `listMcpTools${input.mcpServers ? ` (${Object.keys(input.mcpServers).join(', ')} and the worker's)` : ''}`,
-  });
+  } as const;
+  const { [ACTIVITY.listMcpTools]: activity } = input.toolTaskQueue
+    ? proxyActivities<Activities>({ ...options, taskQueue: input.toolTaskQueue })
+    : proxyLocalActivities<Activities>(options);
   return activity({ workspace: input.workspace, ...(input.mcpServers ? { servers: input.mcpServers } : {}) });
 }
 

@@ -7,7 +7,6 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -50,9 +49,6 @@ import type { TurnShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
 import { runToolTurn } from './tool-step.js';
 
-/** The change that added the MCP listing at a task's start (workflow.patched). */
-const MCP_TOOLS_PATCH = 'mcp-tools';
-
 /**
  * Runs a task: model step, tool calls, repeat until the model answers (a structured run: until its FinalResult matches
  * the schema) or the step limit is reached.
@@ -82,8 +78,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     if (!input.resume) {
       // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
       state.functionTools = await listFunctionTools();
-      // So are the MCP servers' tools. Runs recorded before MCP servers existed replay without the listing.
-      if (patched(MCP_TOOLS_PATCH)) recordMcpTools(state, await listMcpTools(input), Date.now());
+      // So are the MCP servers' tools.
+      recordMcpTools(state, await listMcpTools(input), Date.now());
       state.budget = initialBudget(input);
       const unknownProfile = startProfile(state, input);
       if (unknownProfile !== undefined) return fail(state, unknownProfile);

@@ -4,7 +4,7 @@
 // bookkeeping → read state → fallbacks → lifecycle and progress) is decided here, deterministically.
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../../activities/tool-request.js';
 import type { ToolActivityPolicy, ToolContract } from '../../tools/define-tool.js';
-import { breakerKeyOf } from '../../tools/define-tool.js';
+import { breakerKeysOf, failedBreakerKey } from '../../tools/define-tool.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApprovalDecision, PendingApproval } from '../approvals.js';
 import { callIdentity, DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
@@ -238,13 +238,16 @@ export function onActivityFailure(env: TurnEnv, run: CallRun, error: unknown, no
 function gate(env: TurnEnv, run: CallRun, now: number): void {
   const { state, input, registry } = env;
   const config = input.breaker ?? {};
-  const breaker = breakerKeyOf(run.tool);
-  const check = breakerGate(state.breakers[breaker], now, config);
-  setBreaker(state, breaker, check.next, now, check.transition);
-  if (!check.pass) {
+  const keys = breakerKeysOf(run.tool);
+  for (const [index, key] of keys.entries()) {
+    const check = breakerGate(state.breakers[key], now, config);
+    setBreaker(state, key, check.next, now, check.transition);
+    if (check.pass) continue;
+    // A trial slot taken at a gate passed before this one goes back: the call does not run.
+    for (const passed of keys.slice(0, index)) setBreaker(state, passed, releaseTrial(state.breakers[passed]), now);
     const envelope = errorEnvelope({
       code: 'CIRCUIT_OPEN',
-      message: circuitOpenText(run.tool.name, check.details.failures, run.tool.breakerKey),
+      message: circuitOpenText(run.tool.name, check.details.failures, key === run.tool.name ? undefined : key),
       details: { ...check.details },
       context: run.context,
     });
@@ -259,7 +262,8 @@ function gate(env: TurnEnv, run: CallRun, now: number): void {
       ...(searchScope ? { searchScope } : {}),
     });
     state.discovered = [...new Set([...state.discovered, ...found.discovered])];
-    setBreaker(state, breaker, recordOutcome(state.breakers[breaker], 'success', now, config).next, now);
+    for (const key of keys)
+      setBreaker(state, key, recordOutcome(state.breakers[key], 'success', now, config).next, now);
     const envelope = okEnvelope({ data: found.data, text: found.text, context: run.context });
     settleAttempt(env, run, { result: workflowResult(env, run.callId, envelope), ran: true, circuitOpen: false }, now);
     return;
@@ -377,8 +381,7 @@ function denied(
 ): void {
   const { state } = env;
   // The call never ran: a HALF_OPEN trial it held goes back for the next call.
-  const breaker = breakerKeyOf(run.tool);
-  setBreaker(state, breaker, releaseTrial(state.breakers[breaker]), now);
+  for (const key of breakerKeysOf(run.tool)) setBreaker(state, key, releaseTrial(state.breakers[key]), now);
   const error = permissionDeniedError(
     permission,
     permissionSubject(run.tool, run.input),
@@ -437,9 +440,14 @@ function ranAttempt(env: TurnEnv, run: CallRun, result: ToolResult, now: number)
   const { state, input } = env;
   const config = input.breaker ?? {};
   const outcome = classifyOutcome(result.outcome, { ranTool: true, countAllErrors: config.countAllErrors ?? false });
-  const breaker = breakerKeyOf(run.tool);
-  const update = recordOutcome(state.breakers[breaker], outcome, now, config, result.outcome.error?.message);
-  setBreaker(state, breaker, update.next, now, update.transition);
+  const error = result.outcome.error;
+  const counted = failedBreakerKey(run.tool, error?.code);
+  for (const key of breakerKeysOf(run.tool)) {
+    // A failure counts once, toward the breaker of what failed; for the other it is neutral (its trial goes back).
+    const own = outcome === 'counted_failure' && key !== counted ? 'neutral' : outcome;
+    const update = recordOutcome(state.breakers[key], own, now, config, error?.message);
+    setBreaker(state, key, update.next, now, update.transition);
+  }
   settleAttempt(env, run, { result, ran: true, circuitOpen: false }, now);
 }
 
