@@ -46,15 +46,21 @@ export async function prepareTestCluster(): Promise<TestCluster> {
   };
   delete env.TEMPORAL_ADDRESS;
   const script = async (args: string[] = []) => {
-    const result = await execa(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'cluster.ts'), ...args], {
-      env,
-      extendEnv: false,
-      cwd: root,
-      reject: false,
-      stdin: 'ignore',
-    });
+    const result = await execa(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'scripts', 'cluster.ts'), ...args],
+      {
+        env,
+        extendEnv: false,
+        cwd: root,
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     if (result.exitCode !== 0)
-      throw new Error(`npm run cluster ${args.join(' ')} exited ${result.exitCode}:\n${result.stderr}\n${result.stdout}`);
+      throw new Error(
+        `npm run cluster ${args.join(' ')} exited ${result.exitCode}:\n${result.stderr}\n${result.stdout}`,
+      );
     return result.stdout;
   };
   return {

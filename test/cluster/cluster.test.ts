@@ -15,10 +15,11 @@ import { lineNumbers, NOTES_FILE, startEditModel } from './edit-model.js';
 import type { EditModel } from './edit-model.js';
 
 const EDITS = 6;
-const LATENCY_MS = 400;
+const LATENCY_MS = 1_000;
 
 interface Run {
   workflowId: string;
+  file: string;
   host: string;
   workspace: string;
   model: EditModel;
@@ -30,15 +31,22 @@ let connection: Connection;
 const models: EditModel[] = [];
 const timings: Record<string, string> = {};
 
+/** Alive and not a zombie (an exited child nobody has reaped yet is not running). */
+async function isRunning(pid: number): Promise<boolean> {
+  if (!(await isProcessAlive(pid))) return false;
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
-async function startRun(host: string, name: string, ask = 'approve'): Promise<Run> {
+async function startRun(host: string, name: string, ask = 'approve', file = NOTES_FILE): Promise<Run> {
   const status = await cluster.status();
   const hostStatus = status.hosts.find((candidate) => candidate.name === host)!;
   const workspace = path.join(hostStatus.workspaceRoot, name);
   await fs.mkdir(workspace, { recursive: true });
-  await fs.writeFile(path.join(workspace, NOTES_FILE), 'END\n');
-  const model = await startEditModel({ edits: EDITS, latencyMs: LATENCY_MS });
+  await fs.writeFile(path.join(workspace, file), 'END\n');
+  const model = await startEditModel({ edits: EDITS, latencyMs: LATENCY_MS, file });
   models.push(model);
   const started = await cluster.cli([
     'start',
@@ -55,15 +63,15 @@ async function startRun(host: string, name: string, ask = 'approve'): Promise<Ru
     '--max-steps',
     '20',
     '--json',
-    `append ${EDITS} numbered lines to ${NOTES_FILE}`,
+    `append ${EDITS} numbered lines to ${file}`,
   ]);
   expect(started.exitCode, started.stderr).toBe(4);
   const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
-  return { workflowId, host, workspace, model };
+  return { workflowId, file, host, workspace, model };
 }
 
 async function notes(run: Run): Promise<number[]> {
-  return lineNumbers(await fs.readFile(path.join(run.workspace, NOTES_FILE), 'utf8'));
+  return lineNumbers(await fs.readFile(path.join(run.workspace, run.file), 'utf8'));
 }
 
 async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<number> {
@@ -90,8 +98,9 @@ async function toolActivities(run: Run): Promise<{ taskQueue: string; pid: numbe
     if (attributes && attributes.activityType?.name !== 'callModel')
       scheduled.set(Number(event.eventId), attributes.taskQueue?.name ?? '');
     const started = event.activityTaskStartedEventAttributes;
-    const queue = started && scheduled.get(Number(started.scheduledEventId));
-    if (started && queue !== undefined) activities.push({ taskQueue: queue, pid: Number(started.identity?.split('@')[0]) });
+    const queue = started ? scheduled.get(Number(started.scheduledEventId)) : undefined;
+    if (started && queue !== undefined)
+      activities.push({ taskQueue: queue, pid: Number(started.identity?.split('@')[0]) });
   }
   return activities;
 }
@@ -114,7 +123,8 @@ async function expectFinishedIntact(runs: Run[], hostPids: Map<string, Set<numbe
 
 async function recordPids(hostPids: Map<string, Set<number>>): Promise<void> {
   for (const host of (await cluster.status()).hosts) {
-    if (host.pid !== null) (hostPids.get(host.name) ?? hostPids.set(host.name, new Set()).get(host.name)!).add(host.pid);
+    if (host.pid !== null)
+      (hostPids.get(host.name) ?? hostPids.set(host.name, new Set()).get(host.name)!).add(host.pid);
   }
 }
 
@@ -185,21 +195,23 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     timings.serverRestartAllFinished = seconds(Date.now() - killed);
   });
 
-  it('keeps a lost host\'s runs waiting, visibly, and resumes them when the host returns', async () => {
+  it("keeps a lost host's runs waiting, visibly, and resumes them when the host returns", async () => {
     const hostPids = new Map<string, Set<number>>();
     await recordPids(hostPids);
+    const hostB = (await cluster.status()).hosts.find((host) => host.name === 'host-b')!;
     const onA = await startRun('host-a', 'loss-a1');
     const onB = [await startRun('host-b', 'loss-b1'), await startRun('host-b', 'loss-b2')];
     await waitUntil('the host-b runs have made an edit', async () =>
       (await Promise.all(onB.map(notes))).every((lines) => lines.length >= 1),
     );
-    const hostB = (await cluster.status()).hosts.find((host) => host.name === 'host-b')!;
     const killed = Date.now();
     process.kill(hostB.pid!, 'SIGKILL');
     await waitUntil('host-b is gone', async () => !(await isProcessAlive(hostB.pid!)));
 
     // host-a's run goes on; host-b's runs wait: running, their files and steps unchanged.
     await client.workflow.getHandle(onA.workflowId).result();
+    // A model call host-a finishes may still schedule one more edit on host-b's queue: look once that has settled.
+    await sleep(3_000);
     const waiting = await Promise.all(onB.map(notes));
     const steps = await Promise.all(onB.map(runStatus));
     await sleep(5_000);
@@ -213,7 +225,8 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     // The same through the search attributes, on PostgreSQL visibility, and through `list`.
     const ids = onB.map((run) => run.workflowId);
     const running: string[] = [];
-    for await (const execution of client.workflow.list({ query: `AgentStatus = "running"` })) running.push(execution.workflowId);
+    for await (const execution of client.workflow.list({ query: `AgentStatus = "running"` }))
+      running.push(execution.workflowId);
     expect(running).toEqual(expect.arrayContaining(ids));
     expect(running).not.toContain(onA.workflowId);
     const listed = await cluster.cli(['list', '--status', 'running', '--json']);
@@ -235,7 +248,8 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
   });
 
   it('finds a run waiting for approval by AgentPendingApprovals and lets it finish once approved', async () => {
-    const run = await startRun('host-a', 'approval', 'wait');
+    // A protected path (.env.*) asks before every write.
+    const run = await startRun('host-a', 'approval', 'wait', '.env.notes');
     const query = `AgentPendingApprovals > 0 AND AgentStatus = "waiting_approval"`;
     await waitUntil('the run shows a pending approval in visibility', async () => {
       for await (const execution of client.workflow.list({ query }))
@@ -267,7 +281,8 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     await cluster.script(['--stop']);
     const after = await cluster.status();
     for (const process of Object.values(after.processes)) expect(process.running).toBe(false);
-    for (const process of Object.values(before.processes))
-      if (process.pid !== null) expect(await isProcessAlive(process.pid)).toBe(false);
+    for (const [name, process] of Object.entries(before.processes))
+      if (process.pid !== null)
+        expect({ name, running: await isRunning(process.pid) }).toEqual({ name, running: false });
   });
 });

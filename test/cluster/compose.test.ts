@@ -30,12 +30,24 @@ beforeAll(async () => {
 describe('docker-compose.yml', () => {
   it('is valid for the Compose loader, and the loader rejects what is not', async () => {
     expect(Object.keys(project.services).sort()).toEqual(
-      ['codec', 'create-bucket', 'minio', 'postgresql', 'register-search-attributes', 'temporal', 'temporal-ui', 'worker'].sort(),
+      [
+        'codec',
+        'create-bucket',
+        'minio',
+        'postgresql',
+        'register-search-attributes',
+        'temporal',
+        'temporal-ui',
+        'worker',
+      ].sort(),
     );
     const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'compose-check-'));
     try {
       const broken = path.join(directory, 'docker-compose.yml');
-      await fs.writeFile(broken, 'services:\n  temporal:\n    image: temporalio/auto-setup\n    ports: 7233\n    restart: sometimes\n');
+      await fs.writeFile(
+        broken,
+        'services:\n  temporal:\n    image: temporalio/auto-setup\n    ports: 7233\n    restart: sometimes\n',
+      );
       const loaded = await loadCompose(broken);
       expect(loaded.ok).toBe(false);
     } finally {
@@ -72,7 +84,9 @@ describe('docker-compose.yml', () => {
 
   it('publishes the ports and passes the environment names npm run cluster uses', () => {
     const { services } = project;
-    expect(services.temporal!.ports).toEqual([expect.objectContaining({ target: 7233, published: CLUSTER_VARIABLES.TEMPORAL_PORT })]);
+    expect(services.temporal!.ports).toEqual([
+      expect.objectContaining({ target: 7233, published: CLUSTER_VARIABLES.TEMPORAL_PORT }),
+    ]);
     expect(services['temporal-ui']!.ports).toEqual([
       expect.objectContaining({ target: 8080, published: CLUSTER_VARIABLES.TEMPORAL_UI_PORT }),
     ]);

@@ -21,19 +21,19 @@ export interface EditModel {
 }
 
 /** The turn for a transcript in which the model has already made `calls` tool-calling turns. */
-function turnAt(calls: number, edits: number): ScriptTurn {
-  if (calls === 0) return { tool_calls: [{ name: 'ReadFile', arguments: { path: NOTES_FILE } }] };
+function turnAt(calls: number, edits: number, file: string): ScriptTurn {
+  if (calls === 0) return { tool_calls: [{ name: 'ReadFile', arguments: { path: file } }] };
   if (calls <= edits)
     return {
       tool_calls: [
-        { name: 'EditFile', arguments: { path: NOTES_FILE, old_string: 'END', new_string: `line ${calls}\nEND` } },
+        { name: 'EditFile', arguments: { path: file, old_string: 'END', new_string: `line ${calls}\nEND` } },
       ],
     };
   return { content: `Appended ${edits} lines.` };
 }
 
-/** Starts the model on a free port; every answer waits `latencyMs` first, so runs last long enough to be disturbed. */
-export async function startEditModel(options: { edits: number; latencyMs: number }): Promise<EditModel> {
+/** Starts the model on a free port (editing `file`, default NOTES_FILE); every answer waits `latencyMs` first, so runs last long enough to be disturbed. */
+export async function startEditModel(options: { edits: number; latencyMs: number; file?: string }): Promise<EditModel> {
   let answered = 0;
   const server = createServer((request, response) => {
     let body = '';
@@ -50,7 +50,7 @@ export async function startEditModel(options: { edits: number; latencyMs: number
         const calls = (parsed.messages ?? []).filter(
           (message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0,
         ).length;
-        const turn = turnAt(calls, options.edits);
+        const turn = turnAt(calls, options.edits, options.file ?? NOTES_FILE);
         answered += 1;
         await sleep(options.latencyMs);
         const render = { turnNumber: calls + 1, model: 'scripted', created: 0, promptChars: body.length };

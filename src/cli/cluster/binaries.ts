@@ -56,7 +56,6 @@ export const TEMPORAL_UI_SERVER: ClusterProgram = {
   override: 'TEMPORAL_UI_SERVER_PATH',
 };
 
-
 const VERSION_TIMEOUT_MS = 20_000;
 const BUILD_TIMEOUT_MS = 30 * 60_000;
 const PROGRESS_INTERVAL_MS = 30_000;
@@ -90,7 +89,11 @@ export async function findClusterProgram(
 }
 
 /** Why `file` is not the program at the expected version, or undefined when it is. */
-async function versionProblem(program: ClusterProgram, file: string, env: DirectoryEnvironment): Promise<string | undefined> {
+async function versionProblem(
+  program: ClusterProgram,
+  file: string,
+  env: DirectoryEnvironment,
+): Promise<string | undefined> {
   if (!(await isExecutableFile(file))) return 'no executable file there';
   const result = await execa(file, ['--version'], {
     env,

@@ -40,7 +40,8 @@ export async function findPostgres(env: DirectoryEnvironment = process.env): Pro
     const version = await execa(postgres, ['--version'], { reject: false, stdin: 'ignore' });
     if (!version.failed) return { binDir, version: version.stdout.trim() };
   }
-  if (env.POSTGRES_BIN_DIR) throw new ClusterError(`POSTGRES_BIN_DIR=${env.POSTGRES_BIN_DIR} has no working initdb and postgres.`);
+  if (env.POSTGRES_BIN_DIR)
+    throw new ClusterError(`POSTGRES_BIN_DIR=${env.POSTGRES_BIN_DIR} has no working initdb and postgres.`);
   throw new ClusterError(`No PostgreSQL server programs found: ${PACKAGE_ADVICE}.`);
 }
 

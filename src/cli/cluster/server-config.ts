@@ -87,7 +87,12 @@ export function temporalServerConfig(ports: ServerPorts, database: DatabaseAcces
       masterClusterName: 'active',
       currentClusterName: 'active',
       clusterInformation: {
-        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` },
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: `127.0.0.1:${ports.frontend}`,
+        },
       },
     },
     dcRedirectionPolicy: { policy: 'noop' },

@@ -22,7 +22,13 @@ import type { PostgresInstallation } from './postgres.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
 import type { ClusterRecord, HostRecord } from './record.js';
 import { MAX_FRONTEND_PORT, serverPorts, temporalServerConfig, uiServerConfig } from './server-config.js';
-import { clusterSetting, DATABASES, NAMESPACE_RETENTION_SECONDS, SQL_PLUGIN, TEMPORAL_SERVER_VERSION } from './topology.js';
+import {
+  clusterSetting,
+  DATABASES,
+  NAMESPACE_RETENTION_SECONDS,
+  SQL_PLUGIN,
+  TEMPORAL_SERVER_VERSION,
+} from './topology.js';
 
 /** The two worker hosts: each its own workspace root, state directory and tool queue. */
 export const HOST_NAMES = ['host-a', 'host-b'] as const;
@@ -87,7 +93,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
   }
 
   if (!(record.server && (await isOurProcess(record.server)))) {
-    for (const [role, port] of Object.entries(record.serverPorts)) {
+    for (const [role, port] of Object.entries(record.serverPorts) as [string, number][]) {
       if (!(await isPortFree(port)))
         throw new ClusterError(
           `Port ${port} (the Temporal server's ${role} port, laid out around TEMPORAL_PORT=${record.serverPorts.frontend}) ` +
@@ -100,7 +106,9 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     await fsp.writeFile(path.join(root, 'config', 'cluster.yaml'), `${JSON.stringify(config, null, 2)}\n`, {
       mode: 0o600,
     });
-    log(`Starting the Temporal server ${TEMPORAL_SERVER_VERSION} on ${record.address} (PostgreSQL on port ${record.postgresPort})`);
+    log(
+      `Starting the Temporal server ${TEMPORAL_SERVER_VERSION} on ${record.address} (PostgreSQL on port ${record.postgresPort})`,
+    );
     record.server = await startProcess(
       [serverBinary, '--root', root, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start'],
       { directory, env: runtimeEnvironment(env), logName: 'temporal-server.log' },
@@ -114,7 +122,9 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     delete record.uiProblem;
     if (!(record.ui && (await isOurProcess(record.ui)))) {
       if (!(await isPortFree(uiPort)))
-        throw new ClusterError(`Port ${uiPort} (the Web UI) on ${HOST} is in use; set TEMPORAL_UI_PORT to a free port.`);
+        throw new ClusterError(
+          `Port ${uiPort} (the Web UI) on ${HOST} is in use; set TEMPORAL_UI_PORT to a free port.`,
+        );
       const root = path.join(directory, 'ui');
       await fsp.mkdir(path.join(root, 'config'), { recursive: true });
       const config = uiServerConfig({ frontend: record.address, port: uiPort, namespace: record.namespace });
@@ -203,9 +213,20 @@ async function setUpSchema(
     [DATABASES.visibility, 'postgresql/v12/visibility'],
   ] as const) {
     // The password travels in the environment, not on a command line others can read.
-    const env = { SQL_PLUGIN, SQL_HOST: HOST, SQL_PORT: String(port), SQL_USER: database.user, SQL_PASSWORD: database.password, SQL_DATABASE: name };
+    const env = {
+      SQL_PLUGIN,
+      SQL_HOST: HOST,
+      SQL_PORT: String(port),
+      SQL_USER: database.user,
+      SQL_PASSWORD: database.password,
+      SQL_DATABASE: name,
+    };
     // Each step is idempotent: a database that exists, versioning tables that exist, a schema already up to date.
-    for (const args of [['create-database'], ['setup-schema', '-v', '0.0'], ['update-schema', '--schema-name', schema]]) {
+    for (const args of [
+      ['create-database'],
+      ['setup-schema', '-v', '0.0'],
+      ['update-schema', '--schema-name', schema],
+    ]) {
       const quiet = args[0] === 'update-schema' ? [] : ['--quiet'];
       const result = await execa(sqlTool, [...quiet, ...args], { env, reject: false, all: true, stdin: 'ignore' });
       await fsp.appendFile(logFile, `$ sql ${args.join(' ')} (${name})\n${result.all ?? ''}\n`);
@@ -225,7 +246,8 @@ async function startProcess(
   const recorded = command[0] === 'unshare' ? command.slice(2) : command;
   await sleep(SETTLE_MS);
   const exit = child.exited();
-  if (exit !== undefined) throw new ClusterError(`${path.basename(recorded[0]!)} ${exit}.\n${await logTail(logFile)}\nSee ${logFile}`);
+  if (exit !== undefined)
+    throw new ClusterError(`${path.basename(recorded[0]!)} ${exit}.\n${await logTail(logFile)}\nSee ${logFile}`);
   return { pid: child.pid, command: recorded, logFile, startedAt: new Date().toISOString() };
 }
 
@@ -236,9 +258,13 @@ async function waitFor(process: ProcessRecord, what: string, ready: () => Promis
   for (;;) {
     if (await ready()) return;
     if (!(await isOurProcess(process)))
-      throw new ClusterError(`${name} exited before it would ${what}.\n${await logTail(process.logFile)}\nSee ${process.logFile}`);
+      throw new ClusterError(
+        `${name} exited before it would ${what}.\n${await logTail(process.logFile)}\nSee ${process.logFile}`,
+      );
     if (Date.now() >= deadline)
-      throw new ClusterError(`${name} did not ${what} within ${READY_TIMEOUT_MS / 1000}s.\n${await logTail(process.logFile)}`);
+      throw new ClusterError(
+        `${name} did not ${what} within ${READY_TIMEOUT_MS / 1000}s.\n${await logTail(process.logFile)}`,
+      );
     await sleep(250);
   }
 }
