@@ -44,7 +44,8 @@ export default defineConfig({
           isolate: false,
           maxWorkers: '100%',
           sequence: { groupOrder: 0 },
-          exclude: [...configDefaults.exclude, E2E_PATTERN, ...E2E_LISTED],
+          // The cluster tests have their own configuration (npm run test:cluster).
+          exclude: [...configDefaults.exclude, E2E_PATTERN, ...E2E_LISTED, 'test/cluster/**'],
         },
       },
       {
