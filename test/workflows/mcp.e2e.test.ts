@@ -48,7 +48,8 @@ describe('MCP servers', () => {
     await writeFile(join(workspace, 'notes.txt'), 'the launch code is 0000\n');
     const { handle, model } = await startScriptedRun(harness, {
       workspace,
-      input: { mcpServers: { fs: filesystemServer(workspace) } },
+      // Every tool listed (no selection), so the request shows what the servers declared.
+      input: { maxTools: 64, mcpServers: { fs: filesystemServer(workspace) } },
       script: [
         {
           tool_calls: [
@@ -154,6 +155,7 @@ describe('MCP servers', () => {
       input: {
         askPolicy: 'approve',
         breaker: { threshold: 1 },
+        maxTools: 64,
         mcpServers: { fixture: fixtureServer(log), fs: filesystemServer(workspace) },
       },
       script: [

@@ -24,6 +24,7 @@ import {
 } from '../../../src/core/turn/call.js';
 import { readStateFor, relativeToWorkspace } from '../../../src/core/turn/call-paths.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
+import type { McpToolDescriptor } from '../../../src/tools/mcp-tool.js';
 
 const WORKSPACE = '/work/space';
 const NOW = 1_000_000;
@@ -72,7 +73,9 @@ function stored(envelope: Envelope, extra: Partial<StoredToolResult> = {}): Stor
 
 const ok = (text = 'done'): StoredToolResult =>
   stored(okEnvelope({ data: {}, text, context: { tool_call_id: 'call_1', cwd: '.', params_input: {} } }));
-const failed = (code: 'EXECUTION_ERROR' | 'TIMEOUT' | 'NOT_FOUND' = 'EXECUTION_ERROR'): StoredToolResult =>
+const failed = (
+  code: 'EXECUTION_ERROR' | 'TIMEOUT' | 'NOT_FOUND' | 'MCP_NETWORK_ERROR' | 'MCP_EXECUTION_ERROR' = 'EXECUTION_ERROR',
+): StoredToolResult =>
   stored(errorEnvelope({ code, message: 'it broke', context: { tool_call_id: 'call_1', cwd: '.', params_input: {} } }));
 
 function segment(overrides: Partial<BashSegment>): BashSegment {
@@ -448,6 +451,56 @@ describe('after the activity', () => {
     }
     expect(turnEnv.state.breakers.Glob).toMatchObject({ state: 'OPEN', failures: 2 });
     expect(eventTypes(turnEnv.state)).toContain('circuit_state_change');
+  });
+});
+
+describe("an MCP server's breaker and its tools' own", () => {
+  const tool = (name: string): McpToolDescriptor => ({
+    name: `mcp__fs__${name}`,
+    server: 'fs',
+    tool: name,
+    description: `${name} a file`,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    annotations: { readOnlyHint: true },
+  });
+  const mcpEnv = (): TurnEnv => {
+    const turnEnv = env({ breaker: { threshold: 2 } });
+    return { ...turnEnv, registry: createTaskRegistry([], [tool('read'), tool('stat')]) };
+  };
+
+  it('a server that does not answer opens the breaker every tool of it passes', () => {
+    const turnEnv = mcpEnv();
+    for (const name of ['read', 'stat']) {
+      const { run } = start(turnEnv, `mcp__fs__${name}`, { path: 'a' });
+      onActivityResult(turnEnv, run, failed('MCP_NETWORK_ERROR'), NOW);
+    }
+    expect(turnEnv.state.breakers['mcp:fs']).toMatchObject({ state: 'OPEN', failures: 2 });
+    expect(turnEnv.state.breakers.mcp__fs__read).toMatchObject({ state: 'CLOSED', failures: 0 });
+    const { run } = start(turnEnv, 'mcp__fs__read', { path: 'a' });
+    expect(run.phase).toBe('done');
+    expect(turnEnv.registry.visible({ mode: 'default', openTools: new Set(['mcp:fs']) }).map((t) => t.name)).toEqual(
+      expect.not.arrayContaining(['mcp__fs__read', 'mcp__fs__stat']),
+    );
+  });
+
+  it("a tool's own errors open its breaker only; the server's other tools stay", () => {
+    const turnEnv = mcpEnv();
+    for (const _ of [1, 2]) {
+      const { run } = start(turnEnv, 'mcp__fs__read', { path: 'missing' });
+      onActivityResult(turnEnv, run, failed('MCP_EXECUTION_ERROR'), NOW);
+    }
+    expect(turnEnv.state.breakers.mcp__fs__read).toMatchObject({ state: 'OPEN', failures: 2 });
+    expect(turnEnv.state.breakers['mcp:fs']).toMatchObject({ state: 'CLOSED', failures: 0 });
+    const stat = start(turnEnv, 'mcp__fs__stat', { path: 'a' });
+    expect(stat.need).toMatchObject({ type: 'activity' });
+  });
+
+  it("a call refused at the server's gate gives back the trial it took at the tool's own", () => {
+    const turnEnv = mcpEnv();
+    turnEnv.state.breakers.mcp__fs__read = { state: 'OPEN', failures: 2, opened_at: 0, trial_in_flight: false };
+    turnEnv.state.breakers['mcp:fs'] = { state: 'OPEN', failures: 2, opened_at: NOW, trial_in_flight: false };
+    start(turnEnv, 'mcp__fs__read', { path: 'a' });
+    expect(turnEnv.state.breakers.mcp__fs__read).toMatchObject({ state: 'HALF_OPEN', trial_in_flight: false });
   });
 });
 
