@@ -10,7 +10,7 @@ import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
 import type { McpServers } from './core/mcp-servers.js';
-import { workerMcpServers } from './activities/mcp/config-file.js';
+import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-file.js';
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
 
@@ -71,6 +71,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   const commandSandbox = options.commandSandbox ?? (await resolveCommandSandbox(env));
   // A bad servers file stops the worker at start, where the operator sees it, rather than failing every run.
   const mcpServers = workerMcpServers(env, options.mcpServers);
+  const mcpRunServers = mcpRunServerPolicy(env);
   const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const mcpConnections = createMcpConnectionPool(env);
   const activities = createActivities({
@@ -80,7 +81,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
-    mcp: { servers: mcpServers, connections: mcpConnections },
+    mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
   });
   // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
   // answer) is kept out of history as well.

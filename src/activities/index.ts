@@ -18,7 +18,7 @@ import { createMcpCatalogs } from './mcp/catalog.js';
 import { createMcpConnectionPool } from './mcp/connections.js';
 import type { McpConnectionPool } from './mcp/connections.js';
 import { createListMcpTools } from './mcp/list-tools.js';
-import type { McpServers } from '../core/mcp-servers.js';
+import type { McpRunServerPolicy, McpServers } from '../core/mcp-servers.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
@@ -40,8 +40,11 @@ export interface ActivityDependencies {
   commandSandbox: CommandSandbox;
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
   executors?: Readonly<Record<string, ToolExecutor>>;
-  /** The worker's own MCP servers and the pool of its connections (closed by whoever made it). */
-  mcp?: { servers: McpServers; connections: McpConnectionPool };
+  /**
+   * The worker's own MCP servers, the pool of its connections (closed by whoever made it) and which servers a run may
+   * bring (default `all`).
+   */
+  mcp?: { servers: McpServers; connections: McpConnectionPool; runServers?: McpRunServerPolicy };
 }
 
 /** A tool activity: the activity type is the tool's name. */
@@ -81,6 +84,7 @@ export function createActivities(deps: ActivityDependencies) {
     servers: deps.mcp?.servers ?? {},
     connections: deps.mcp?.connections ?? createMcpConnectionPool(),
     catalogs: createMcpCatalogs(deps.store),
+    ...(deps.mcp?.runServers ? { runServers: deps.mcp.runServers } : {}),
   };
   return {
     ...functionActivities,

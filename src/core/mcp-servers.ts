@@ -154,3 +154,20 @@ export function referencedVariables(config: McpServerConfig): string[] {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Which servers a run may bring (`DURABLE_AGENT_MCP_RUN_SERVERS` on the worker): `all`; `http`, so that starting a
+ * run never starts a program on a worker host (a stdio server runs outside the command sandbox); `none`.
+ */
+export type McpRunServerPolicy = 'all' | 'http' | 'none';
+
+/** The policies, in the order `--help` and errors list them. */
+export const MCP_RUN_SERVER_POLICIES: readonly McpRunServerPolicy[] = ['all', 'http', 'none'];
+
+/** Why the worker does not start a run's server under `policy`, or undefined when it does. */
+export function runServerRefusal(policy: McpRunServerPolicy, config: McpServerConfig): string | undefined {
+  if (policy === 'all' || (policy === 'http' && config.type === 'http')) return undefined;
+  return policy === 'none'
+    ? "this worker takes no run's MCP servers (DURABLE_AGENT_MCP_RUN_SERVERS=none); add it to the worker's file instead"
+    : "this worker starts no program for a run (DURABLE_AGENT_MCP_RUN_SERVERS=http): a run's stdio server belongs in the worker's file";
+}

@@ -1,7 +1,7 @@
 // Node: a `.mcp.json` file read and validated, for the worker (DURABLE_AGENT_MCP_CONFIG) and for `run --mcp-config`.
 import { readFileSync } from 'node:fs';
-import type { McpServers } from '../../core/mcp-servers.js';
-import { McpConfigError, parseMcpConfig } from '../../core/mcp-servers.js';
+import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
+import { MCP_RUN_SERVER_POLICIES, McpConfigError, parseMcpConfig } from '../../core/mcp-servers.js';
 
 /** The variable naming the worker's own MCP servers file. */
 export const MCP_CONFIG_VARIABLE = 'DURABLE_AGENT_MCP_CONFIG';
@@ -30,4 +30,17 @@ export function workerMcpServers(
 ): McpServers {
   const file = env[MCP_CONFIG_VARIABLE]?.trim();
   return { ...(file ? readMcpConfigFile(file) : {}), ...servers };
+}
+
+/** The variable saying which MCP servers a run may bring (see McpRunServerPolicy). */
+export const MCP_RUN_SERVERS_VARIABLE = 'DURABLE_AGENT_MCP_RUN_SERVERS';
+
+/** The worker's policy for a run's own servers: `all` unless DURABLE_AGENT_MCP_RUN_SERVERS says otherwise. */
+export function mcpRunServerPolicy(env: Readonly<Record<string, string | undefined>>): McpRunServerPolicy {
+  const raw = env[MCP_RUN_SERVERS_VARIABLE]?.trim() ?? '';
+  if (raw === '') return 'all';
+  const policy = MCP_RUN_SERVER_POLICIES.find((candidate) => candidate === raw);
+  if (policy === undefined)
+    throw new McpConfigError(`${MCP_RUN_SERVERS_VARIABLE}=${raw}: one of ${MCP_RUN_SERVER_POLICIES.join(', ')}.`);
+  return policy;
 }

@@ -1,7 +1,8 @@
 // Node: the `listMcpTools` activity, run once per task on the worker that owns the workspace: it connects to the
 // worker's and the run's MCP servers, names their tools for the registry, stores the catalog once and hands the
 // workflow the descriptors and the catalog's key. A server that cannot be listed is reported, not fatal.
-import type { McpServers } from '../../core/mcp-servers.js';
+import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
+import { runServerRefusal } from '../../core/mcp-servers.js';
 import type { McpListing, McpServerFailure } from '../../core/run/mcp-tools.js';
 import { mcpToolNames } from '../../tools/mcp-tool.js';
 import type { McpToolAnnotations, McpToolDescriptor } from '../../tools/mcp-tool.js';
@@ -24,13 +25,21 @@ export function createListMcpTools(deps: {
   servers: McpServers;
   connections: McpConnectionPool;
   catalogs: McpCatalogs;
+  /** Which servers a run may bring; default `all`. */
+  runServers?: McpRunServerPolicy;
 }): (input: ListMcpToolsInput) => Promise<McpListing> {
   return async (input) => {
-    const servers = taskServers(deps.servers, input.servers);
-    const names = Object.keys(servers).sort();
-    if (names.length === 0) return { tools: [], unavailable: [] };
-    const root = await realWorkspaceRoot(input.workspace);
     const unavailable: McpServerFailure[] = [];
+    const allowed: McpServers = {};
+    for (const [server, config] of Object.entries(input.servers ?? {})) {
+      const refusal = runServerRefusal(deps.runServers ?? 'all', config);
+      if (refusal === undefined) allowed[server] = config;
+      else unavailable.push({ server, error: refusal });
+    }
+    const servers = taskServers(deps.servers, allowed);
+    const names = Object.keys(servers).sort();
+    if (names.length === 0) return { tools: [], unavailable };
+    const root = await realWorkspaceRoot(input.workspace);
     const listed = await Promise.all(
       names.map(async (server) => {
         try {
