@@ -6,8 +6,7 @@
 import { commaList } from '../core/comma-list.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseMcpConfig, referencedVariables } from '../core/mcp-servers.js';
-import { MCP_CONFIG_VARIABLE } from '../activities/mcp/config-file.js';
+import { MCP_CONFIG_VARIABLE, variablesIn } from '../core/mcp-variables.js';
 import { isAllowlisted, operatorPassedNames } from '../activities/executors/command-environment.js';
 
 /** An environment as the CLI receives it. */
@@ -105,22 +104,33 @@ export function workerConfiguration(env: Environment): string {
 }
 
 /**
- * The worker's MCP servers file: the variables it refers to and a digest of its content. A file that cannot be read
- * adds nothing here; the worker names the problem when it starts.
+ * The worker's MCP servers file: the variables its values refer to and a digest of its content. The worker validates
+ * the file when it starts and names any problem there; a file that cannot be read adds nothing here.
  */
 function mcpConfigOf(env: Environment): { variables: string[]; digest?: string } {
   const file = env[MCP_CONFIG_VARIABLE]?.trim();
   if (!file) return { variables: [] };
+  let content: string;
   try {
-    const content = readFileSync(file, 'utf8');
-    const servers = parseMcpConfig(JSON.parse(content), file);
-    return {
-      variables: Object.values(servers).flatMap(referencedVariables),
-      digest: createHash('sha256').update(content).digest('hex'),
-    };
+    content = readFileSync(file, 'utf8');
   } catch {
     return { variables: [] };
   }
+  let servers: unknown;
+  try {
+    servers = (JSON.parse(content) as { mcpServers?: unknown }).mcpServers;
+  } catch {
+    servers = undefined;
+  }
+  return { variables: variablesIn(stringsIn(servers)), digest: createHash('sha256').update(content).digest('hex') };
+}
+
+/** Every string inside a JSON value. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
 }
 
 /** A digest (never the values: they include credentials) of the store settings the codec endpoint reads. */

@@ -1,6 +1,7 @@
 // Sandbox-safe: MCP server settings in the `.mcp.json` shape, validated with zod, and the `${VAR}` expansion the worker
 // applies when it connects. Pure: files are read and environments passed in by the caller.
 import { z } from 'zod';
+import { VARIABLE_REFERENCE, variablesIn } from './mcp-variables.js';
 
 /** A server the worker starts as a child process and speaks to over stdin/stdout. */
 export interface McpStdioServer {
@@ -102,8 +103,6 @@ function parseServer(name: string, entry: unknown, source: string): McpServerCon
   return parsed.data as McpServerConfig;
 }
 
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
 /** What the expansion may read: the environment, and which names it must not hand out (with the reason). */
 export interface ExpansionScope {
   env: Readonly<Record<string, string | undefined>>;
@@ -116,7 +115,7 @@ export interface ExpansionScope {
  */
 export function expandMcpServer(name: string, config: McpServerConfig, scope: ExpansionScope): McpServerConfig {
   const expand = (text: string, field: string): string =>
-    text.replace(VARIABLE, (_match, variable: string, fallback: string | undefined) => {
+    text.replace(VARIABLE_REFERENCE, (_match, variable: string, fallback: string | undefined) => {
       const refusal = scope.refuse?.(variable);
       if (refusal !== undefined) throw new McpConfigError(`mcpServers.${name}.${field}: ${refusal}.`);
       const value = scope.env[variable];
@@ -146,9 +145,7 @@ export function referencedVariables(config: McpServerConfig): string[] {
     config.type === 'http'
       ? [config.url, ...Object.values(config.headers ?? {})]
       : [config.command, ...(config.args ?? []), ...Object.values(config.env ?? {}), config.cwd ?? ''];
-  const names = new Set<string>();
-  for (const text of texts) for (const match of text.matchAll(VARIABLE)) names.add(match[1]!);
-  return [...names];
+  return variablesIn(texts);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

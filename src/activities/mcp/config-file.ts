@@ -2,9 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
 import { MCP_RUN_SERVER_POLICIES, McpConfigError, parseMcpConfig } from '../../core/mcp-servers.js';
-
-/** The variable naming the worker's own MCP servers file. */
-export const MCP_CONFIG_VARIABLE = 'DURABLE_AGENT_MCP_CONFIG';
+import { MCP_CONFIG_VARIABLE } from '../../core/mcp-variables.js';
 
 /** The servers of a `.mcp.json` file; a missing file, bad JSON or a bad entry is an McpConfigError naming the file. */
 export function readMcpConfigFile(file: string): McpServers {
