@@ -1,7 +1,7 @@
 // The composition root: configuration → providers → activities → Worker. Nothing else assembles dependencies.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { WorkerOptions } from '@temporalio/worker';
+import type { NativeConnectionOptions, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
@@ -53,6 +53,8 @@ export interface AgentWorkerOptions {
   mcpServers?: McpServers;
   /** Replaces built-in tool executors by name (see ActivityDependencies.executors). */
   executors?: ActivityDependencies['executors'];
+  /** TLS, API key and metadata for connections this module opens (a cluster's; see cli/cluster-connection). */
+  connectionOptions?: Omit<NativeConnectionOptions, 'address'>;
   /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
   connection?: NativeConnection;
 }
@@ -72,7 +74,8 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   // A bad servers file stops the worker at start, where the operator sees it, rather than failing every run.
   const mcpServers = workerMcpServers(env, options.mcpServers);
   const mcpRunServers = mcpRunServerPolicy(env);
-  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
+  const connection =
+    options.connection ?? (await NativeConnection.connect({ ...options.connectionOptions, address: options.address }));
   const mcpConnections = createMcpConnectionPool(env);
   const activities = createActivities({
     resolveProvider: createProviderResolver(env),
@@ -133,7 +136,7 @@ function workspaceActivities(activities: Activities): Partial<Activities> {
 
 /** Runs a worker process until SIGINT/SIGTERM, then drains and closes its connection. */
 export async function runWorker(options: AgentWorkerOptions): Promise<void> {
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = await NativeConnection.connect({ ...options.connectionOptions, address: options.address });
   const agent = await createAgentWorkers({ ...options, connection });
   try {
     await agent.run();

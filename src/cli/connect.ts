@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
+import { CommandFailure } from './exit-codes.js';
 import type { DevServerInfo, DevWorkerSupervision } from './dev-server/index.js';
 import { color, log } from './output.js';
 import { uiOrigins } from './ui-origins.js';
@@ -97,7 +98,15 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   };
 
   if (config.temporalAddress) {
-    const connection = await Connection.connect({ address: config.temporalAddress });
+    // Loaded only here: the embedded server's commands need no client configuration.
+    const { clusterConnectionOptions } = await import('./cluster-connection.js');
+    const options = clusterConnectionOptions(config.temporalAddress, process.env);
+    const connection = await Connection.connect(options).catch((error: unknown) => {
+      const how = [options.tls ? 'TLS' : 'no TLS', ...(options.apiKey ? ['an API key'] : [])].join(', ');
+      throw new CommandFailure(
+        `cannot reach Temporal at ${config.temporalAddress} (TEMPORAL_ADDRESS, ${how}): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     const uiUrl = process.env.TEMPORAL_UI_URL;
     return connected(connection, {
       ...(uiUrl ? { uiUrl } : {}),

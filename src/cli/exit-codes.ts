@@ -11,3 +11,8 @@ export const EXIT = {
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** A failure the operator can act on from one line (an unreachable cluster): printed without a stack, exit code 1. */
+export class CommandFailure extends Error {
+  override name = 'CommandFailure';
+}

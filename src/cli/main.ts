@@ -1,7 +1,7 @@
 // The CLI's entry: finds the command in the command table, prints help generated from it, loads the command's module
 // and the configuration only when the command runs, and turns errors into exit codes.
 import { findCommand, usage } from './command-table.js';
-import { EXIT, UsageError } from './exit-codes.js';
+import { CommandFailure, EXIT, UsageError } from './exit-codes.js';
 import { color, log } from './output.js';
 
 /** The CLI: returns the process exit code. */
@@ -36,6 +36,10 @@ export async function main(argv: string[]): Promise<number> {
       const id = (error as Error & { workflowId?: string }).workflowId;
       log(color.red(`error: no run ${id ?? ''}`.trimEnd()));
       return EXIT.usage;
+    }
+    if (error instanceof CommandFailure) {
+      log(color.red(`error: ${error.message}`));
+      return EXIT.failed;
     }
     log(color.red(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
     return EXIT.failed;

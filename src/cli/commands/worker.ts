@@ -1,3 +1,4 @@
+import { clusterConnectionOptions } from '../cluster-connection.js';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { hostToolQueue } from '../../config.js';
@@ -39,7 +40,8 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
       'tool-queue': { type: 'string' },
     },
   });
-  const address = values.address ?? config.temporalAddress ?? (await ensureDevServer()).address;
+  const clusterAddress = values.address ?? config.temporalAddress;
+  const address = clusterAddress ?? (await ensureDevServer()).address;
   const namespace = values.namespace ?? config.namespace;
   const taskQueue = values['task-queue'] ?? config.taskQueue;
   const toolTaskQueue = values['tool-queue'] ?? config.toolTaskQueue ?? hostToolQueue(taskQueue);
@@ -51,6 +53,8 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
   const payloadSizeThreshold = payloadThresholdFromEnv(process.env);
   await runWorker({
     address,
+    // A cluster's TLS and API key come from Temporal's client configuration; the embedded server needs none.
+    ...(clusterAddress ? { connectionOptions: clusterConnectionOptions(clusterAddress, process.env) } : {}),
     namespace,
     taskQueue,
     toolTaskQueue,
