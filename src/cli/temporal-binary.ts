@@ -145,11 +145,11 @@ export async function findTemporalBinary(options: FindTemporalBinaryOptions = {}
   );
 }
 
-type CheckResult = { ok: true; version: string } | { ok: false; reason: string };
-
-/** Runs `<file> --version` and accepts only output that identifies the Temporal CLI. */
-export async function checkTemporalBinary(file: string, env: DirectoryEnvironment = process.env): Promise<CheckResult> {
-  if (!(await isExecutableFile(file))) return { ok: false, reason: 'no executable file there' };
+/**
+ * Runs `<file> --version` with only `env`, no stdin and a time limit: the result, and the first line it printed (the
+ * version line of the Temporal CLI, server and UI server).
+ */
+export async function askVersion(file: string, env: DirectoryEnvironment) {
   const result = await execa(file, ['--version'], {
     env,
     extendEnv: false,
@@ -157,7 +157,15 @@ export async function checkTemporalBinary(file: string, env: DirectoryEnvironmen
     timeout: VERSION_TIMEOUT_MS,
     stdin: 'ignore',
   });
-  const firstLine = result.stdout.split('\n')[0]?.trim() ?? '';
+  return { result, firstLine: result.stdout.split('\n')[0]?.trim() ?? '' };
+}
+
+type CheckResult = { ok: true; version: string } | { ok: false; reason: string };
+
+/** Runs `<file> --version` and accepts only output that identifies the Temporal CLI. */
+export async function checkTemporalBinary(file: string, env: DirectoryEnvironment = process.env): Promise<CheckResult> {
+  if (!(await isExecutableFile(file))) return { ok: false, reason: 'no executable file there' };
+  const { result, firstLine } = await askVersion(file, env);
   if (result.failed || !/^temporal version /.test(firstLine)) {
     const detail = result.timedOut
       ? `--version did not answer within ${VERSION_TIMEOUT_MS / 1000}s`

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { findOnPath, isExecutableFile } from '../../activities/executables.js';
 import { cacheDir } from '../state-dir.js';
+import { askVersion } from '../temporal-binary.js';
 import type { DirectoryEnvironment } from '../state-dir.js';
 import { ClusterError } from './errors.js';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from './topology.js';
@@ -56,7 +57,6 @@ export const TEMPORAL_UI_SERVER: ClusterProgram = {
   override: 'TEMPORAL_UI_SERVER_PATH',
 };
 
-const VERSION_TIMEOUT_MS = 20_000;
 const BUILD_TIMEOUT_MS = 30 * 60_000;
 const PROGRESS_INTERVAL_MS = 30_000;
 
@@ -95,14 +95,7 @@ async function versionProblem(
   env: DirectoryEnvironment,
 ): Promise<string | undefined> {
   if (!(await isExecutableFile(file))) return 'no executable file there';
-  const result = await execa(file, ['--version'], {
-    env,
-    extendEnv: false,
-    reject: false,
-    timeout: VERSION_TIMEOUT_MS,
-    stdin: 'ignore',
-  });
-  const firstLine = result.stdout.split('\n')[0]?.trim() ?? '';
+  const { result, firstLine } = await askVersion(file, env);
   if (firstLine === program.versionLine) return undefined;
   return `--version says ${JSON.stringify(firstLine || result.stderr.trim() || result.message)}, expected ${JSON.stringify(program.versionLine)}`;
 }
