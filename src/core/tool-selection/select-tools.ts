@@ -10,8 +10,11 @@ export const DEFAULT_MAX_TOOLS = 16;
 /** A tool called in one of this many steps before the current one stays listed. */
 export const RECENT_STEPS = 3;
 
-/** Why a tool is shown: a profile pins it (or it finds the others), ToolSearch found it, it was just used, or it ranked. */
-export type SelectionReason = 'pinned' | 'discovered' | 'recent' | 'ranked';
+/**
+ * Why a tool is shown: a profile pins it (or it finds the others), ToolSearch found it, it was just used, it ranked, or
+ * it filled room the ranking left (a query that matches few tools still gets the run's tools up to the limit).
+ */
+export type SelectionReason = 'pinned' | 'discovered' | 'recent' | 'ranked' | 'filled';
 
 /** One step's selection as the trace and the model request record it: the shown tools by reason. */
 export interface ToolSelectionRecord {
@@ -23,6 +26,8 @@ export interface ToolSelectionRecord {
   recent: string[];
   /** Best first. */
   ranked: string[];
+  /** In the order they were taken: the preferred tools, then by name. */
+  filled: string[];
 }
 
 /** What a step's selection is made from. */
@@ -42,6 +47,8 @@ export interface SelectionRequest {
   /** What the ranking looks for: the task and the recent turns (selectionQuery). */
   query: string;
   index: ToolIndex;
+  /** Taken first when the ranking leaves room (the built-ins); the other candidates follow by name. */
+  preferred?: readonly string[];
 }
 
 /** A step's tools: the names the model sees (sorted by name, as C.2 lists them) and the record of why. */
@@ -76,9 +83,15 @@ export function selectTools(request: SelectionRequest): ToolSelection | undefine
   const rest = new Set(candidates.filter((name) => !shown.has(name)));
   const ranked =
     room > 0 ? take(request.index.rank(request.query, { among: rest, limit: room }).map((tool) => tool.name)) : [];
+  // A task in words no tool uses ("look at the notes") must not leave the model with ToolSearch alone.
+  const filled: string[] = [];
+  for (const name of [...(request.preferred ?? []), ...candidates]) {
+    if (shown.size >= limit) break;
+    filled.push(...take([name]));
+  }
   return {
     names: [...shown].sort(compareNames),
-    record: { candidates: candidates.length, limit, pinned, discovered, recent, ranked },
+    record: { candidates: candidates.length, limit, pinned, discovered, recent, ranked, filled },
   };
 }
 

@@ -100,6 +100,9 @@ export function stepTools(env: TurnEnv, now: number): StepTools {
     recent: recentTools(memory, state.step),
     query: selectionQuery(input.task, memory.context),
     index: toolIndexOf(registry),
+    preferred: candidates
+      .filter((contract) => (contract.origin ?? 'builtin') === 'builtin')
+      .map((contract) => contract.name),
   })!;
   memory.step = state.step;
   memory.shown = selection.names;

@@ -58,7 +58,16 @@ describe('selectTools', () => {
       discovered: [],
       recent: [],
       ranked: ['Tool09', 'Tool03', 'Tool07', 'Tool01', 'Tool05'],
+      filled: [],
     });
+  });
+
+  it('fills the room a ranking leaves with the preferred tools, then by name: never ToolSearch alone', () => {
+    const none = selectTools(request({ index: ranking([]), preferred: ['Tool10', 'Gone'] }))!;
+    expect(none.record).toMatchObject({ ranked: [], filled: ['Tool10', 'Tool00', 'Tool01', 'Tool02', 'Tool03'] });
+    expect(none.names).toEqual(['Tool00', 'Tool01', 'Tool02', 'Tool03', 'Tool10', 'ToolSearch']);
+    const few = selectTools(request({ index: ranking(['Tool09']) }))!;
+    expect(few.record).toMatchObject({ ranked: ['Tool09'], filled: ['Tool00', 'Tool01', 'Tool02', 'Tool03'] });
   });
 
   it('keeps pinned (names and patterns), discovered and recent tools before ranking the rest into the room left', () => {
