@@ -76,7 +76,13 @@ function toolStatus(tool: ToolCallRecord): string {
 
 /** A step's selected tools, in the order of why they are there: `tools: 16 of 212 — ToolSearch, ReadFile, …`. */
 export function selectionLine(selection: ToolSelectionRecord): string {
-  const names = [...selection.pinned, ...selection.discovered, ...selection.recent, ...selection.ranked];
+  const names = [
+    ...selection.pinned,
+    ...selection.discovered,
+    ...selection.recent,
+    ...selection.ranked,
+    ...selection.filled,
+  ];
   const list = names.join(', ');
   const shown = list.length > 160 ? `${list.slice(0, 159)}…` : list;
   return `tools: ${names.length} of ${selection.candidates} — ${shown}`;
