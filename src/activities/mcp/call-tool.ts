@@ -60,6 +60,7 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
       return fail(failure.code, `MCP server '${descriptor.server}' is unavailable: ${failure.message}`);
     }
     if (!connection.tools.has(descriptor.tool)) {
+      deps.connections.release(connection);
       return fail(
         'MCP_NOT_FOUND',
         `MCP server '${descriptor.server}' no longer offers '${descriptor.tool}' (it has: ${[...connection.tools.keys()].join(', ')}).`,
@@ -102,6 +103,7 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
       return fail(failure.code, message);
     } finally {
       clearInterval(heartbeat);
+      deps.connections.release(connection);
     }
   };
 }

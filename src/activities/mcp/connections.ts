@@ -1,5 +1,6 @@
 // Node: the worker's connections to MCP servers, one per server and settings (and, for stdio, working directory),
-// made when first needed, made again after the server went away, and closed when the worker shuts down.
+// made when first needed, made again after the server went away, closed after a while unused (a worker serving many
+// workspaces would otherwise keep a stdio server per workspace for ever) and when the worker shuts down.
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,6 +18,8 @@ import type { McpCatalogServer } from './catalog.js';
 const CONNECT_TIMEOUT_MS = 60_000;
 /** How much of a stdio server's stderr is kept to explain why it exited. */
 const STDERR_TAIL_CHARS = 2_000;
+/** A connection no call has used for this long is closed (a stdio server exits); the next call connects again. */
+export const DEFAULT_MCP_IDLE_MS = 10 * 60_000;
 
 /** A live connection and the tools its server offered when it was made. */
 export interface McpConnection {
@@ -31,57 +34,98 @@ export interface McpConnection {
 export interface McpConnectionPool {
   /** The worker's environment: `${VAR}` values and what stdio servers inherit come from here. */
   readonly env: NodeJS.ProcessEnv;
-  /** The live connection for these settings, made (and its tools listed) if there is none. */
+  /**
+   * The live connection for these settings, made (and its tools listed) if there is none. It is in use until
+   * `release`: a connection in use is never closed for being idle.
+   */
   connect(server: string, config: McpServerConfig, cwd: string): Promise<McpConnection>;
+  /** Ends one use of a connection `connect` returned. */
+  release(connection: McpConnection): void;
   /** Forgets a connection that failed (an HTTP server gone, a broken pipe), so the next call connects afresh. */
   discard(connection: McpConnection): void;
   closeAll(): Promise<void>;
 }
 
-/** Creates the pool; `env` is the worker's environment. */
-export function createMcpConnectionPool(env: NodeJS.ProcessEnv = process.env): McpConnectionPool {
-  const connections = new Map<string, Promise<McpConnection>>();
+/** One pooled connection: how many calls use it now, and when it was last used. */
+interface PoolEntry {
+  pending: Promise<McpConnection>;
+  users: number;
+  lastUsed: number;
+}
+
+/** Creates the pool; `env` is the worker's environment; connections unused for `idleMs` are closed. */
+export function createMcpConnectionPool(
+  env: NodeJS.ProcessEnv = process.env,
+  idleMs: number = DEFAULT_MCP_IDLE_MS,
+): McpConnectionPool {
+  const entries = new Map<string, PoolEntry>();
   const keys = new WeakMap<McpConnection, string>();
   const forget = (key: string, connection: McpConnection): void => {
-    void connections.get(key)?.then(
-      (current) => current === connection && connections.delete(key),
+    const entry = entries.get(key);
+    void entry?.pending.then(
+      (current) => current === connection && entries.get(key) === entry && entries.delete(key),
       () => undefined,
     );
   };
+  const close = (pending: Promise<McpConnection>): Promise<void> =>
+    pending.then(
+      (connection) => connection.client.close().catch(() => undefined),
+      () => undefined,
+    );
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [key, entry] of entries) {
+        if (entry.users > 0 || now - entry.lastUsed < idleMs) continue;
+        entries.delete(key);
+        void close(entry.pending);
+      }
+    },
+    Math.max(10, Math.min(idleMs / 2, 60_000)),
+  );
+  // The sweep never keeps a worker process alive on its own.
+  sweep.unref();
 
   const connect = (server: string, config: McpServerConfig, cwd: string): Promise<McpConnection> => {
     const effectiveCwd = config.type === 'http' ? '' : (config.cwd ?? cwd);
     const key = `${server}\u0000${digest({ config, cwd: effectiveCwd })}`;
-    const existing = connections.get(key);
-    if (existing) return existing;
+    const existing = entries.get(key);
+    if (existing) {
+      existing.users += 1;
+      existing.lastUsed = Date.now();
+      return existing.pending;
+    }
     const made = open(server, config, effectiveCwd, env).then((connection) => {
       keys.set(connection, key);
       // A stdio server that exits closes its transport: the next call starts it again.
       connection.client.onclose = () => forget(key, connection);
       return connection;
     });
-    connections.set(key, made);
-    made.catch(() => connections.delete(key));
+    const entry: PoolEntry = { pending: made, users: 1, lastUsed: Date.now() };
+    entries.set(key, entry);
+    made.catch(() => entries.get(key) === entry && entries.delete(key));
     return made;
   };
 
   return {
     env,
     connect,
+    release: (connection) => {
+      const entry = entries.get(keys.get(connection) ?? '');
+      if (entry === undefined) return;
+      entry.users = Math.max(0, entry.users - 1);
+      entry.lastUsed = Date.now();
+    },
     discard: (connection) => {
       const key = keys.get(connection);
       if (key !== undefined) forget(key, connection);
       void connection.client.close().catch(() => undefined);
     },
     closeAll: async () => {
-      const open = [...connections.values()];
-      connections.clear();
-      await Promise.all(
-        open.map(async (pending) => {
-          const connection = await pending.catch(() => undefined);
-          await connection?.client.close().catch(() => undefined);
-        }),
-      );
+      clearInterval(sweep);
+      const open = [...entries.values()];
+      entries.clear();
+      await Promise.all(open.map((entry) => close(entry.pending)));
     },
   };
 }

@@ -45,6 +45,7 @@ export function createListMcpTools(deps: {
         try {
           const config = expandCatalogServer(server, servers[server]!, deps.servers, deps.connections.env);
           const connection = await deps.connections.connect(server, config, root);
+          deps.connections.release(connection);
           return { server, timeoutMs: config.timeoutMs, tools: [...connection.tools.values()] };
         } catch (error) {
           unavailable.push({ server, error: error instanceof Error ? error.message : String(error) });
