@@ -84,6 +84,9 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
   };
   const save = () => writeClusterRecord(directory, record);
 
+  // Before anything starts: a port another process holds (the embedded dev server's 7233) stops the start at once.
+  const serverRunning = record.server !== undefined && (await isOurProcess(record.server));
+  if (!serverRunning) await requireFreeServerPorts(record.serverPorts);
   await ensurePostgres(record, { directory, installation, database, log });
   await save();
   if (record.schemaVersion !== TEMPORAL_SERVER_VERSION) {
@@ -92,14 +95,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     await save();
   }
 
-  if (!(record.server && (await isOurProcess(record.server)))) {
-    for (const [role, port] of Object.entries(record.serverPorts) as [string, number][]) {
-      if (!(await isPortFree(port)))
-        throw new ClusterError(
-          `Port ${port} (the Temporal server's ${role} port, laid out around TEMPORAL_PORT=${record.serverPorts.frontend}) ` +
-            `on ${HOST} is in use by another process; stop it or set TEMPORAL_PORT to another port.`,
-        );
-    }
+  if (!serverRunning) {
     const root = path.join(directory, 'temporal');
     await fsp.mkdir(path.join(root, 'config'), { recursive: true });
     const config = temporalServerConfig(record.serverPorts, { port: record.postgresPort, ...database });
@@ -115,7 +111,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     );
     await save();
   }
-  await registerNamespace(record, record.server);
+  await registerNamespace(record, record.server!);
 
   if (uiBinary) {
     record.uiUrl = `http://${HOST}:${uiPort}`;
@@ -350,5 +346,15 @@ async function waitForHosts(record: ClusterRecord): Promise<void> {
     }
   } finally {
     await connection.close();
+  }
+}
+
+async function requireFreeServerPorts(ports: ClusterRecord['serverPorts']): Promise<void> {
+  for (const [role, port] of Object.entries(ports) as [string, number][]) {
+    if (!(await isPortFree(port)))
+      throw new ClusterError(
+        `Port ${port} (the Temporal server's ${role} port, laid out around TEMPORAL_PORT=${ports.frontend}) ` +
+          `on ${HOST} is in use by another process; stop it or set TEMPORAL_PORT to another port.`,
+      );
   }
 }
