@@ -1,21 +1,12 @@
 // Node: JSON Schema validation of structured results with ajv — the model activity checks a turn's FinalResult calls
 // here, and the CLI checks a schema before a run starts. Never imported by workflow code.
 import { ApplicationFailure } from '@temporalio/common';
-import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsImport from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import { parseArguments } from '../core/arguments/parse-arguments.js';
 import { FINAL_RESULT_TOOL, isFinalResultCall } from '../core/final-result.js';
 import type { FinalResultCheck, RawToolCall } from '../core/messages.js';
-
-// ajv-formats is CommonJS with a default export; under NodeNext its default import is the module object.
-const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
-
-// allErrors: the model repairs every violation at once. strict: false: real schemas carry keywords ajv does not know
-// (`title` is known; vendor extensions are not), which should not make a run unusable.
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
+import { draft07 } from './ajv.js';
 
 /** A run's schema is compiled once per worker, not once per step. */
 const compiled = new LRUCache<string, ValidateFunction>({ max: 100 });
@@ -33,7 +24,7 @@ export function compileOutputSchema(schema: unknown): ValidateFunction {
   if (cached) return cached;
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = draft07.compile(schema);
   } catch (error) {
     throw new Error(`invalid JSON Schema: ${(error as Error).message}`);
   }

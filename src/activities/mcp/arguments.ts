@@ -1,20 +1,8 @@
 // Node: an MCP tool's arguments checked against the JSON Schema its server declared, with ajv, before the call is
 // sent: a violation comes back to the model as MCP_PARAM_ERROR naming every problem, and the server never sees it.
-import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsImport from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
-
-// ajv-formats is CommonJS with a default export; under NodeNext its default import is the module object.
-const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
-
-// Servers declare draft-07 (zod-to-json-schema) or 2020-12 (zod 4); each is compiled by the dialect it names.
-// strict: false, because real schemas carry keywords ajv does not know, which should not make a tool unusable.
-const draft07 = new Ajv({ allErrors: true, strict: false });
-const draft2020 = new Ajv2020({ allErrors: true, strict: false });
-addFormats(draft07);
-addFormats(draft2020);
+import { draft07, draft2020 } from '../ajv.js';
 
 const compiled = new LRUCache<string, ValidateFunction>({ max: 500 });
 
@@ -24,6 +12,7 @@ export function compileToolSchema(schema: Record<string, unknown>): ValidateFunc
   const cached = compiled.get(key);
   if (cached) return cached;
   const { $schema, ...rest } = schema;
+  // Servers declare draft-07 (zod-to-json-schema) or 2020-12 (zod 4); each is compiled by the dialect it names.
   const dialect = typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? draft07 : draft2020;
   const validate = dialect.compile(rest);
   compiled.set(key, validate);
