@@ -2,6 +2,7 @@
 // selects its tools, over every tool the step did not show (ranked by the same index as the selection).
 // ToolSearch runs inside the workflow (it reads the registry and marks tools discovered), so it has no executor.
 import { z } from 'zod';
+import { splitWords } from '../core/tool-selection/terms.js';
 import { toolIndexOf } from '../core/tool-selection/tool-index.js';
 import { defineTool, shorten } from './define-tool.js';
 import type { ToolContract } from './define-tool.js';
@@ -121,7 +122,7 @@ export function searchDeferredTools(
   const scored: { contract: ToolContract; score: number }[] = [];
   for (const contract of candidates) {
     const name = contract.name.toLowerCase();
-    const nameWords = splitWords(contract.name);
+    const nameWords = splitWords(contract.name).map((word) => word.toLowerCase());
     const description = contract.description.toLowerCase();
     let score = 0;
     let missingRequired = false;
@@ -217,14 +218,4 @@ function toMatch(contract: ToolContract): DeferredToolMatch {
 
 function normalizeTerm(term: string): string {
   return term.replace(/^\+/, '').toLowerCase();
-}
-
-/** "WebFetch" → ["web", "fetch"]; "run_sql-query" → ["run", "sql", "query"]. */
-function splitWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[\s_-]+/)
-    .filter((word) => word !== '')
-    .map((word) => word.toLowerCase());
 }
