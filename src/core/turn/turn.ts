@@ -15,7 +15,7 @@ import { errorEnvelope, okEnvelope } from '../envelope.js';
 import { isFinalResultCall } from '../final-result.js';
 import { invalidResultPlan } from '../run/tool-choice.js';
 import { noteCalls } from '../tool-selection/select-tools.js';
-import { shownToolNames, visibleTools } from '../tool-selection/step-tools.js';
+import { shownToolNames } from '../tool-selection/step-tools.js';
 
 /** How many safe calls of a batch run at once when the run does not say. */
 export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
@@ -93,15 +93,6 @@ export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['b
 
 export function batchEnded(env: TurnEnv, number: number, now: number): void {
   addEvent(env.state, 'tool_batch_end', now, { batch: number });
-}
-
-/**
- * The tool names the model may see this step before any selection (C.2 filtering, with the breakers' time check, and
- * the run's profile); core/tool-selection `stepTools` selects among them when they are more than the run's limit.
- */
-export function visibleToolNames(env: TurnEnv, now: number): string[] {
-  // Names only: the schemas are built in the model activity (the workflow never needs them).
-  return visibleTools(env, now).map((tool) => tool.name);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import { startProfile, stepTools, toolSearchScope, visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import type { TurnEnv } from '../../../src/core/turn/call.js';
-import { planTurn, visibleToolNames } from '../../../src/core/turn/turn.js';
+import { planTurn } from '../../../src/core/turn/turn.js';
 import type { FunctionToolSpec } from '../../../src/tools/function-tool.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 import { runToolSearch } from '../../../src/tools/tool-search.js';
@@ -51,7 +51,7 @@ describe('stepTools', () => {
   it('changes nothing within the limit: every visible tool, no trace, no selection state', () => {
     const small = env({}, functions.slice(0, 10));
     const tools = stepTools(small, 0);
-    expect(tools).toEqual({ names: visibleToolNames(small, 0) });
+    expect(tools).toEqual({ names: visibleTools(small, 0).map((tool) => tool.name) });
     expect(tools.names).toHaveLength(16);
     expect(small.state.toolSelection).toBeUndefined();
     expect(small.state.events).toEqual([]);

@@ -12,8 +12,8 @@ import {
   endTurn,
   planTurn,
   turnBudgetRequest,
-  visibleToolNames,
 } from '../../../src/core/turn/turn.js';
+import { visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 
 function env(overrides: Partial<AgentInput> = {}): TurnEnv {
@@ -167,7 +167,9 @@ describe('endTurn', () => {
   });
 });
 
-describe('visibleToolNames', () => {
+describe('visibleTools', () => {
+  const visibleToolNames = (turnEnv: TurnEnv, now: number) => visibleTools(turnEnv, now).map((tool) => tool.name);
+
   it('hides tools whose circuit is open and everything but reads in read-only mode', () => {
     const turnEnv = env();
     turnEnv.state.breakers.Grep = { state: 'OPEN', failures: 3, opened_at: 1_000, trial_in_flight: false };
