@@ -15,6 +15,9 @@ export interface McpToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** The four hints, in the order MCP lists them (its annotations also carry a title, which is no hint). */
+export const MCP_HINT_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
 /** One tool of one MCP server, as the listing recorded it for the task. */
 export interface McpToolDescriptor {
   /** The registry name (`mcp__<server>__<tool>`, sanitised and unique). */
@@ -128,10 +131,5 @@ function hashed(base: string, seed: string): string {
 }
 
 function hasHints(annotations: McpToolAnnotations): boolean {
-  return (
-    typeof annotations.readOnlyHint === 'boolean' ||
-    typeof annotations.destructiveHint === 'boolean' ||
-    typeof annotations.idempotentHint === 'boolean' ||
-    typeof annotations.openWorldHint === 'boolean'
-  );
+  return MCP_HINT_KEYS.some((key) => typeof annotations[key] === 'boolean');
 }

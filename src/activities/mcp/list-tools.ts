@@ -4,7 +4,7 @@
 import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
 import { runServerRefusal } from '../../core/mcp-servers.js';
 import type { McpListing, McpServerFailure } from '../../core/run/mcp-tools.js';
-import { mcpToolNames } from '../../tools/mcp-tool.js';
+import { MCP_HINT_KEYS, mcpToolNames } from '../../tools/mcp-tool.js';
 import type { McpToolAnnotations, McpToolDescriptor } from '../../tools/mcp-tool.js';
 import { realWorkspaceRoot } from '../workspace.js';
 import { compileToolSchema } from './arguments.js';
@@ -96,11 +96,11 @@ function schemaProblem(tool: Tool): string | undefined {
   }
 }
 
-/** The four behaviour hints (MCP annotations also carry a title, which is no hint). */
+/** The tool's behaviour hints, those that are booleans; undefined when it has none. */
 function hintsOf(tool: Tool): McpToolAnnotations | undefined {
   const source = tool.annotations ?? {};
   const hints: McpToolAnnotations = {};
-  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+  for (const key of MCP_HINT_KEYS) {
     if (typeof source[key] === 'boolean') hints[key] = source[key];
   }
   return Object.keys(hints).length > 0 ? hints : undefined;
