@@ -97,9 +97,7 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
       const failure = mcpFailure(error, reference.tool);
       const tail = connection.stderrTail();
       const message =
-        failure.code === 'MCP_NETWORK_ERROR' && tail
-          ? `${failure.message} (stderr: ${lastLines(tail)})`
-          : failure.message;
+        failure.code === 'MCP_NETWORK_ERROR' && tail ? `${failure.message} (stderr: ${tail})` : failure.message;
       return fail(failure.code, message);
     } finally {
       clearInterval(heartbeat);
@@ -110,8 +108,4 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
 
 function isLastAttempt(context: ExecutorContext): boolean {
   return context.attempt >= (context.request.maximumAttempts ?? 1);
-}
-
-function lastLines(text: string): string {
-  return text.split('\n').slice(-5).join(' | ');
 }

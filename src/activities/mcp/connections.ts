@@ -16,8 +16,9 @@ import type { McpCatalogServer } from './catalog.js';
 
 /** How long connecting (start, initialize, first listing) may take. */
 const CONNECT_TIMEOUT_MS = 60_000;
-/** How much of a stdio server's stderr is kept to explain why it exited. */
+/** How much of a stdio server's stderr is kept to explain why it exited, and how many of its last lines are told. */
 const STDERR_TAIL_CHARS = 2_000;
+const STDERR_TAIL_LINES = 5;
 /** A connection no call has used for this long is closed (a stdio server exits); the next call connects again. */
 export const DEFAULT_MCP_IDLE_MS = 10 * 60_000;
 
@@ -26,7 +27,7 @@ export interface McpConnection {
   server: string;
   client: Client;
   tools: ReadonlyMap<string, Tool>;
-  /** The end of a stdio server's stderr, to say why it failed ('' when there is none). */
+  /** The last lines of a stdio server's stderr on one line (`a | b`), to say why it failed ('' when there is none). */
   stderrTail(): string;
 }
 
@@ -160,7 +161,7 @@ async function open(server: string, config: McpServerConfig, cwd: string, env: N
     stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
   });
   const client = new Client({ name: 'durable-agent', version: '0.1.0' });
-  const stderrTail = (): string => stderr.trim();
+  const stderrTail = (): string => stderr.trim().split('\n').slice(-STDERR_TAIL_LINES).join(' | ');
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     const tools = new Map<string, Tool>();
@@ -174,8 +175,7 @@ async function open(server: string, config: McpServerConfig, cwd: string, env: N
   } catch (error) {
     await client.close().catch(() => undefined);
     const tail = stderrTail();
-    if (tail && error instanceof Error)
-      error.message = `${error.message} (stderr: ${tail.split('\n').slice(-5).join(' | ')})`;
+    if (tail && error instanceof Error) error.message = `${error.message} (stderr: ${tail})`;
     throw error;
   }
 }
