@@ -76,13 +76,14 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
 
   try {
     if (!input.resume) {
+      // An unknown profile fails the run before any server is started for it.
+      const unknownProfile = startProfile(state, input);
+      if (unknownProfile !== undefined) return fail(state, unknownProfile);
       // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
       state.functionTools = await listFunctionTools();
       // So are the MCP servers' tools.
       recordMcpTools(state, await listMcpTools(input), Date.now());
       state.budget = initialBudget(input);
-      const unknownProfile = startProfile(state, input);
-      if (unknownProfile !== undefined) return fail(state, unknownProfile);
     }
     const shell: TurnShell = {
       env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },

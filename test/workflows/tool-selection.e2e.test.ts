@@ -120,4 +120,26 @@ describe('tool selection', () => {
       await model.close();
     }
   });
+
+  it('fails a run with an unknown profile before it lists or starts any tools', async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await workspaceFrom(),
+      input: { profile: 'everything' },
+      script: [{ content: 'never asked' }],
+    });
+    try {
+      await expect(handle.result()).rejects.toThrow();
+      const events = (await handle.fetchHistory()).events ?? [];
+      const failure = events.find((event) => event.workflowExecutionFailedEventAttributes);
+      expect(failure?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(
+        /Unknown tool profile 'everything'/,
+      );
+      expect(
+        events.some((event) => event.activityTaskScheduledEventAttributes || event.markerRecordedEventAttributes),
+      ).toBe(false);
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      await model.close();
+    }
+  });
 });
