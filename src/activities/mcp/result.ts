@@ -132,9 +132,7 @@ export function isConnectionFailure(error: unknown): boolean {
 }
 
 function base64Bytes(data: string): number {
-  const clean = data.replace(/\s/g, '');
-  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+  return Buffer.byteLength(data.replace(/\s/g, ''), 'base64');
 }
 
 function sameJson(text: string, value: unknown): boolean {
