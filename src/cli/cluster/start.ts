@@ -10,7 +10,7 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { execa } from 'execa';
 import { HOST, freePort, isPortFree } from '../dev-server/ports.js';
-import { isOurProcess, logTail, spawnDetached } from '../dev-server/processes.js';
+import { isOurProcess, logTail, spawnDetached, waitUntilReady } from '../dev-server/processes.js';
 import type { ProcessRecord } from '../dev-server/state-record.js';
 import { ensureSearchAttributes } from '../dev-server/search-attributes.js';
 import type { DirectoryEnvironment } from '../state-dir.js';
@@ -249,20 +249,20 @@ async function startProcess(
 
 /** Polls `ready` until it holds; fails with the log's tail when the process dies first or the time runs out. */
 async function waitFor(process: ProcessRecord, what: string, ready: () => Promise<boolean>): Promise<void> {
-  const name = path.basename(process.command[0]!);
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (await ready()) return;
-    if (!(await isOurProcess(process)))
-      throw new ClusterError(
-        `${name} exited before it would ${what}.\n${await logTail(process.logFile)}\nSee ${process.logFile}`,
-      );
-    if (Date.now() >= deadline)
-      throw new ClusterError(
-        `${name} did not ${what} within ${READY_TIMEOUT_MS / 1000}s.\n${await logTail(process.logFile)}`,
-      );
-    await sleep(250);
-  }
+  await waitUntilReady({
+    name: path.basename(process.command[0]!),
+    before: `it would ${what}`,
+    within: what,
+    pid: process.pid,
+    timeoutMs: READY_TIMEOUT_MS,
+    intervalMs: 250,
+    logFile: process.logFile,
+    exited: () => undefined,
+    ready,
+    // The recorded command too, not the pid alone: the pid of a process that died may have been given to another.
+    alive: () => isOurProcess(process),
+    failure: (message) => new ClusterError(message),
+  });
 }
 
 /** Creates the namespace when missing and registers the agent search attributes in it, through the APIs. */

@@ -14,7 +14,7 @@ import {
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
 import { HOST, isListening, isPortFree } from './ports.js';
-import { isOurProcess, isProcessAlive, logTail, logToStderr, spawnDetached, terminate } from './processes.js';
+import { isOurProcess, logTail, logToStderr, spawnDetached, terminate, waitUntilReady } from './processes.js';
 import { runningServer } from './server.js';
 import { prepareStateDir, readRecord, updateRecord } from './state-record.js';
 import type { DevServerLocation, ProcessRecord } from './state-record.js';
@@ -233,45 +233,6 @@ async function ensureBackgroundProcess(
     }
   }
   return started;
-}
-
-/** A background process being waited for: how to tell it is ready, and how messages name it. */
-interface ReadyWait {
-  /** "The codec endpoint" */
-  name: string;
-  /** "answered on http://…" (what it did not do before it exited) */
-  before: string;
-  /** "answer on http://…" (what it did not do in time) */
-  within: string;
-  pid: number;
-  timeoutMs: number;
-  intervalMs: number;
-  logFile: string;
-  exited: () => string | undefined;
-  ready: () => Promise<boolean>;
-}
-
-/** Polls `ready` until it holds; fails with the log's tail when the process exits first or the time runs out. */
-async function waitUntilReady(wait: ReadyWait): Promise<void> {
-  const deadline = Date.now() + wait.timeoutMs;
-  for (;;) {
-    if (await wait.ready()) return;
-    const exit = wait.exited();
-    if (exit !== undefined || !(await isProcessAlive(wait.pid))) {
-      throw new DevServerError(
-        `${wait.name} ${exit ?? 'exited'} before ${wait.before}.\n${await logTail(wait.logFile)}\nSee ${wait.logFile}`,
-        wait.logFile,
-      );
-    }
-    if (Date.now() >= deadline) {
-      throw new DevServerError(
-        `${wait.name} (pid ${wait.pid}) did not ${wait.within} within ${Math.round(wait.timeoutMs / 1000)}s.\n` +
-          `${await logTail(wait.logFile)}\nSee ${wait.logFile}`,
-        wait.logFile,
-      );
-    }
-    await sleep(wait.intervalMs);
-  }
 }
 
 async function waitForCodec(options: {

@@ -18,6 +18,51 @@ export interface SpawnedProcess {
   exited: () => string | undefined;
 }
 
+/** A background process being waited for: how to tell it is ready, and how messages name it. */
+export interface ReadyWait {
+  /** "The codec endpoint" */
+  name: string;
+  /** "answered on http://…" (what it did not do before it exited) */
+  before: string;
+  /** "answer on http://…" (what it did not do in time) */
+  within: string;
+  pid: number;
+  timeoutMs: number;
+  intervalMs: number;
+  logFile: string;
+  exited: () => string | undefined;
+  ready: () => Promise<boolean>;
+  /** Whether the process still runs (default: its pid is alive). */
+  alive?: () => Promise<boolean>;
+  /** The error a failed wait throws (default: DevServerError). */
+  failure?: (message: string, logFile: string) => Error;
+}
+
+/** Polls `ready` until it holds; fails with the log's tail when the process exits first or the time runs out. */
+export async function waitUntilReady(wait: ReadyWait): Promise<void> {
+  const deadline = Date.now() + wait.timeoutMs;
+  const fail = wait.failure ?? ((message: string, logFile: string) => new DevServerError(message, logFile));
+  const alive = wait.alive ?? (() => isProcessAlive(wait.pid));
+  for (;;) {
+    if (await wait.ready()) return;
+    const exit = wait.exited();
+    if (exit !== undefined || !(await alive())) {
+      throw fail(
+        `${wait.name} ${exit ?? 'exited'} before ${wait.before}.\n${await logTail(wait.logFile)}\nSee ${wait.logFile}`,
+        wait.logFile,
+      );
+    }
+    if (Date.now() >= deadline) {
+      throw fail(
+        `${wait.name} (pid ${wait.pid}) did not ${wait.within} within ${Math.round(wait.timeoutMs / 1000)}s.\n` +
+          `${await logTail(wait.logFile)}\nSee ${wait.logFile}`,
+        wait.logFile,
+      );
+    }
+    await sleep(wait.intervalMs);
+  }
+}
+
 /** Starts `command` in its own session with stdout and stderr appended to `logFile`; it outlives this process. */
 export async function spawnDetached(
   command: string[],
