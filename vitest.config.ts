@@ -46,6 +46,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
           // The cluster tests have their own configuration (npm run test:cluster).
           exclude: [...configDefaults.exclude, E2E_PATTERN, ...E2E_LISTED, 'test/cluster/**'],
+          // ripgrep for the Grep tests, fetched into the cache when it is not installed.
+          globalSetup: ['./test/support/tools-setup.ts'],
         },
       },
       {

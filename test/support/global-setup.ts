@@ -3,6 +3,8 @@
 import type { TestProject } from 'vitest/node';
 import { provisionBubblewrap } from '../../src/cli/bubblewrap.js';
 import { buildCliIfStale } from './cli-build.js';
+import { provisionRipgrep } from './optional-tools.js';
+import { provisionS3Server, S3ServerUnavailableError } from './s3-server.js';
 import { startTestTemporalServer } from './temporal-server.js';
 
 declare module 'vitest' {
@@ -30,10 +32,25 @@ async function provideCommandSandbox(): Promise<void> {
   process.env.DURABLE_AGENT_SANDBOX = 'off';
 }
 
+/**
+ * The S3 store tests' server, fetched with Maven into the cache when Java and Maven are here (`npm run s3:provision`
+ * does the same); without them those tests are skipped with the reason, or fail in CI.
+ */
+async function provideS3Server(): Promise<void> {
+  try {
+    await provisionS3Server((line) => process.stderr.write(`[s3] ${line}\n`));
+  } catch (error) {
+    if (!(error instanceof S3ServerUnavailableError)) throw error;
+    process.stderr.write(`[s3] ${error.message}\n`);
+  }
+}
+
 /** Starts the shared server and returns its teardown. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await buildCliIfStale((line) => process.stderr.write(`[build] ${line}\n`));
   await provideCommandSandbox();
+  await provisionRipgrep((line) => process.stderr.write(`[tools] ${line}\n`));
+  await provideS3Server();
   const started = Date.now();
   const server = await startTestTemporalServer();
   process.stderr.write(

@@ -1,7 +1,12 @@
-// System tools that some tests need but a fresh machine may lack (today: ripgrep). A test that needs a missing tool
-// is skipped with the reason on a developer's machine; in CI (CI=true), where .ci/run installs them, it fails.
+// System tools that some tests need but a fresh machine may lack (today: ripgrep). The test setup fetches Debian's
+// package into the cache when none is installed; a test that still has none is skipped with the reason on a
+// developer's machine, and fails in CI (CI=true), where .ci/run installs it.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { TestContext } from 'vitest';
 import { locateRipgrep, RG_PATH_VARIABLE } from '../../src/activities/search/grep-rg.js';
+import { fetchDebianBinary } from '../../src/cli/debian-binary.js';
+import { cacheDir } from '../../src/cli/state-dir.js';
 
 /** A tool a test needs is not installed; the message says how to install it. */
 export class ToolUnavailableError extends Error {
@@ -33,4 +38,24 @@ export async function requireRipgrep(context: TestContext): Promise<string> {
   const reason = ripgrepMissingReason();
   if (process.env.CI === 'true') throw new ToolUnavailableError(`${reason} (CI=true: tests are not skipped in CI)`);
   context.skip(reason);
+}
+
+/**
+ * For the test setup: when no ripgrep is installed, Debian's is fetched into the cache (`<cacheDir>/bin/rg`, like
+ * bubblewrap) and named in DURABLE_AGENT_RG_PATH, which the test processes inherit. Says why when it cannot be had.
+ */
+export async function provisionRipgrep(log: (line: string) => void): Promise<void> {
+  if (await locateRipgrep()) return;
+  if (process.env[RG_PATH_VARIABLE]) return; // named, but not an executable: the skip note says so
+  const cached = path.join(cacheDir(), 'bin', 'rg');
+  if (!existsSync(cached)) {
+    log(`ripgrep is not installed: fetching Debian's package into ${path.dirname(cached)}…`);
+    try {
+      await fetchDebianBinary('ripgrep', 'usr/bin/rg', cached);
+    } catch (error) {
+      log(`could not fetch ripgrep (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+      return;
+    }
+  }
+  process.env[RG_PATH_VARIABLE] = cached;
 }
