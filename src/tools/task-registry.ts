@@ -8,21 +8,40 @@ import { createToolRegistry } from './registry.js';
 import type { ToolRegistry } from './registry.js';
 import { toolSearch } from './tool-search.js';
 
+/** An MCP tool the registry could not take, and why. */
+export interface RefusedMcpTool {
+  name: string;
+  server: string;
+  reason: string;
+}
+
 /** The built-ins, ToolSearch, and the worker's function tools and the MCP servers' tools recorded at the task's start. */
 export function createTaskRegistry(
   functionTools: readonly FunctionToolSpec[] = [],
   mcpTools: readonly McpToolDescriptor[] = [],
 ): ToolRegistry {
+  return buildTaskRegistry(functionTools, mcpTools).registry;
+}
+
+/**
+ * The task registry and the MCP tools it refused. The listing gave MCP tools unique, valid names and checked their
+ * schemas; one that still cannot be registered (a function tool holds its name) is left out rather than failing the
+ * task. The task's start reports each one (recordMcpTools) and keeps only the rest, so replays see the same list.
+ */
+export function buildTaskRegistry(
+  functionTools: readonly FunctionToolSpec[],
+  mcpTools: readonly McpToolDescriptor[],
+): { registry: ToolRegistry; refused: RefusedMcpTool[] } {
   const registry = createToolRegistry([...builtinTools, toolSearch]);
   for (const spec of functionTools) registry.registerFunction(spec);
-  // The listing gave MCP tools unique, valid names and checked their schemas; a tool that still cannot be registered
-  // (a function tool holds its name) is left out rather than failing the task, the same on every replay.
+  const refused: RefusedMcpTool[] = [];
   for (const descriptor of mcpTools) {
     try {
       registry.register(createMcpTool(descriptor));
-    } catch {
-      continue;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      refused.push({ name: descriptor.name, server: descriptor.server, reason });
     }
   }
-  return registry;
+  return { registry, refused };
 }

@@ -81,7 +81,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       if (unknownProfile !== undefined) return fail(state, unknownProfile);
       // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
       state.functionTools = await listFunctionTools();
-      // So are the MCP servers' tools.
+      // So are the MCP servers' tools (after the function tools, which keep a name both claim).
       recordMcpTools(state, await listMcpTools(input), Date.now());
       state.budget = initialBudget(input);
     }

@@ -5,6 +5,8 @@ import { TOOL_NAME_PATTERN } from '../../src/tools/registry.js';
 import { createMcpTool, mcpActivityPolicy, mcpRisk, mcpToolNames } from '../../src/tools/mcp-tool.js';
 import type { McpToolDescriptor } from '../../src/tools/mcp-tool.js';
 import { toAnthropicTool, toChatCompletionsTool } from '../../src/tools/schema-export.js';
+import { recordMcpTools } from '../../src/core/run/mcp-tools.js';
+import { initialState } from '../../src/core/state.js';
 import { createTaskRegistry } from '../../src/tools/task-registry.js';
 
 const schema = {
@@ -104,12 +106,24 @@ describe('MCP contracts in the registry', () => {
     expect(names.filter((name) => name.startsWith('mcp__'))).toEqual(['mcp__git__log']);
   });
 
-  it('leaves out a tool whose name is already taken instead of failing', () => {
-    const registry = createTaskRegistry(
-      [{ name: 'mcp__fs__tree', description: 'a function', risk: 'read_only' }],
-      [descriptor()],
-    );
+  it('leaves out a tool whose name is already taken instead of failing, and says so when the task records it', () => {
+    const functionTools = [{ name: 'mcp__fs__tree', description: 'a function', risk: 'read_only' as const }];
+    const registry = createTaskRegistry(functionTools, [descriptor()]);
     expect(registry.get('mcp__fs__tree')?.origin).toBe('function');
+
+    const state = initialState('task', 'system', 'look around');
+    state.functionTools = functionTools;
+    const kept = descriptor({ name: 'mcp__fs__read', tool: 'read' });
+    recordMcpTools(state, { catalog: 'sha256:catalog', tools: [descriptor(), kept], unavailable: [] }, 1000);
+    expect(state.mcp?.tools).toEqual([kept]);
+    expect(state.events.at(-1)).toMatchObject({
+      type: 'mcp_tool_refused',
+      data: { server: 'fs', tool: 'mcp__fs__tree', reason: "Tool 'mcp__fs__tree' is already registered." },
+    });
+    expect(state.progress.at(-1)).toMatchObject({
+      kind: 'error',
+      text: "MCP tool 'mcp__fs__tree' of server 'fs' is left out: Tool 'mcp__fs__tree' is already registered.",
+    });
   });
 });
 
