@@ -13,6 +13,8 @@ import { finalResultToolSchema } from '../core/final-result.js';
 export type ResolvedModelRequest = Omit<ModelRequest, 'transcript' | 'writes' | 'mcpCatalog'> & {
   messages: ChatMessage[];
   mcpContracts?: ReadonlyMap<string, ToolContract>;
+  /** The schemas of the request's tools (requestTools), when the caller needs them too and built them already. */
+  tools?: ToolSchema[];
 };
 
 /** Tool schemas by name, from the task registry or else from the task's MCP contracts. */
@@ -36,7 +38,7 @@ export function createCallModel(deps: CallModelDependencies): (request: Resolved
     const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
     try {
       const { provider, model } = deps.resolveProvider(request.selection);
-      const tools = requestTools(request, deps.resolveTools);
+      const tools = request.tools ?? requestTools(request, deps.resolveTools);
       const toolContracts = deps.resolveContracts?.(request.toolNames, request.mcpContracts);
       return await provider.complete({
         messages: request.messages,

@@ -42,6 +42,8 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
       ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
       ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
     };
+    // Built once: the request sends them and the usage counts their tokens.
+    resolved.tools = requestTools(resolved, deps.resolveTools);
     const answered = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
     // Checked before the arguments are externalized: the result travels back whole, as the run's result.
     const finalResult = validate ? checkFinalResult(validate, answered.toolCalls) : undefined;
@@ -127,7 +129,7 @@ async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): P
  * endpoint reported nothing (some OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
  */
 function withUsageAccounting(request: ResolvedModelRequest, turn: ModelTurn, resolveTools: ResolveTools): ModelTurn {
-  const tools = schemaTokens(requestTools(request, resolveTools));
+  const tools = schemaTokens(request.tools ?? requestTools(request, resolveTools));
   const attempt = activityAttempt();
   if (turn.usage.totalTokens > 0)
     return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };

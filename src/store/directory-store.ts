@@ -100,10 +100,9 @@ async function touch(file: string): Promise<boolean> {
  */
 async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   const directory = path.dirname(file);
-  await fs.mkdir(directory, { recursive: true });
   const temp = path.join(directory, `.tmp-${randomBytes(8).toString('hex')}`);
   try {
-    const handle = await fs.open(temp, 'wx', 0o444);
+    const handle = await createFile(temp);
     try {
       await handle.writeFile(bytes);
       await handle.sync();
@@ -116,6 +115,17 @@ async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
     throw error;
   }
   await syncDirectory(directory);
+}
+
+/** Creates the file, and its directory when that is missing: a prefix directory is made once, not checked per write. */
+async function createFile(file: string): Promise<fs.FileHandle> {
+  try {
+    return await fs.open(file, 'wx', 0o444);
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw error;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    return fs.open(file, 'wx', 0o444);
+  }
 }
 
 async function syncDirectory(directory: string): Promise<void> {
