@@ -57,7 +57,13 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
   const cpuText = cpu.serverKnown
     ? `${formatMs(cpu.bench / steps)} of CPU in this process (worker, model servers, client) and ${formatMs(cpu.server / steps)} in the dev server`
     : `${formatMs(cpu.bench / steps)} of CPU in this process (worker, model servers, client; the dev server's is not readable here)`;
-  const busy = (cpu.bench + (cpu.serverKnown ? cpu.server : 0)) / batches.reduce((sum, ms) => sum + ms, 0);
+  const batchCpu = cpu.bench + (cpu.serverKnown ? cpu.server : 0);
+  const busy = batchCpu / batches.reduce((sum, ms) => sum + ms, 0);
+  // A batch cannot end before its CPU time spread over every core: the ratio this machine allows at the step's cost,
+  // and the cost a step would need for the target.
+  const cores = os.cpus().length;
+  const cpuBound = batchCpu / sizes.repetitions / cores / median(singles);
+  const targetStepCpu = (1.5 * median(singles) * cores) / (sizes.runs * sizes.steps);
   const row: BenchRow = {
     measurement: `Concurrency, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} runs at once on one worker ÷ one run`,
     ours: formatMs(median(batches)),
@@ -68,8 +74,13 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
       `${ratio <= 1.5 ? 'within' : 'over'} the 1.5× target: ${sizes.runs} runs finish ${ratio.toFixed(2)}× as late as one ` +
       `(slowest single run of a batch ${formatMs(slowest)}; medians of ${sizes.repetitions} alternated repetitions, ` +
       `${sizes.runs * sizes.steps} model calls and ${sizes.runs * (sizes.steps - 1)} tool calls a batch). A step costs ` +
-      `${cpuText}; the batches kept ${busy.toFixed(2)} cores busy on average (the machine has ${os.cpus().length}, ` +
-      `load average ${os.loadavg()[0]!.toFixed(2)} as they ended).`,
+      `${cpuText}; the batches kept ${busy.toFixed(2)} cores busy on average (the machine has ${cores}, ` +
+      `load average ${os.loadavg()[0]!.toFixed(2)} as they ended). ` +
+      (cpu.serverKnown
+        ? `Their CPU alone, spread over ${cores} cores, takes ${cpuBound.toFixed(2)}× one run: the 1.5× target needs a ` +
+          `step to cost at most ${formatMs(targetStepCpu)} of CPU in all here, server included; it costs ` +
+          `${formatMs(batchCpu / steps)}.`
+        : ''),
   };
   return { rows: [row], bars: [{ label: `${sizes.runs} runs at once ÷ 1 run`, value: ratio, target: 1.5 }] };
 }
