@@ -1,13 +1,15 @@
 // Concurrency: many runs at once on one worker (default worker options, as `durable-agent worker` runs) against one
-// run alone, same script and latency; single and batch alternate, medians compared.
+// run alone, same script and latency; single and batch alternate, medians compared. The same is measured for the
+// Temporal floor (temporal-floor.ts): workflows of the same step shape with no agent code, on the same server.
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { childrenCpuMs, processCpuMs } from './cpu.js';
 import type { DurableEnv } from './durable-env.js';
-import { readScript, writeReadFiles } from './durable-scripts.js';
+import { FILE_BYTES, readScript, writeReadFiles } from './durable-scripts.js';
 import type { ChartedRows } from './chart.js';
 import type { BenchRow } from './measure.js';
 import { formatMs, median, pairedRange } from './measure.js';
+import { startTemporalFloor } from './temporal-floor.js';
 
 export interface ConcurrencySizes {
   runs: number;
@@ -16,71 +18,115 @@ export interface ConcurrencySizes {
   repetitions: number;
 }
 
-/** Wall time of `runs` concurrent runs ÷ one run. */
+/** One run to the end, labelled; resolves to its wall time. */
+type RunOnce = (label: string) => Promise<number>;
+
+interface Batches {
+  singles: number[];
+  batches: number[];
+  /** The slowest run of any batch. */
+  slowest: number;
+  /** CPU of the batches: this process (worker, model servers, client) and its children (the dev server). */
+  cpu: { bench: number; server: number | undefined };
+}
+
+/** Wall time of `runs` concurrent runs ÷ one run, for the agent and for the Temporal floor. */
 export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes): Promise<ChartedRows> {
   const workspace = await env.tempDirectory('concurrency');
   await writeReadFiles(workspace);
   const worker = await env.startWorker();
   const options = { script: readScript(sizes.steps), workspace, maxSteps: sizes.steps, latencyMs: sizes.latencyMs };
-  const single = async (): Promise<number> => (await env.runToEnd(worker, { ...options, label: 'single' })).ms;
-  let slowest = 0;
-  // CPU of the batches: this process (worker, model servers, client) and its children (the dev server).
-  const cpu = { bench: 0, server: 0, serverKnown: true };
-  const batch = async (): Promise<number> => {
+  const agent = await measureBatches(sizes, async (label) => (await env.runToEnd(worker, { ...options, label })).ms);
+  const floorRun = await startTemporalFloor(env, workspace);
+  const floor = await measureBatches(sizes, (label) =>
+    floorRun({ steps: sizes.steps, latencyMs: sizes.latencyMs, label }),
+  );
+
+  const agentRatio = median(agent.batches) / median(agent.singles);
+  const floorRatio = median(floor.batches) / median(floor.singles);
+  const steps = sizes.repetitions * sizes.runs * sizes.steps;
+  const work = `${sizes.runs * sizes.steps} model calls and ${sizes.runs * (sizes.steps - 1)} file reads a batch`;
+  const rows: BenchRow[] = [
+    {
+      measurement: `Concurrency, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} runs at once on one worker ÷ one run`,
+      ours: formatMs(median(agent.batches)),
+      baseline: formatMs(median(agent.singles)),
+      ratio: agentRatio,
+      ratioRange: pairedRange(agent.batches, agent.singles),
+      conclusion:
+        `${agentRatio <= 1.5 ? 'within' : 'over'} the 1.5× target: ${sizes.runs} runs finish ${agentRatio.toFixed(2)}× ` +
+        `as late as one (slowest single run of a batch ${formatMs(agent.slowest)}; medians of ${sizes.repetitions} ` +
+        `alternated repetitions, ${work}). ${cpuText(agent, 'worker, model servers, client', steps, sizes)} The Temporal floor below, the same ` +
+        `step shape with no agent code, is ${floorRatio.toFixed(2)}× on the same server.`,
+    },
+    {
+      measurement: `Temporal floor, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} workflows at once ÷ one`,
+      ours: formatMs(median(floor.batches)),
+      baseline: formatMs(median(floor.singles)),
+      ratio: floorRatio,
+      ratioRange: pairedRange(floor.batches, floor.singles),
+      conclusion:
+        `what Temporal alone costs here: a step is an activity waiting ${sizes.latencyMs} ms (the model call), an upsert ` +
+        `of three search attributes and a local activity reading a ${FILE_BYTES / 1024} KB file, on a worker with default options ` +
+        `(slowest single run of a batch ${formatMs(floor.slowest)}; ${work}). ${cpuText(floor, 'worker, client', steps, sizes)}`,
+    },
+  ];
+  return {
+    rows,
+    bars: [
+      { label: `${sizes.runs} runs at once ÷ 1 run`, value: agentRatio, target: 1.5 },
+      { label: `Temporal floor: ${sizes.runs} at once ÷ 1`, value: floorRatio, target: 1.5 },
+    ],
+  };
+}
+
+async function measureBatches(sizes: ConcurrencySizes, run: RunOnce): Promise<Batches> {
+  const measured: Batches = { singles: [], batches: [], slowest: 0, cpu: { bench: 0, server: 0 } };
+  const batch = async (repetition: number): Promise<number> => {
     const [benchBefore, serverBefore] = [processCpuMs(), childrenCpuMs()];
     const started = performance.now();
     const runs = await Promise.all(
-      Array.from({ length: sizes.runs }, (_, index) => env.runToEnd(worker, { ...options, label: `batch-${index}` })),
+      Array.from({ length: sizes.runs }, (_, index) => run(`batch-${repetition}-${index}`)),
     );
     const ms = performance.now() - started;
     const serverAfter = childrenCpuMs();
-    cpu.bench += processCpuMs() - benchBefore;
-    if (serverBefore === undefined || serverAfter === undefined) cpu.serverKnown = false;
-    else cpu.server += serverAfter - serverBefore;
-    slowest = Math.max(slowest, ...runs.map((run) => run.ms));
+    measured.cpu.bench += processCpuMs() - benchBefore;
+    measured.cpu.server =
+      serverBefore === undefined || serverAfter === undefined || measured.cpu.server === undefined
+        ? undefined
+        : measured.cpu.server + serverAfter - serverBefore;
+    measured.slowest = Math.max(measured.slowest, ...runs);
     return ms;
   };
-  await single(); // warm-up: the worker's first workflow task and connections
-  const singles: number[] = [];
-  const batches: number[] = [];
+  await run('warm-up'); // the worker's first workflow task and connections
   for (let repetition = 0; repetition < sizes.repetitions; repetition++) {
     if (repetition % 2 === 0) {
-      singles.push(await single());
-      batches.push(await batch());
+      measured.singles.push(await run(`single-${repetition}`));
+      measured.batches.push(await batch(repetition));
     } else {
-      batches.push(await batch());
-      singles.push(await single());
+      measured.batches.push(await batch(repetition));
+      measured.singles.push(await run(`single-${repetition}`));
     }
   }
-  const ratio = median(batches) / median(singles);
-  const steps = sizes.repetitions * sizes.runs * sizes.steps;
-  const cpuText = cpu.serverKnown
-    ? `${formatMs(cpu.bench / steps)} of CPU in this process (worker, model servers, client) and ${formatMs(cpu.server / steps)} in the dev server`
-    : `${formatMs(cpu.bench / steps)} of CPU in this process (worker, model servers, client; the dev server's is not readable here)`;
-  const batchCpu = cpu.bench + (cpu.serverKnown ? cpu.server : 0);
-  const busy = batchCpu / batches.reduce((sum, ms) => sum + ms, 0);
-  // A batch cannot end before its CPU time spread over every core: the ratio this machine allows at the step's cost,
-  // and the cost a step would need for the target.
+  return measured;
+}
+
+/** Where a step's CPU went, and the bound it sets: a batch cannot end before its CPU spread over every core. */
+function cpuText(measured: Batches, what: string, steps: number, sizes: ConcurrencySizes): string {
+  const { bench, server } = measured.cpu;
   const cores = os.cpus().length;
-  const cpuBound = batchCpu / sizes.repetitions / cores / median(singles);
-  const targetStepCpu = (1.5 * median(singles) * cores) / (sizes.runs * sizes.steps);
-  const row: BenchRow = {
-    measurement: `Concurrency, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} runs at once on one worker ÷ one run`,
-    ours: formatMs(median(batches)),
-    baseline: formatMs(median(singles)),
-    ratio,
-    ratioRange: pairedRange(batches, singles),
-    conclusion:
-      `${ratio <= 1.5 ? 'within' : 'over'} the 1.5× target: ${sizes.runs} runs finish ${ratio.toFixed(2)}× as late as one ` +
-      `(slowest single run of a batch ${formatMs(slowest)}; medians of ${sizes.repetitions} alternated repetitions, ` +
-      `${sizes.runs * sizes.steps} model calls and ${sizes.runs * (sizes.steps - 1)} tool calls a batch). A step costs ` +
-      `${cpuText}; the batches kept ${busy.toFixed(2)} cores busy on average (the machine has ${cores}, ` +
-      `load average ${os.loadavg()[0]!.toFixed(2)} as they ended). ` +
-      (cpu.serverKnown
-        ? `Their CPU alone, spread over ${cores} cores, takes ${cpuBound.toFixed(2)}× one run: the 1.5× target needs a ` +
-          `step to cost at most ${formatMs(targetStepCpu)} of CPU in all here, server included; it costs ` +
-          `${formatMs(batchCpu / steps)}.`
-        : ''),
-  };
-  return { rows: [row], bars: [{ label: `${sizes.runs} runs at once ÷ 1 run`, value: ratio, target: 1.5 }] };
+  const single = median(measured.singles);
+  const busy = (bench + (server ?? 0)) / measured.batches.reduce((sum, ms) => sum + ms, 0);
+  const load = `the batches kept ${busy.toFixed(2)} cores busy on average (the machine has ${cores}, load average ${os.loadavg()[0]!.toFixed(2)} as they ended).`;
+  if (server === undefined) {
+    return `A step costs ${formatMs(bench / steps)} of CPU in this process (${what}; the dev server's is not readable here); ${load}`;
+  }
+  const cpuBound = (bench + server) / sizes.repetitions / cores / single;
+  const targetStepCpu = (1.5 * single * cores) / (sizes.runs * sizes.steps);
+  return (
+    `A step costs ${formatMs(bench / steps)} of CPU in this process (${what}) ` +
+    `and ${formatMs(server / steps)} in the dev server; ${load} Their CPU alone, spread over ${cores} cores, takes ` +
+    `${cpuBound.toFixed(2)}× one run: the 1.5× target needs a step to cost at most ${formatMs(targetStepCpu)} of CPU ` +
+    `in all here, server included; it costs ${formatMs((bench + server) / steps)}.`
+  );
 }

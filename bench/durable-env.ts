@@ -53,6 +53,9 @@ export interface StartedRun {
 }
 
 export interface DurableEnv {
+  /** The dev server's address and namespace, for workers and clients of other workflows. */
+  address: string;
+  namespace: string;
   /** For histories only: it decodes no payloads, so it needs no store. */
   client: Client;
   bundle: WorkflowBundle;
@@ -60,6 +63,8 @@ export interface DurableEnv {
   warnings: string[];
   /** A fresh temporary directory, removed by close(). */
   tempDirectory(prefix: string): Promise<string>;
+  /** Runs `closer` when the environment closes, before what was opened earlier. */
+  onClose(closer: () => Promise<void>): void;
   /** A worker as `durable-agent worker` makes one; `payloadSizeThreshold` as in AgentWorkerOptions. */
   startWorker(options?: { payloadSizeThreshold?: number }): Promise<BenchWorker>;
   startModel(options: Pick<RunOptions, 'script' | 'latencyMs' | 'onTurn'>): Promise<ScriptedModelServer>;
@@ -184,7 +189,20 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
       }
     };
 
-    return { client, bundle, warnings, tempDirectory, startWorker, startModel, startRun, runToEnd, close };
+    return {
+      address: server.address,
+      namespace: server.namespace,
+      client,
+      bundle,
+      warnings,
+      tempDirectory,
+      onClose: (closer) => closers.push(closer),
+      startWorker,
+      startModel,
+      startRun,
+      runToEnd,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -210,7 +228,7 @@ function installQuietRuntime(warnings: string[]): void {
 }
 
 const ignore = (): undefined => undefined;
-const quietLogger = {
+export const quietLogger = {
   log: ignore,
   trace: ignore,
   debug: ignore,
