@@ -26,7 +26,7 @@ interface Batches {
   batches: number[];
   /** The slowest run of any batch. */
   slowest: number;
-  /** CPU of the batches: this process (worker, model servers, client) and its children (the dev server). */
+  /** CPU of the batches: this process and its children (the dev server); undefined without Linux's /proc. */
   cpu: { bench: number; server: number | undefined };
 }
 
@@ -56,8 +56,9 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
       conclusion:
         `${agentRatio <= 1.5 ? 'within' : 'over'} the 1.5× target: ${sizes.runs} runs finish ${agentRatio.toFixed(2)}× ` +
         `as late as one (slowest single run of a batch ${formatMs(agent.slowest)}; medians of ${sizes.repetitions} ` +
-        `alternated repetitions, ${work}). ${cpuText(agent, 'worker, model servers, client', steps, sizes)} The Temporal floor below, the same ` +
-        `step shape with no agent code, is ${floorRatio.toFixed(2)}× on the same server.`,
+        `alternated repetitions, ${work}). ${cpuText(agent, 'worker, model servers, client', steps, sizes)} ` +
+        `The Temporal floor below, the same step shape with no agent code, is ${floorRatio.toFixed(2)}× on the same ` +
+        `server.`,
     },
     {
       measurement: `Temporal floor, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} workflows at once ÷ one`,
@@ -67,8 +68,9 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
       ratioRange: pairedRange(floor.batches, floor.singles),
       conclusion:
         `what Temporal alone costs here: a step is an activity waiting ${sizes.latencyMs} ms (the model call), an upsert ` +
-        `of three search attributes and a local activity reading a ${FILE_BYTES / 1024} KB file, on a worker with default options ` +
-        `(slowest single run of a batch ${formatMs(floor.slowest)}; ${work}). ${cpuText(floor, 'worker, client', steps, sizes)}`,
+        `of three search attributes and a local activity reading a ${FILE_BYTES / 1024} KB file, on a worker with ` +
+        `default options (slowest single run of a batch ${formatMs(floor.slowest)}; ${work}). ` +
+        cpuText(floor, 'worker, client', steps, sizes),
     },
   ];
   return {
