@@ -13,6 +13,7 @@ import type { McpServers } from './core/mcp-servers.js';
 import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-file.js';
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
+import { defaultWorkerDataDir } from './activities/worker-data.js';
 
 /** Entry module of the workflow bundle. */
 export const workflowsPath = fileURLToPath(
@@ -57,6 +58,8 @@ export interface AgentWorkerOptions {
   connectionOptions?: Omit<NativeConnectionOptions, 'address'>;
   /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
   connection?: NativeConnection;
+  /** The worker's own bookkeeping (write journal, commands' HOME), never inside a workspace; default `<state dir>/worker`. */
+  dataDir?: string;
 }
 
 /** The Temporal workers of one agent worker process: the shared one, and the workspace one when configured. */
@@ -85,6 +88,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
     mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
+    dataDir: options.dataDir ?? defaultWorkerDataDir(env),
   });
   // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
   // answer) is kept out of history as well.

@@ -45,6 +45,8 @@ export interface ActivityDependencies {
    * bring (default `all`).
    */
   mcp?: { servers: McpServers; connections: McpConnectionPool; runServers?: McpRunServerPolicy };
+  /** The worker's own data directory (journal, commands' HOME; worker-data.ts); default `<state dir>/worker`. */
+  dataDir?: string;
 }
 
 /** A tool activity: the activity type is the tool's name. */
@@ -55,7 +57,7 @@ export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
   const toolActivity = (name: string, run: ToolExecutor): ToolActivity =>
-    storedToolActivity(name, run, transcripts, deps.hostToolQueue);
+    storedToolActivity(name, run, transcripts, deps.hostToolQueue, deps.dataDir);
   const specs: FunctionToolSpec[] = functions.map(({ fn: _fn, ...spec }) => spec);
   // The workflow's own registry, so every name the workflow sends resolves to the same schema here.
   const registry = createTaskRegistry(specs);

@@ -19,6 +19,7 @@ import type { ContentStore } from '../store/content-store.js';
 import { spillEverywhere } from './spill.js';
 import type { ToolActivityInput, ToolActivityResult } from './tool-request.js';
 import { realWorkspaceRoot } from './workspace.js';
+import { defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
 
 /** Overrides for runTool; inside an activity the Temporal context supplies the defaults. */
 export interface RunToolOptions {
@@ -39,6 +40,8 @@ export interface RunToolOptions {
   activityKey?: string;
   /** Where spilled outputs are also stored, readable from any worker and the CLI. */
   store?: ContentStore;
+  /** The worker's data directory (worker-data.ts); default `<state dir>/worker`. */
+  dataDir?: string;
 }
 
 /** Runs one tool executor as (the body of) a Temporal activity and returns an envelope within the per-result budget. */
@@ -65,6 +68,7 @@ export async function runTool(
       attempt,
       activityKey: activity ? activityKeyOf(activity) : (options.activityKey ?? defaultActivityKey(request)),
       outputDir: path.join(root, ...spillDirectory(request.taskId).split('/')),
+      dataDir: workspaceDataDirectory(options.dataDir ?? defaultWorkerDataDir(), root),
       ...(options.store ? { store: options.store } : {}),
       elapsedMs,
     };

@@ -22,6 +22,7 @@ export function storedToolActivity(
   executor: ToolExecutor,
   transcripts: TranscriptStore,
   hostToolQueue: string | undefined,
+  dataDir?: string,
 ): (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult> {
   return async (request) => {
     if (request.onlyOnHost !== undefined && request.onlyOnHost !== hostToolQueue) return { elsewhere: true };
@@ -30,7 +31,10 @@ export function storedToolActivity(
       input: await transcripts.expand(request.input),
       paramsInput: await transcripts.expand(request.paramsInput),
     };
-    const result = await runTool(name, executor, expanded, { store: transcripts.store });
+    const result = await runTool(name, executor, expanded, {
+      store: transcripts.store,
+      ...(dataDir ? { dataDir } : {}),
+    });
     const envelope = request.fallback ? withFallbackNote(result.envelope, request.fallback) : result.envelope;
     return {
       call: { callId: request.callId, turn: request.turn, index: request.index },

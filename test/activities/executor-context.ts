@@ -1,10 +1,12 @@
 // Builds an ExecutorContext for calling a tool executor directly, outside Temporal, against a real directory.
 import { realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { abbreviateParams } from '../../src/core/envelope.js';
 import type { ReadStateStore, ReadStateUpdate } from '../../src/core/read-state.js';
 import type { ExecutorContext } from '../../src/activities/executors/types.js';
+import { workspaceDataDirectory } from '../../src/activities/worker-data.js';
 
 let calls = 0;
 
@@ -21,6 +23,8 @@ export interface ExecutorContextOptions {
   callId?: string;
   taskId?: string;
   signal?: AbortSignal;
+  /** The worker's data directory for this workspace; default one under the system temp directory. */
+  dataDir?: string;
 }
 
 /** An ExecutorContext like the one the activity wrapper builds, with a fresh call id unless one is given. */
@@ -48,6 +52,8 @@ export function makeExecutorContext(options: ExecutorContextOptions): ExecutorCo
     attempt: options.attempt ?? 1,
     activityKey: options.activityKey ?? `${taskId}/activity/${callId}`,
     outputDir: path.join(root, '.agent', 'tool-output', taskId),
+    // Beside the workspace, never in it, as the worker's own data directory is.
+    dataDir: options.dataDir ?? workspaceDataDirectory(path.join(os.tmpdir(), 'durable-agent-test-data'), root),
     elapsedMs: () => Math.round(performance.now() - started),
   };
 }

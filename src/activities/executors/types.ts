@@ -19,6 +19,11 @@ export interface ExecutorContext {
   activityKey: string;
   /** `W/.agent/tool-output/<taskId>`: where spill files go. */
   outputDir: string;
+  /**
+   * The worker's own directory for this workspace (worker-data.ts): outside W, so no command can plant a link in it.
+   * The write journal and the commands' HOME live under it.
+   */
+  dataDir: string;
   /** The content store spilled outputs also go to (absent when executors run on their own, in tests). */
   store?: ContentStore;
   /**

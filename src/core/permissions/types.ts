@@ -43,6 +43,13 @@ export interface BashClassification {
   denyCode?: DenyCode;
   segments: BashSegment[];
   deniedPath?: string;
+  /**
+   * For a `network_write` command: the hosts (lower-case names or IP literals, `host` or `host:port`) the command line
+   * names, which its approval covers; the sandbox's network proxy lets through only these. Absent on a network command
+   * whose hosts cannot be read off the command line: it always asks (no remembered key covers it) and the proxy lets
+   * it reach public hosts only. Never the worker's control plane, loopback or link-local addresses (docs/security.md).
+   */
+  networkHosts?: string[];
 }
 
 /** A permission decision for one ready tool call (C.5.1), before the ask policy is applied. */
