@@ -18,3 +18,13 @@ export function workspaceDataDirectory(dataDir: string, realRoot: string): strin
 export function defaultWorkerDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(stateDir(env), WORKER_DATA_SUBDIRECTORY);
 }
+
+/** The commands' HOME for a workspace (tools' caches and dotfiles): `<workspace data directory>/home`. */
+export function commandHomeDirectory(workspaceData: string): string {
+  return path.join(workspaceData, 'home');
+}
+
+/** The write journal of a workspace (TOOL-SPEC C.8 durable retry): `<workspace data directory>/journal`. */
+export function journalDirectory(workspaceData: string): string {
+  return path.join(workspaceData, 'journal');
+}
