@@ -1,0 +1,255 @@
+// Red team, the embedded control plane, with a root operator and with an unprivileged one: another local user cannot
+// make the operator's worker act (a run started on its queue does nothing), nobody but the operator's CLI can approve
+// (a signal from another user, a cross-site simple POST to the HTTP API and an Update without proof are refused, and
+// the operator is told), and the codec endpoint serves no stored byte to another user or a foreign Host or Origin.
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { durableAgentBin } from '../support/cli.js';
+import { otherUser, removeOperators, runAs, startOperator, workerIdentities } from '../support/operator.js';
+import type { Identity, Operator } from '../support/operator.js';
+import { bashTurn, call, closeRuns, hostileRun } from '../support/redteam-runs.js';
+import { waitFor } from '../support/wait.js';
+
+const SECRET = 'redteam-secret-3f9a';
+
+async function absent(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => false,
+    () => true,
+  );
+}
+
+const operators = workerIdentities().flatMap((identity) => {
+  const attacker = otherUser(identity);
+  return attacker ? [{ identity, attacker }] : [];
+});
+
+// Each test plays whole runs through the CLI; the first also starts the operator's server and worker.
+const REDTEAM_TEST_MS = 150_000;
+
+describe.each(operators)('the control plane, $identity.label operator', ({ identity, attacker }) => {
+  let operator: Operator;
+  let attackerHome: string;
+  beforeAll(async () => {
+    operator = await startOperator(identity);
+    attackerHome = await mkdtemp(path.join('/tmp', 'durable-agent-attacker-'));
+    await runAs({ label: 'root', uid: 0, gid: 0 }, 'chown', ['-R', `${attacker.uid}:${attacker.gid}`, attackerHome]);
+    // The first CLI call starts the operator's embedded server and worker.
+    const ready = await operator.cli(['dev-server']);
+    expect(ready.exitCode, ready.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await operator?.close();
+    await closeRuns();
+    await removeOperators();
+  });
+
+  /** `durable-agent <args>` as the attacker, pointed at the operator's embedded server. */
+  function attackerCli(args: string[]) {
+    return runAs(attacker as Identity, process.execPath, [durableAgentBin, ...args], {
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: attackerHome,
+        DURABLE_AGENT_STATE_DIR: path.join(attackerHome, 'state'),
+        TEMPORAL_ADDRESS: `127.0.0.1:${operator.ports.frontend}`,
+      },
+      extendEnv: false,
+      cwd: attackerHome,
+      timeout: 90_000,
+    });
+  }
+
+  /** The operator's Temporal CLI (the copy each operator has), run as `who`. */
+  function temporalAs(who: Identity, args: string[]) {
+    return runAs(who, operator.env.TEMPORAL_CLI_PATH!, [...args, '--address', `127.0.0.1:${operator.ports.frontend}`], {
+      env: { HOME: who === attacker ? attackerHome : operator.home, PATH: '/usr/bin:/bin' },
+      extendEnv: false,
+    });
+  }
+
+  it(
+    "another local user's run on the operator's worker does nothing: no server started, no file written",
+    async () => {
+      const model = await startScriptedModelServer({
+        script: [
+          { tool_calls: [call('w', 'WriteFile', { path: 'pwned.txt', content: 'written for another user\n' })] },
+          { content: 'done' },
+        ],
+      });
+      try {
+        const target = await operator.workspace({ 'readme.txt': 'the operator\n' });
+        const marker = path.join(attackerHome, 'server-ran');
+        const config = path.join(attackerHome, 'mcp.json');
+        await writeFile(
+          config,
+          JSON.stringify({ mcpServers: { evil: { command: 'sh', args: ['-c', `id > ${marker}; sleep 2`] } } }),
+        );
+        await runAs({ label: 'root', uid: 0, gid: 0 }, 'chown', [`${attacker.uid}:${attacker.gid}`, config]);
+        const hostQueue = `durable-agent@${os.hostname()}`;
+        for (const cwd of [target, operator.home]) {
+          const attempt = await attackerCli([
+            'run',
+            '--cwd',
+            cwd,
+            '--ask',
+            'approve',
+            '--json',
+            '--tool-queue',
+            hostQueue,
+            '--mcp-config',
+            config,
+            '--base-url',
+            model.url,
+            '--model',
+            'scripted',
+            'act for me',
+          ]);
+          expect(attempt.exitCode).not.toBe(0);
+          expect(await absent(path.join(cwd, 'pwned.txt'))).toBe(true);
+        }
+        expect(await absent(marker)).toBe(true);
+        expect(model.requests.length).toBe(0);
+      } finally {
+        await model.close();
+      }
+    },
+    REDTEAM_TEST_MS,
+  );
+
+  it(
+    'only the operator can approve: a signal, an Update and a cross-site POST without proof are refused and shown',
+    async () => {
+      const workspace = await operator.workspace({ 'build/keep.txt': 'precious\n' });
+      const model = await startScriptedModelServer({
+        script: [bashTurn('wipe', 'rm -rf build'), { content: 'done' }],
+      });
+      try {
+        const started = await operator.cli([
+          'start',
+          '--cwd',
+          workspace,
+          '--json',
+          '--ask',
+          'wait',
+          '--base-url',
+          model.url,
+          'tidy',
+        ]);
+        expect(started.exitCode, started.stderr).toBe(4);
+        const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+        await waitFor(
+          async () => {
+            const shown = await operator.cli(['status', workflowId, '--json']);
+            return shown.stdout.includes('wipe1') ? true : undefined;
+          },
+          'the pending approval',
+          { timeoutMs: 60_000, intervalMs: 300 },
+        );
+        const decision = JSON.stringify({ tool_call_id: 'wipe1', decision: 'approve', decided_by: 'web page' });
+
+        // A web page in the operator's browser: a simple request (text/plain, no preflight), foreign Origin and Host.
+        const httpApi = `http://127.0.0.1:${operator.ports.http}/api/v1/namespaces/default/workflows/${workflowId}/signal/toolDecision`;
+        await fetch(httpApi, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', origin: 'http://evil.example', host: 'evil.example' },
+          body: JSON.stringify({ input: [JSON.parse(decision) as unknown] }),
+        }).catch(() => undefined);
+        // Another local user with the Temporal CLI: a Signal and an Update.
+        await temporalAs(attacker, [
+          'workflow',
+          'signal',
+          '--workflow-id',
+          workflowId,
+          '--name',
+          'toolDecision',
+          '--input',
+          decision,
+        ]);
+        await temporalAs(attacker, [
+          'workflow',
+          'update',
+          'execute',
+          '--workflow-id',
+          workflowId,
+          '--name',
+          'approveToolCall',
+          '--input',
+          decision,
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        expect(await readFile(path.join(workspace, 'build', 'keep.txt'), 'utf8')).toBe('precious\n');
+        const shown = await operator.cli(['status', workflowId]);
+        expect(shown.stdout).toContain('wipe1');
+        expect(shown.stdout).toMatch(/refused/i);
+
+        // The operator's own CLI still decides.
+        const denied = await operator.cli(['deny', workflowId, 'wipe1', '--reason', 'keep the build']);
+        expect(denied.exitCode, denied.stderr).toBe(0);
+        await waitFor(
+          async () => {
+            const view = await operator.cli(['status', workflowId, '--json']);
+            return view.stdout.includes('"completed"') ? true : undefined;
+          },
+          'the run to complete',
+          { timeoutMs: 60_000, intervalMs: 300 },
+        );
+        expect(await readFile(path.join(workspace, 'build', 'keep.txt'), 'utf8')).toBe('precious\n');
+      } finally {
+        await model.close();
+      }
+    },
+    REDTEAM_TEST_MS,
+  );
+
+  it(
+    'the codec endpoint serves no stored byte to another user, a foreign Host or a foreign Origin',
+    async () => {
+      const workspace = await operator.workspace({ 'secrets.txt': `${SECRET}\n` });
+      const run = await hostileRun(operator, workspace, [
+        { tool_calls: [call('read', 'ReadFile', { path: 'secrets.txt' })] },
+      ]);
+      expect(run.result?.status, run.cli.stderr).toBe('completed');
+      const workflowId = run.result?.workflowId ?? '';
+      const history = await temporalAs(identity, ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json']);
+      const payloads = [...String(history.stdout).matchAll(/\{"metadata":\{[^{}]*\},"data":"[^"]*"\}/g)].map(
+        (match) => JSON.parse(match[0]) as unknown,
+      );
+      expect(payloads.length).toBeGreaterThan(0);
+      const body = JSON.stringify({ payloads });
+      const codec = `http://127.0.0.1:${operator.ports.codec}/decode`;
+      const leaks = (text: string): boolean => {
+        if (text.includes(SECRET)) return true;
+        return [...text.matchAll(/"data":"([^"]*)"/g)].some((match) =>
+          Buffer.from(match[1]!, 'base64').toString('utf8').includes(SECRET),
+        );
+      };
+      const curlAs = (who: Identity, headers: string[]) =>
+        runAs(
+          who,
+          'curl',
+          ['-s', '-X', 'POST', ...headers.flatMap((header) => ['-H', header]), '--data-binary', '@-', codec],
+          {
+            input: body,
+            stdin: undefined,
+          },
+        );
+      const uiOrigin = `http://127.0.0.1:${operator.ports.ui}`;
+      const attempts = [
+        await curlAs(attacker, ['content-type: application/json', 'x-namespace: default', `origin: ${uiOrigin}`]),
+        await curlAs(attacker, ['content-type: application/json', 'x-namespace: default']),
+        await curlAs(identity, [
+          'content-type: application/json',
+          'x-namespace: default',
+          'origin: http://evil.example',
+        ]),
+        await curlAs(identity, ['content-type: text/plain', 'host: evil.example', 'origin: http://evil.example']),
+        await curlAs(identity, ['content-type: application/json', `host: rebind.example:${operator.ports.codec}`]),
+      ];
+      for (const attempt of attempts) expect(leaks(String(attempt.stdout))).toBe(false);
+    },
+    REDTEAM_TEST_MS,
+  );
+});
