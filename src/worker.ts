@@ -7,6 +7,7 @@ import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
 import type { CommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
+import { commandNetworkSettings } from './activities/sandbox/command-network.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
 import type { McpServers } from './core/mcp-servers.js';
@@ -84,6 +85,8 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     resolveProvider: createProviderResolver(env),
     store: options.store,
     commandSandbox,
+    // The Temporal frontend this worker uses and the embedded server's ports: no approved command reaches them.
+    commandNetwork: commandNetworkSettings(env, options.address),
     ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),

@@ -7,6 +7,7 @@ import type { PendingWrites } from '../core/transcript-ref.js';
 import { builtinExecutors } from './executors/index.js';
 import type { ToolExecutor } from './executors/types.js';
 import type { CommandSandbox } from './sandbox/command-sandbox.js';
+import type { CommandNetworkSettings } from './sandbox/command-network.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelStep } from './model-step.js';
@@ -38,6 +39,8 @@ export interface ActivityDependencies {
   functions?: readonly FunctionToolDefinition[];
   /** The OS sandbox Bash commands run in (resolved once at worker start). */
   commandSandbox: CommandSandbox;
+  /** What approved network commands' proxies refuse besides loopback and link-local: the worker's control plane. */
+  commandNetwork?: CommandNetworkSettings;
   /** Replaces built-in executors by tool name (a sandboxed deployment's own Bash, a failing tool in tests). */
   executors?: Readonly<Record<string, ToolExecutor>>;
   /**
@@ -61,7 +64,7 @@ export function createActivities(deps: ActivityDependencies) {
   const specs: FunctionToolSpec[] = functions.map(({ fn: _fn, ...spec }) => spec);
   // The workflow's own registry, so every name the workflow sends resolves to the same schema here.
   const registry = createTaskRegistry(specs);
-  const executors = builtinExecutors(deps.commandSandbox);
+  const executors = builtinExecutors(deps.commandSandbox, deps.commandNetwork);
   const builtinActivities: Record<string, ToolActivity> = Object.fromEntries(
     builtinTools.map((contract) => {
       const run = deps.executors?.[contract.name] ?? executors[contract.name];

@@ -25,8 +25,11 @@ export interface ToolActivityInput {
   maximumAttempts?: number;
   /** Names of worker variables this run's commands get besides the allowlist (`--env-pass`; never values). */
   envPass?: string[];
-  /** The permission decision's level and rule (C.5), echoed by Bash as `data.classification`. */
-  classification?: { level: RiskLevel; rule: string };
+  /**
+   * The permission decision's level and rule (C.5), echoed by Bash as `data.classification`; for a `network_write`
+   * command also the hosts its approval covers, which its network proxy lets through (BashClassification.networkHosts).
+   */
+  classification?: { level: RiskLevel; rule: string; networkHosts?: string[] };
   /** An MCP tool's call: the task's stored catalog and the tool's registry name in it. */
   mcp?: { catalog: ContentKey; tool: string };
   /** Set when this call serves a failing tool's call: the envelope says so unless it is an error itself. */

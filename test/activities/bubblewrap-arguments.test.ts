@@ -4,7 +4,7 @@ import { bubblewrapArguments, toolchainRoots } from '../../src/activities/sandbo
 const layout = {
   root: '/work/project',
   cwd: '/work/project/src',
-  network: false,
+  network: false as const,
   workerHome: '/home/agent',
   pathDirectories: ['/home/agent/.cargo/bin', '/usr/bin', '/tmp/tools/bin', 'relative/bin'],
   hiddenDirectories: ['/var/lib/durable-agent'],
@@ -48,12 +48,11 @@ describe('bubblewrapArguments', () => {
     ]);
   });
 
-  it('is offline, capability-free, in its own namespaces and tied to the worker unless the call may use the network', () => {
+  it('is offline, capability-free, in its own namespaces and tied to the worker', () => {
     const offline = bubblewrapArguments(layout);
     expect(offline).toEqual(expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--unshare-net']));
     expect(offline.join(' ')).toContain('--cap-drop ALL');
     expect(offline.slice(-2)).toEqual(['--chdir', '/work/project/src']);
-    expect(bubblewrapArguments({ ...layout, network: true })).not.toContain('--unshare-net');
   });
 
   it('does not hide a home of "/"', () => {

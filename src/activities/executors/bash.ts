@@ -8,6 +8,9 @@ import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
 import { bash } from '../../tools/bash.js';
 import type { CommandSandbox } from '../sandbox/command-sandbox.js';
 import { sandboxedCommand } from '../sandbox/command-sandbox.js';
+import type { CommandNetwork, CommandNetworkSettings } from '../sandbox/command-network.js';
+import { commandNetworkSettings, openCommandNetwork, refusalNotice } from '../sandbox/command-network.js';
+import type { NetworkRefusal } from '../sandbox/network-proxy.js';
 import { spillEverywhere } from '../spill.js';
 import { COMMAND_HOME, resolveInWorkspace } from '../workspace.js';
 import type { ToolActivityResult } from '../tool-request.js';
@@ -108,18 +111,27 @@ interface ProcessOutcome {
   signal: string | null;
   timedOut: boolean;
   cancelled: boolean;
+  /** What the network proxy of an approved network command refused. */
+  networkRefused?: NetworkRefusal[];
 }
 
 /**
  * The Bash executor: `bash --noprofile --norc -c <command>` in its own process group inside the workspace, in the
- * given OS sandbox (bubblewrap: the workspace writable, the rest read-only, offline unless the command was classified
- * and approved as `network_write`).
+ * given OS sandbox (bubblewrap: the workspace writable, the rest read-only, offline; a command classified and approved
+ * as `network_write` reaches its approved hosts through a proxy of its own, never the worker's control plane).
  */
-export function createBashExecutor(sandbox: CommandSandbox): ToolExecutor {
-  return (context) => executeBash(context, sandbox);
+export function createBashExecutor(
+  sandbox: CommandSandbox,
+  network: CommandNetworkSettings = commandNetworkSettings(process.env),
+): ToolExecutor {
+  return (context) => executeBash(context, sandbox, network);
 }
 
-async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): Promise<ToolActivityResult> {
+async function executeBash(
+  context: ExecutorContext,
+  sandbox: CommandSandbox,
+  network: CommandNetworkSettings,
+): Promise<ToolActivityResult> {
   const parsed = bash.inputSchema.safeParse(context.request.input);
   if (!parsed.success) {
     const message = `Invalid arguments for Bash: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`;
@@ -182,7 +194,7 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
 
   const stdout = new StreamCapture();
   const stderr = new StreamCapture();
-  const outcome = await runProcess(input, resolved.real, context, sandbox, { stdout, stderr });
+  const outcome = await runProcess(input, resolved.real, context, sandbox, { stdout, stderr }, network);
   const timeMs = context.elapsedMs();
 
   if (outcome.spawnError !== undefined) {
@@ -232,6 +244,7 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
     stderr_truncated: cappedStderr.truncated,
     ...(fullOutputPath !== undefined ? { full_output_path: fullOutputPath } : {}),
     ...(fullOutputKey !== undefined ? { full_output_key: fullOutputKey } : {}),
+    ...(outcome.networkRefused?.length ? { network_refused: outcome.networkRefused } : {}),
     classification,
   };
   const stats: Record<string, unknown> & { time_ms: number } = {
@@ -241,7 +254,9 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
     ...(stderr.droppedBytes > 0 ? { stderr_dropped_bytes: stderr.droppedBytes } : {}),
     time_ms: timeMs,
   };
-  const suffix = fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '';
+  const suffix =
+    (fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '') +
+    refusalNotice(outcome.networkRefused ?? []);
   return { envelope: toEnvelope(outcome, input, timeMs, suffix, { data, stats, context: envelopeContext }) };
 }
 
@@ -305,13 +320,36 @@ function spillTarget(context: ExecutorContext): {
   return { taskId, turn, index, toolName: 'Bash', callId };
 }
 
-/** Spawns the shell, streams its output into the captures, and enforces the timeout and cancellation on the whole group. */
+/** Runs the command with the network it was approved for (none unless `network_write`), closed when it ends. */
 async function runProcess(
   input: BashInput,
   cwd: string,
   context: ExecutorContext,
   sandbox: CommandSandbox,
+  captures: { stdout: StreamCapture; stderr: StreamCapture },
+  settings: CommandNetworkSettings,
+): Promise<ProcessOutcome> {
+  const classification = context.request.classification;
+  const network =
+    classification?.level === 'network_write' && sandbox.kind === 'bubblewrap'
+      ? await openCommandNetwork(settings, classification.networkHosts)
+      : undefined;
+  try {
+    const outcome = await runShell(input, cwd, context, sandbox, captures, network);
+    return network ? { ...outcome, networkRefused: network.refusals() } : outcome;
+  } finally {
+    await network?.close();
+  }
+}
+
+/** Spawns the shell, streams its output into the captures, and enforces the timeout and cancellation on the whole group. */
+async function runShell(
+  input: BashInput,
+  cwd: string,
+  context: ExecutorContext,
+  sandbox: CommandSandbox,
   { stdout, stderr }: { stdout: StreamCapture; stderr: StreamCapture },
+  network: CommandNetwork | undefined,
 ): Promise<ProcessOutcome> {
   const home = path.join(context.root, ...COMMAND_HOME.split('/'));
   await mkdir(home, { recursive: true });
@@ -320,11 +358,11 @@ async function runProcess(
     // In the sandbox /tmp is the command's own, discarded when it ends.
     overrides: { HOME: home, ...(sandbox.kind === 'bubblewrap' ? { TMPDIR: '/tmp' } : {}) },
   });
-  const network = context.request.classification?.level === 'network_write';
-  const { file, args } = sandboxedCommand(sandbox, ['bash', '--noprofile', '--norc', '-c', input.command], {
+  const shell = ['bash', '--noprofile', '--norc', '-c', input.command];
+  const { file, args } = sandboxedCommand(sandbox, network ? network.command(shell) : shell, {
     root: context.root,
     cwd,
-    network,
+    network: network?.sandbox ?? false,
     pathVariable: env.PATH,
   });
   const subprocess = execa(file, args, {

@@ -1,6 +1,7 @@
 // Node: the executor of each built-in contract, by the contract's name. A new built-in tool is a contract file with
 // its line in tools/index.ts (what the workflow may import) and an executor file with its line here.
 import { bash, editFile, glob, grep, readFile, writeFile } from '../../tools/index.js';
+import type { CommandNetworkSettings } from '../sandbox/command-network.js';
 import type { CommandSandbox } from '../sandbox/command-sandbox.js';
 import { createBashExecutor } from './bash.js';
 import { executeEditFile } from './edit-file.js';
@@ -10,10 +11,13 @@ import { executeReadFile } from './read-file.js';
 import type { ToolExecutor } from './types.js';
 import { executeWriteFile } from './write-file.js';
 
-/** The built-in executors; commands run in `sandbox`. */
-export function builtinExecutors(sandbox: CommandSandbox): Readonly<Record<string, ToolExecutor>> {
+/** The built-in executors; commands run in `sandbox`, approved network commands behind a proxy with `network`. */
+export function builtinExecutors(
+  sandbox: CommandSandbox,
+  network?: CommandNetworkSettings,
+): Readonly<Record<string, ToolExecutor>> {
   return {
-    [bash.name]: createBashExecutor(sandbox),
+    [bash.name]: createBashExecutor(sandbox, network),
     [editFile.name]: executeEditFile,
     [glob.name]: executeGlob,
     [grep.name]: executeGrep,

@@ -2,6 +2,8 @@
 // the whole filesystem read-only, a private /tmp, the worker's home and state hidden, the toolchains on PATH readable
 // again, and last the workspace read-write.
 import path from 'node:path';
+import type { SandboxNetwork } from './network-relay.js';
+import { networkBindings } from './network-relay.js';
 
 /** What one sandboxed command may see and do. */
 export interface BubblewrapLayout {
@@ -9,8 +11,11 @@ export interface BubblewrapLayout {
   root: string;
   /** Where the command starts (inside the workspace). */
   cwd: string;
-  /** Network access: commands classified `network_write` (and approved) get it; everything else runs offline. */
-  network: boolean;
+  /**
+   * Every command has a network namespace of its own, with nothing in it; one approved as `network_write` also gets
+   * its proxy's socket and relay bound in (network-relay.ts), and reaches the approved hosts through them only.
+   */
+  network: false | SandboxNetwork;
   /** The worker's home directory (hidden, with the toolchains on PATH readable again); absent or `/`: not hidden. */
   workerHome?: string;
   /** Directories on the command's PATH: those inside the worker's home stay readable (cargo, go, pyenv, nvm…). */
@@ -30,7 +35,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout): string[] {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(layout.network ? [] : ['--unshare-net']),
+    '--unshare-net',
     // A worker running as root would otherwise keep its capabilities, and CAP_SYS_ADMIN could remount a bind writable.
     '--cap-drop',
     'ALL',
@@ -54,6 +59,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout): string[] {
   }
   for (const directory of layout.hiddenDirectories) args.push('--tmpfs', directory);
   for (const file of layout.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
+  args.push(...networkBindings(layout.network));
   args.push('--bind', layout.root, layout.root, '--dev', '/dev', '--proc', '/proc', '--chdir', layout.cwd);
   return args;
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { findOnPath } from '../executables.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
+import type { SandboxNetwork } from './network-relay.js';
 
 /** `bubblewrap` (the default) or `off`. */
 export const SANDBOX_VARIABLE = 'DURABLE_AGENT_SANDBOX';
@@ -77,7 +78,7 @@ export function describeSandbox(sandbox: CommandSandbox): string {
 export function sandboxedCommand(
   sandbox: CommandSandbox,
   command: readonly string[],
-  options: { root: string; cwd: string; network: boolean; pathVariable: string | undefined },
+  options: { root: string; cwd: string; network: false | SandboxNetwork; pathVariable: string | undefined },
 ): { file: string; args: string[] } {
   if (sandbox.kind === 'off') return { file: command[0]!, args: command.slice(1) };
   // One stat per hidden path; one that does not exist (now) has nothing to hide.

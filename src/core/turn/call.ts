@@ -412,9 +412,7 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
     ...(run.context.repairs ? { repairs: run.context.repairs } : {}),
     ...(run.context.ignored_params ? { ignoredParams: run.context.ignored_params } : {}),
     ...(run.tool.usesReadState ? { readState: readStateFor(state, run.lexicalPath) } : {}),
-    ...(run.classification
-      ? { classification: { level: run.classification.level, rule: run.classification.rule } }
-      : {}),
+    ...(run.classification ? { classification: activityClassification(run.classification) } : {}),
     ...(input.envPass?.length && run.tool.confirmation === 'command' ? { envPass: input.envPass } : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
     ...(run.tool.origin === 'mcp' && state.mcp ? { mcp: { catalog: state.mcp.catalog, tool: run.tool.name } } : {}),
@@ -436,6 +434,12 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
 }
 
 /** A tool ran (or its activity failed for good): the breaker counts it, then the attempt settles. */
+/** What the tool activity needs of the classification: level and rule, and the hosts a network approval covers. */
+function activityClassification(classification: BashClassification): NonNullable<ToolActivityInput['classification']> {
+  const { level, rule, networkHosts } = classification;
+  return { level, rule, ...(networkHosts ? { networkHosts } : {}) };
+}
+
 function ranAttempt(env: TurnEnv, run: CallRun, result: ToolResult, now: number): void {
   const { state, input } = env;
   const config = input.breaker ?? {};
