@@ -1,7 +1,7 @@
 // Node: the Bash executor (TOOL-SPEC C.11 Bash, C.5.3). A failing command is a result for the model, not an exception;
 // only the shell failing to start is an error. Output is streamed into bounded buffers, never buffered whole.
 import { execa } from 'execa';
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
 import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
@@ -9,8 +9,11 @@ import { bash } from '../../tools/bash.js';
 import type { CommandSandbox } from '../sandbox/command-sandbox.js';
 import { sandboxedCommand } from '../sandbox/command-sandbox.js';
 import { spillEverywhere } from '../spill.js';
-import { COMMAND_HOME, resolveInWorkspace } from '../workspace.js';
+import type { MovedRepository, ProtectedScan } from '../sandbox/protected-paths.js';
+import { moveCreatedRepositories, scanProtectedPaths } from '../sandbox/protected-paths.js';
+import { resolveInWorkspace } from '../workspace.js';
 import type { ToolActivityResult } from '../tool-request.js';
+import { CommandHomeError, ensureCommandHome } from './command-home.js';
 import { commandEnvironment } from './command-environment.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
@@ -180,9 +183,42 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
     };
   }
 
+  let home: string;
+  try {
+    home = await ensureCommandHome(context.dataDir);
+  } catch (error) {
+    if (!(error instanceof CommandHomeError)) throw error;
+    return {
+      envelope: errorEnvelope({
+        code: 'EXECUTION_ERROR',
+        message: error.message,
+        data: { ...baseData, classification },
+        context: envelopeContext,
+      }),
+    };
+  }
+  // Unless the operator approved this call, the protected paths are read-only in the sandbox; a repository the command
+  // creates could not be mounted, so it is moved out afterwards (protected-paths.ts).
+  const guarded = sandbox.kind === 'bubblewrap' && context.request.approved !== true;
+  const scan: ProtectedScan | undefined = guarded
+    ? await scanProtectedPaths(context.root, context.request.writeProtected)
+    : undefined;
+
   const stdout = new StreamCapture();
   const stderr = new StreamCapture();
-  const outcome = await runProcess(input, resolved.real, context, sandbox, { stdout, stderr });
+  const outcome = await runProcess(input, resolved.real, context, sandbox, {
+    stdout,
+    stderr,
+    home,
+    readOnly: scan?.readOnly ?? [],
+  });
+  const moved: MovedRepository[] = scan
+    ? await moveCreatedRepositories(
+        context.root,
+        scan.repositories,
+        path.join(context.dataDir, 'created-repositories', `${safeName(context.request.callId)}-${Date.now()}`),
+      )
+    : [];
   const timeMs = context.elapsedMs();
 
   if (outcome.spawnError !== undefined) {
@@ -232,6 +268,7 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
     stderr_truncated: cappedStderr.truncated,
     ...(fullOutputPath !== undefined ? { full_output_path: fullOutputPath } : {}),
     ...(fullOutputKey !== undefined ? { full_output_key: fullOutputKey } : {}),
+    ...(moved.length > 0 ? { moved_repositories: moved } : {}),
     classification,
   };
   const stats: Record<string, unknown> & { time_ms: number } = {
@@ -241,7 +278,8 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
     ...(stderr.droppedBytes > 0 ? { stderr_dropped_bytes: stderr.droppedBytes } : {}),
     time_ms: timeMs,
   };
-  const suffix = fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '';
+  const suffix =
+    (fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '') + movedText(moved);
   return { envelope: toEnvelope(outcome, input, timeMs, suffix, { data, stats, context: envelopeContext }) };
 }
 
@@ -294,6 +332,23 @@ function toEnvelope(
   });
 }
 
+/** What the model is told about repositories its command created (their config could run programs for the operator). */
+function movedText(moved: readonly MovedRepository[]): string {
+  if (moved.length === 0) return '';
+  const list = moved.map((entry) => `${entry.path} → ${entry.moved_to}`).join(', ');
+  return (
+    ` The command created a git repository, which only an approved command may do (its config and hooks run programs ` +
+    `for whoever uses git here next); it was moved out of the workspace: ${list}. Ask the operator to approve the ` +
+    `command to keep it.`
+  );
+}
+
+/** A call id as one path component. */
+function safeName(callId: string): string {
+  const name = callId.replace(/[^A-Za-z0-9_.-]/g, '_');
+  return name === '' || name === '.' || name === '..' ? '_' : name;
+}
+
 function spillTarget(context: ExecutorContext): {
   taskId: string;
   turn: number;
@@ -311,10 +366,13 @@ async function runProcess(
   cwd: string,
   context: ExecutorContext,
   sandbox: CommandSandbox,
-  { stdout, stderr }: { stdout: StreamCapture; stderr: StreamCapture },
+  {
+    stdout,
+    stderr,
+    home,
+    readOnly,
+  }: { stdout: StreamCapture; stderr: StreamCapture; home: string; readOnly: readonly string[] },
 ): Promise<ProcessOutcome> {
-  const home = path.join(context.root, ...COMMAND_HOME.split('/'));
-  await mkdir(home, { recursive: true });
   const env = commandEnvironment(process.env, {
     runNames: context.request.envPass ?? [],
     // In the sandbox /tmp is the command's own, discarded when it ends.
@@ -326,6 +384,8 @@ async function runProcess(
     cwd,
     network,
     pathVariable: env.PATH,
+    commandHome: home,
+    readOnlyInWorkspace: readOnly,
   });
   const subprocess = execa(file, args, {
     cwd,

@@ -6,7 +6,9 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { findOnPath } from '../executables.js';
+import type { KernelMasks } from './bubblewrap-arguments.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
+import { hostSecrets, hostSockets, kernelMasks, otherHomes, runFilesToKeep, separateVarRun } from './host-exposure.js';
 
 /** `bubblewrap` (the default) or `off`. */
 export const SANDBOX_VARIABLE = 'DURABLE_AGENT_SANDBOX';
@@ -73,11 +75,24 @@ export function describeSandbox(sandbox: CommandSandbox): string {
     : `sandbox=bubblewrap (${sandbox.executable})`;
 }
 
+/** What a sandboxed command gets besides its workspace: where it starts, the network, its HOME, what stays read-only. */
+export interface SandboxedCommandOptions {
+  /** The workspace (realpath). */
+  root: string;
+  cwd: string;
+  network: boolean;
+  pathVariable: string | undefined;
+  /** The commands' HOME outside the workspace, bound read-write (it lies under the worker's hidden state). */
+  commandHome?: string;
+  /** Existing paths inside the workspace mounted read-only (protected-paths.ts). */
+  readOnlyInWorkspace?: readonly string[];
+}
+
 /** The program and arguments that run `command` (argv) in the sandbox; without one, the command itself. */
 export function sandboxedCommand(
   sandbox: CommandSandbox,
   command: readonly string[],
-  options: { root: string; cwd: string; network: boolean; pathVariable: string | undefined },
+  options: SandboxedCommandOptions,
 ): { file: string; args: string[] } {
   if (sandbox.kind === 'off') return { file: command[0]!, args: command.slice(1) };
   // One stat per hidden path; one that does not exist (now) has nothing to hide.
@@ -85,16 +100,48 @@ export function sandboxedCommand(
     const stats = statSync(entry, { throwIfNoEntry: false });
     return stats ? [{ entry, directory: stats.isDirectory() }] : [];
   });
+  const secrets = hostSecrets();
+  const hiddenDirectories = [
+    ...hidden.filter(({ directory }) => directory).map(({ entry }) => entry),
+    ...secrets.directories,
+  ];
+  // A home that does not exist (nobody's /nonexistent) has nothing to hide, and bwrap cannot mount over it.
+  const workerHome =
+    sandbox.workerHome && statSync(sandbox.workerHome, { throwIfNoEntry: false })?.isDirectory()
+      ? sandbox.workerHome
+      : undefined;
+  const homes = otherHomes(sandbox.workerHome);
+  const covered = [
+    options.root,
+    ...(workerHome ? [workerHome] : []),
+    ...homes,
+    ...hiddenDirectories,
+    ...(options.commandHome ? [options.commandHome] : []),
+  ];
   const args = bubblewrapArguments({
     root: options.root,
     cwd: options.cwd,
     network: options.network,
-    ...(sandbox.workerHome ? { workerHome: sandbox.workerHome } : {}),
+    ...(workerHome ? { workerHome } : {}),
+    otherHomes: homes,
     pathDirectories: (options.pathVariable ?? '').split(path.delimiter).filter(Boolean),
-    hiddenDirectories: hidden.filter(({ directory }) => directory).map(({ entry }) => entry),
-    hiddenFiles: hidden.filter(({ directory }) => !directory).map(({ entry }) => entry),
+    hiddenDirectories,
+    hiddenFiles: [...hidden.filter(({ directory }) => !directory).map(({ entry }) => entry), ...secrets.files],
+    sockets: hostSockets(covered),
+    runFiles: runFilesToKeep(),
+    separateVarRun: separateVarRun(),
+    readOnlyInWorkspace: options.readOnlyInWorkspace ?? [],
+    ...(options.commandHome ? { commandHome: options.commandHome } : {}),
+    kernel: hostKernelMasks(),
   });
   return { file: sandbox.executable, args: [...args, '--', ...command] };
+}
+
+let kernel: KernelMasks | undefined;
+
+function hostKernelMasks(): KernelMasks {
+  kernel ??= kernelMasks();
+  return kernel;
 }
 
 function probeArguments(): string[] {
@@ -105,6 +152,7 @@ function probeArguments(): string[] {
     pathDirectories: [],
     hiddenDirectories: [],
     hiddenFiles: [],
+    kernel: hostKernelMasks(),
   });
   return [...args, '--'];
 }

@@ -416,6 +416,8 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
       ? { classification: { level: run.classification.level, rule: run.classification.rule } }
       : {}),
     ...(input.envPass?.length && run.tool.confirmation === 'command' ? { envPass: input.envPass } : {}),
+    // A call that asked runs only once approved.
+    ...(run.permission?.action === 'ask' ? { approved: true } : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
     ...(run.tool.origin === 'mcp' && state.mcp ? { mcp: { catalog: state.mcp.catalog, tool: run.tool.name } } : {}),
   };
