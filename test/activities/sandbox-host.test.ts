@@ -81,11 +81,18 @@ describe.each(workers)('the sandbox, run by %s', (kind) => {
     const { workspace, dataDir } = await freshWorkspace(kind);
     const writes = kernelWrites();
     expect(writes.map(({ file }) => file)).toContain('/proc/sys/kernel/core_pattern');
+    const pattern = writes.find(({ file }) => file === '/proc/sys/kernel/core_pattern')!.value;
     const script = [
       ...writes.map(
         ({ file, value }) =>
           `if printf '%s\\n' ${quoted(value)} > ${file} 2>/dev/null; then echo "wrote ${file}"; else echo "refused ${file}"; fi`,
       ),
+      // The same setting by other roads: the sandbox's own root links, a nested user namespace with a proc of its own.
+      ...['/proc/self/root', '/proc/1/root'].map(
+        (via) =>
+          `if printf '%s\\n' ${quoted(pattern)} > ${via}/proc/sys/kernel/core_pattern 2>/dev/null; then echo "wrote via ${via}"; else echo "refused via ${via}"; fi`,
+      ),
+      `unshare -Urpf --mount-proc sh -c ${quoted(`printf '%s\\n' ${quoted(pattern)} > /proc/sys/kernel/core_pattern`)} 2>/dev/null && echo "wrote via a nested namespace" || echo "refused via a nested namespace"`,
       'echo "masked bytes: $(cat /proc/keys /proc/timer_list 2>/dev/null | wc -c)"',
       'echo "firmware entries: $(ls -A /sys/firmware 2>/dev/null | wc -l)"',
     ].join('\n');
@@ -93,7 +100,7 @@ describe.each(workers)('the sandbox, run by %s', (kind) => {
     const lines = String(envelope.data.stdout).trim().split('\n');
     await context.annotate(`${writes.length} kernel writes attempted as ${kind}`);
     expect(lines.filter((line) => line.startsWith('wrote'))).toEqual([]);
-    expect(lines.filter((line) => line.startsWith('refused'))).toHaveLength(writes.length);
+    expect(lines.filter((line) => line.startsWith('refused'))).toHaveLength(writes.length + 3);
     expect(lines).toContain('masked bytes: 0');
     expect(lines).toContain('firmware entries: 0');
   });
@@ -208,6 +215,9 @@ describe.each(workers)('the sandbox, run by %s', (kind) => {
       'echo changed > .agent/tool-output/kept.txt',
       'rm -rf .agent',
       'echo changed > keys/server.pem',
+      'ln -s .git/config config-link && echo "[alias]" >> config-link',
+      'ln -s ../.git/hooks vendor/hooks-link && touch vendor/hooks-link/pre-commit',
+      'touch .git/planted && mkdir .git/hooks/more',
     ];
     // The shape of a build step: a Makefile the model wrote, run as an auto-allowed build.
     await writeFile(path.join(workspace, 'Makefile'), `all:\n${attacks.map((line) => `\t-${line}\n`).join('')}`);
@@ -269,6 +279,27 @@ describe.each(workers)('the sandbox, run by %s', (kind) => {
     expect(existsSync(path.join(workspace, '.agent'))).toBe(false);
   });
 });
+
+if (process.getuid?.() === 0) {
+  describe("a root worker's own secrets", () => {
+    it("/root is hidden like the worker's home when the worker's HOME is elsewhere", async (context) => {
+      const secret = `/root/.sandbox-secret-${tag}`;
+      await writeFile(secret, 'ROOT SECRET', { mode: 0o600 });
+      try {
+        const sandbox = await requireBubblewrap(context, { ...process.env, HOME: path.join(scratch, 'home') });
+        const { workspace, dataDir } = await freshWorkspace('this process');
+        const envelope = await runBashAs('this process', sandbox, {
+          workspace,
+          dataDir,
+          command: `cat ${secret} 2>&1`,
+        });
+        expect(envelope.data.stdout).toMatch(/No such file/);
+      } finally {
+        await rm(secret, { force: true });
+      }
+    });
+  });
+}
 
 describe("the commands' HOME", () => {
   it("is bound in where the worker's state is hidden", async (context) => {
