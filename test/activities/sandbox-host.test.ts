@@ -227,6 +227,9 @@ describe.each(workers)('the sandbox, run by %s', (kind) => {
     expect(String(envelope.data.stdout)).toMatch(/Read-only file system|Device or resource busy/);
     expect(await snapshot()).toBe(before);
     expect(existsSync(path.join(workspace, '.git-moved'))).toBe(false);
+    // A git write that fails on the read-only .git says why, so the model can ask for an approval.
+    const commit = await runBashAs(kind, sandbox, { workspace, dataDir, command: 'git add Makefile' });
+    expect(commit.text).toContain('Protected paths are read-only for a command the operator did not approve');
     // An approved call may change them.
     const approved = await runBashAs(kind, sandbox, {
       workspace,

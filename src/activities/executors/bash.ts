@@ -279,7 +279,9 @@ async function executeBash(context: ExecutorContext, sandbox: CommandSandbox): P
     time_ms: timeMs,
   };
   const suffix =
-    (fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '') + movedText(moved);
+    (fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '') +
+    movedText(moved) +
+    readOnlyText(outcome, stderrText, scan, context.root);
   return { envelope: toEnvelope(outcome, input, timeMs, suffix, { data, stats, context: envelopeContext }) };
 }
 
@@ -340,6 +342,19 @@ function movedText(moved: readonly MovedRepository[]): string {
     ` The command created a git repository, which only an approved command may do (its config and hooks run programs ` +
     `for whoever uses git here next); it was moved out of the workspace: ${list}. Ask the operator to approve the ` +
     `command to keep it.`
+  );
+}
+
+/** Why a write failed with EROFS inside the workspace: the protected paths of an unapproved call are read-only. */
+function readOnlyText(outcome: ProcessOutcome, stderr: string, scan: ProtectedScan | undefined, root: string): string {
+  if (!scan || scan.readOnly.length === 0 || outcome.exitCode === 0 || !stderr.includes('Read-only file system')) {
+    return '';
+  }
+  const shown = scan.readOnly.slice(0, 10).map((entry) => path.relative(root, entry));
+  const more = scan.readOnly.length > shown.length ? ` and ${scan.readOnly.length - shown.length} more` : '';
+  return (
+    ` Protected paths are read-only for a command the operator did not approve (${shown.join(', ')}${more}); ` +
+    `a command that must change them (git add, git commit) has to be approved.`
   );
 }
 
