@@ -82,6 +82,9 @@ describe('bubblewrapArguments', () => {
     expect(offline.join(' ')).toContain('--cap-drop ALL');
     expect(offline.slice(-2)).toEqual(['--chdir', '/work/project/src']);
     expect(bubblewrapArguments({ ...layout, network: true })).not.toContain('--unshare-net');
+    expect(offline).not.toContain('--disable-userns');
+    const closed = bubblewrapArguments({ ...layout, closesUserNamespaces: true });
+    expect(closed.indexOf('--disable-userns')).toBe(closed.indexOf('--unshare-user') + 1);
   });
 
   it('does not hide a home of "/"', () => {

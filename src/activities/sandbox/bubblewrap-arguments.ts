@@ -13,6 +13,11 @@ export interface BubblewrapLayout {
   cwd: string;
   /** Network access: commands classified `network_write` (and approved) get it; everything else runs offline. */
   network: boolean;
+  /**
+   * Forbid user namespaces inside the sandbox (`--disable-userns`): a nested one could otherwise try to map the
+   * host's uid 0 and mount a /proc of its own (kernels before 5.12 allow that mapping without CAP_SETFCAP).
+   */
+  closesUserNamespaces?: boolean;
   /** The worker's home directory (hidden, with the toolchains on PATH readable again); absent or `/`: not hidden. */
   workerHome?: string;
   /** Other homes hidden the same way (/root, when the worker's HOME is elsewhere). */
@@ -52,6 +57,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout): string[] {
     // A user namespace of its own: the command's uid 0 (when the worker is root) holds capabilities over nothing on the
     // host, and every mount below is locked as bwrap made it (a less privileged namespace cannot remount it writable).
     '--unshare-user',
+    ...(layout.closesUserNamespaces ? ['--disable-userns'] : []),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',

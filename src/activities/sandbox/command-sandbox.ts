@@ -26,6 +26,8 @@ export type CommandSandbox =
       workerHome?: string;
       /** Paths hidden from commands: the worker's state and store directories, and the operator's list. */
       hidden: readonly string[];
+      /** Whether this bwrap can forbid user namespaces inside the sandbox (`--disable-userns`, bubblewrap 0.8). */
+      closesUserNamespaces?: boolean;
     }
   | { kind: 'off' };
 
@@ -52,11 +54,19 @@ export async function resolveCommandSandbox(
   }
   const executable = options.executable ?? env[BWRAP_PATH_VARIABLE] ?? (await findOnPath('bwrap', env));
   if (!executable) throw new SandboxUnavailableError(unavailableMessage('bubblewrap (bwrap) is not installed'));
-  const probe = await execa(executable, [...probeArguments(), 'true'], {
-    reject: false,
-    timeout: PROBE_TIMEOUT_MS,
-    stdin: 'ignore',
-  });
+  const runProbe = (closesUserNamespaces: boolean) =>
+    execa(executable, [...probeArguments(closesUserNamespaces), 'true'], {
+      reject: false,
+      timeout: PROBE_TIMEOUT_MS,
+      stdin: 'ignore',
+    });
+  // bwrap before 0.8 has no --disable-userns: the sandbox then still holds, without that extra wall.
+  let closesUserNamespaces = true;
+  let probe = await runProbe(true);
+  if (probe.exitCode !== 0 && /disable-userns/.test(probe.stderr)) {
+    closesUserNamespaces = false;
+    probe = await runProbe(false);
+  }
   if (probe.exitCode !== 0) {
     const why = (probe.stderr || probe.shortMessage || '').trim().split('\n')[0];
     throw new SandboxUnavailableError(unavailableMessage(`${executable} cannot create its namespaces here: ${why}`));
@@ -65,7 +75,7 @@ export async function resolveCommandSandbox(
   const hidden = [...(options.hidden ?? []), ...commaList(env[SANDBOX_HIDE_VARIABLE])].map((entry) =>
     path.resolve(entry),
   );
-  return { kind: 'bubblewrap', executable, ...(workerHome ? { workerHome } : {}), hidden };
+  return { kind: 'bubblewrap', executable, ...(workerHome ? { workerHome } : {}), hidden, closesUserNamespaces };
 }
 
 /** One line for the worker's start-up log. */
@@ -122,6 +132,7 @@ export function sandboxedCommand(
     root: options.root,
     cwd: options.cwd,
     network: options.network,
+    closesUserNamespaces: sandbox.closesUserNamespaces === true,
     ...(workerHome ? { workerHome } : {}),
     otherHomes: homes,
     pathDirectories: (options.pathVariable ?? '').split(path.delimiter).filter(Boolean),
@@ -144,11 +155,12 @@ function hostKernelMasks(): KernelMasks {
   return kernel;
 }
 
-function probeArguments(): string[] {
+function probeArguments(closesUserNamespaces: boolean): string[] {
   const args = bubblewrapArguments({
     root: '/',
     cwd: '/',
     network: false,
+    closesUserNamespaces,
     pathDirectories: [],
     hiddenDirectories: [],
     hiddenFiles: [],
