@@ -30,6 +30,13 @@ export interface ToolActivityInput {
    * command also the hosts its approval covers, which its network proxy lets through (BashClassification.networkHosts).
    */
   classification?: { level: RiskLevel; rule: string; networkHosts?: string[] };
+  /**
+   * Set when the operator approved this very call after it asked (C.4): a Bash command then may write the workspace's
+   * protected paths (`.git`, `.agent`, the protected list), which are read-only in the sandbox otherwise.
+   */
+  approved?: boolean;
+  /** The run's own protected list, when it has one; Bash's sandbox mounts what it names read-only (default: C.5.1's). */
+  writeProtected?: string[];
   /** An MCP tool's call: the task's stored catalog and the tool's registry name in it. */
   mcp?: { catalog: ContentKey; tool: string };
   /** Set when this call serves a failing tool's call: the envelope says so unless it is an error itself. */

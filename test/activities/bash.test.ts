@@ -17,7 +17,7 @@ import type { RunToolOptions } from '../../src/activities/run-tool.js';
 import { runTool } from '../../src/activities/run-tool.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../src/activities/tool-request.js';
 import { envelopeSize } from '../../src/core/envelope.js';
-import { COMMAND_HOME } from '../../src/activities/workspace.js';
+import { commandHomeDirectory, workspaceDataDirectory } from '../../src/activities/worker-data.js';
 import { makeExecutorContext } from './executor-context.js';
 
 // The executor's own process handling, without the OS sandbox; bash-sandbox.test.ts runs commands inside it.
@@ -235,11 +235,14 @@ describe('Bash environment', () => {
     expect(commandEnvironment({ ...worker, [ENV_PASS_VARIABLE]: 'OPENAI_API_KEY' }).OPENAI_API_KEY).toBe('k');
   });
 
-  it("HOME is the workspace's own, not the worker's", async () => {
-    const { envelope } = await runBash({ command: 'echo "$HOME"; touch ~/.probe' });
-    const home = path.join(await realpath(workspace), ...COMMAND_HOME.split('/'));
+  it("HOME is the commands' own, in the worker's data directory: neither the worker's nor inside the workspace", async () => {
+    const dataDir = `${workspace}-data`;
+    const { envelope } = await runBash({ command: 'echo "$HOME"; touch ~/.probe' }, {}, { dataDir });
+    const home = commandHomeDirectory(workspaceDataDirectory(dataDir, await realpath(workspace)));
     expect(envelope.data.stdout).toBe(`${home}\n`);
     await expect(readFile(path.join(home, '.probe'), 'utf8')).resolves.toBe('');
+    await expect(readFile(path.join(workspace, '.agent', 'home', '.probe'), 'utf8')).rejects.toThrow(/ENOENT/);
+    await rm(dataDir, { recursive: true, force: true });
   });
 });
 

@@ -9,6 +9,12 @@ const layout = {
   pathDirectories: ['/home/agent/.cargo/bin', '/usr/bin', '/tmp/tools/bin', 'relative/bin'],
   hiddenDirectories: ['/var/lib/durable-agent'],
   hiddenFiles: ['/etc/agent.env'],
+  otherHomes: ['/root'],
+  sockets: ['/var/lib/app/app.sock'],
+  runFiles: ['/run/systemd/resolve/stub-resolv.conf'],
+  readOnlyInWorkspace: ['/work/project/.git', '/work/project/.env'],
+  commandHome: '/var/lib/durable-agent/worker/workspaces/0123/home',
+  kernel: { hiddenDirectories: ['/proc/acpi'], hiddenFiles: ['/proc/keys'], readOnly: ['/proc/bus'] },
 };
 
 /** The mount arguments in order, as [option, ...operands] groups. */
@@ -32,27 +38,52 @@ function mounts(args: string[]): string[][] {
 }
 
 describe('bubblewrapArguments', () => {
-  it('mounts in an order where the workspace comes last: read-only root, private /tmp, hidden home with its toolchains, hidden state, the workspace', () => {
+  it('mounts in an order where later wins: read-only root, private /tmp and /run, hidden homes, state and sockets, the workspace with its protected paths read-only again, the HOME, then /proc with /proc/sys read-only', () => {
     expect(mounts(bubblewrapArguments(layout))).toEqual([
       ['--ro-bind', '/', '/'],
       ['--tmpfs', '/tmp'],
+      ['--tmpfs', '/run'],
+      ['--ro-bind-try', '/run/systemd/resolve/stub-resolv.conf', '/run/systemd/resolve/stub-resolv.conf'],
       ['--tmpfs', '/home/agent'],
       ['--ro-bind-try', '/home/agent/.cargo', '/home/agent/.cargo'],
       ['--ro-bind-try', '/home/agent/.rustup', '/home/agent/.rustup'],
+      ['--tmpfs', '/root'],
       ['--ro-bind-try', '/tmp/tools/bin', '/tmp/tools/bin'],
       ['--tmpfs', '/var/lib/durable-agent'],
       ['--ro-bind', '/dev/null', '/etc/agent.env'],
+      ['--ro-bind', '/dev/null', '/var/lib/app/app.sock'],
       ['--bind', '/work/project', '/work/project'],
+      ['--ro-bind', '/work/project/.git', '/work/project/.git'],
+      ['--ro-bind', '/work/project/.env', '/work/project/.env'],
+      [
+        '--bind',
+        '/var/lib/durable-agent/worker/workspaces/0123/home',
+        '/var/lib/durable-agent/worker/workspaces/0123/home',
+      ],
       ['--dev', '/dev'],
       ['--proc', '/proc'],
+      ['--ro-bind', '/proc/sys', '/proc/sys'],
+      ['--tmpfs', '/proc/acpi'],
+      ['--ro-bind', '/dev/null', '/proc/keys'],
+      ['--ro-bind', '/proc/bus', '/proc/bus'],
     ]);
+  });
+
+  it('hides a /var/run of its own like /run', () => {
+    const groups = mounts(bubblewrapArguments({ ...layout, separateVarRun: true })).map((group) => group.join(' '));
+    expect(groups.indexOf('--tmpfs /var/run')).toBe(groups.indexOf('--tmpfs /run') + 1);
   });
 
   it('is offline, capability-free, in its own namespaces and tied to the worker', () => {
     const offline = bubblewrapArguments(layout);
-    expect(offline).toEqual(expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--unshare-net']));
+    expect(offline).toEqual(
+      expect.arrayContaining(['--die-with-parent', '--unshare-user', '--unshare-pid', '--unshare-net']),
+    );
     expect(offline.join(' ')).toContain('--cap-drop ALL');
     expect(offline.slice(-2)).toEqual(['--chdir', '/work/project/src']);
+    expect(offline).not.toContain('--disable-userns');
+    const closed = bubblewrapArguments({ ...layout, closesUserNamespaces: true });
+    expect(closed.indexOf('--disable-userns')).toBe(closed.indexOf('--unshare-user') + 1);
   });
 
   it('does not hide a home of "/"', () => {

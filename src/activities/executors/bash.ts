@@ -1,7 +1,7 @@
 // Node: the Bash executor (TOOL-SPEC C.11 Bash, C.5.3). A failing command is a result for the model, not an exception;
 // only the shell failing to start is an error. Output is streamed into bounded buffers, never buffered whole.
 import { execa } from 'execa';
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
 import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
@@ -12,8 +12,11 @@ import type { CommandNetwork, CommandNetworkSettings } from '../sandbox/command-
 import { commandNetworkSettings, openCommandNetwork, refusalNotice } from '../sandbox/command-network.js';
 import type { NetworkRefusal } from '../sandbox/network-proxy.js';
 import { spillEverywhere } from '../spill.js';
-import { COMMAND_HOME, resolveInWorkspace } from '../workspace.js';
+import type { MovedRepository, ProtectedScan } from '../sandbox/protected-paths.js';
+import { moveCreatedRepositories, scanProtectedPaths } from '../sandbox/protected-paths.js';
+import { resolveInWorkspace } from '../workspace.js';
 import type { ToolActivityResult } from '../tool-request.js';
+import { CommandHomeError, ensureCommandHome } from './command-home.js';
 import { commandEnvironment } from './command-environment.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
@@ -192,9 +195,44 @@ async function executeBash(
     };
   }
 
+  let home: string;
+  try {
+    home = await ensureCommandHome(context.dataDir);
+  } catch (error) {
+    if (!(error instanceof CommandHomeError)) throw error;
+    return {
+      envelope: errorEnvelope({
+        code: 'EXECUTION_ERROR',
+        message: error.message,
+        data: { ...baseData, classification },
+        context: envelopeContext,
+      }),
+    };
+  }
+  // Unless the operator approved this call, the protected paths are read-only in the sandbox; a repository the command
+  // creates could not be mounted, so it is moved out afterwards (protected-paths.ts).
+  const guarded = sandbox.kind === 'bubblewrap' && context.request.approved !== true;
+  const scan: ProtectedScan | undefined = guarded
+    ? await scanProtectedPaths(context.root, context.request.writeProtected)
+    : undefined;
+
   const stdout = new StreamCapture();
   const stderr = new StreamCapture();
-  const outcome = await runProcess(input, resolved.real, context, sandbox, { stdout, stderr }, network);
+  const outcome = await runProcess(
+    input,
+    resolved.real,
+    context,
+    sandbox,
+    { stdout, stderr, home, readOnly: scan?.readOnly ?? [] },
+    network,
+  );
+  const moved: MovedRepository[] = scan
+    ? await moveCreatedRepositories(
+        context.root,
+        scan.repositories,
+        path.join(context.dataDir, 'created-repositories', `${safeName(context.request.callId)}-${Date.now()}`),
+      )
+    : [];
   const timeMs = context.elapsedMs();
 
   if (outcome.spawnError !== undefined) {
@@ -244,6 +282,7 @@ async function executeBash(
     stderr_truncated: cappedStderr.truncated,
     ...(fullOutputPath !== undefined ? { full_output_path: fullOutputPath } : {}),
     ...(fullOutputKey !== undefined ? { full_output_key: fullOutputKey } : {}),
+    ...(moved.length > 0 ? { moved_repositories: moved } : {}),
     ...(outcome.networkRefused?.length ? { network_refused: outcome.networkRefused } : {}),
     classification,
   };
@@ -256,7 +295,9 @@ async function executeBash(
   };
   const suffix =
     (fullOutputPath !== undefined ? ` Output was truncated; full output: ${fullOutputPath}.` : '') +
-    refusalNotice(outcome.networkRefused ?? []);
+    movedText(moved) +
+    refusalNotice(outcome.networkRefused ?? []) +
+    readOnlyText(outcome, stderrText, scan, context.root);
   return { envelope: toEnvelope(outcome, input, timeMs, suffix, { data, stats, context: envelopeContext }) };
 }
 
@@ -309,6 +350,36 @@ function toEnvelope(
   });
 }
 
+/** What the model is told about repositories its command created (their config could run programs for the operator). */
+function movedText(moved: readonly MovedRepository[]): string {
+  if (moved.length === 0) return '';
+  const list = moved.map((entry) => `${entry.path} → ${entry.moved_to}`).join(', ');
+  return (
+    ` The command created a git repository, which only an approved command may do (its config and hooks run programs ` +
+    `for whoever uses git here next); it was moved out of the workspace: ${list}. Ask the operator to approve the ` +
+    `command to keep it.`
+  );
+}
+
+/** Why a write failed with EROFS inside the workspace: the protected paths of an unapproved call are read-only. */
+function readOnlyText(outcome: ProcessOutcome, stderr: string, scan: ProtectedScan | undefined, root: string): string {
+  if (!scan || scan.readOnly.length === 0 || outcome.exitCode === 0 || !stderr.includes('Read-only file system')) {
+    return '';
+  }
+  const shown = scan.readOnly.slice(0, 10).map((entry) => path.relative(root, entry));
+  const more = scan.readOnly.length > shown.length ? ` and ${scan.readOnly.length - shown.length} more` : '';
+  return (
+    ` Protected paths are read-only for a command the operator did not approve (${shown.join(', ')}${more}); ` +
+    `a command that must change them (git add, git commit) has to be approved.`
+  );
+}
+
+/** A call id as one path component. */
+function safeName(callId: string): string {
+  const name = callId.replace(/[^A-Za-z0-9_.-]/g, '_');
+  return name === '' || name === '.' || name === '..' ? '_' : name;
+}
+
 function spillTarget(context: ExecutorContext): {
   taskId: string;
   turn: number;
@@ -320,13 +391,15 @@ function spillTarget(context: ExecutorContext): {
   return { taskId, turn, index, toolName: 'Bash', callId };
 }
 
+type ShellCaptures = { stdout: StreamCapture; stderr: StreamCapture; home: string; readOnly: readonly string[] };
+
 /** Runs the command with the network it was approved for (none unless `network_write`), closed when it ends. */
 async function runProcess(
   input: BashInput,
   cwd: string,
   context: ExecutorContext,
   sandbox: CommandSandbox,
-  captures: { stdout: StreamCapture; stderr: StreamCapture },
+  captures: ShellCaptures,
   settings: CommandNetworkSettings,
 ): Promise<ProcessOutcome> {
   const classification = context.request.classification;
@@ -348,11 +421,9 @@ async function runShell(
   cwd: string,
   context: ExecutorContext,
   sandbox: CommandSandbox,
-  { stdout, stderr }: { stdout: StreamCapture; stderr: StreamCapture },
+  { stdout, stderr, home, readOnly }: ShellCaptures,
   network: CommandNetwork | undefined,
 ): Promise<ProcessOutcome> {
-  const home = path.join(context.root, ...COMMAND_HOME.split('/'));
-  await mkdir(home, { recursive: true });
   const env = commandEnvironment(process.env, {
     runNames: context.request.envPass ?? [],
     // In the sandbox /tmp is the command's own, discarded when it ends.
@@ -364,6 +435,8 @@ async function runShell(
     cwd,
     network: network?.sandbox ?? false,
     pathVariable: env.PATH,
+    commandHome: home,
+    readOnlyInWorkspace: readOnly,
   });
   const subprocess = execa(file, args, {
     cwd,

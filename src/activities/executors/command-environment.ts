@@ -7,7 +7,7 @@ import { envPassRefusal } from '../../core/env-pass.js';
  * The worker's variables a command gets: where programs are, the locale and time zone, who the user is, the identity
  * git commits under. Anything else — API keys, database URLs, tokens, agent sockets — stays with the worker unless the
  * operator names it: DURABLE_AGENT_ENV_PASS (comma-separated) for every run, `--env-pass` for one run. HOME is the
- * workspace's own (COMMAND_HOME), never the worker's.
+ * commands' own, in the worker's data directory for the workspace (command-home.ts), never the worker's.
  */
 const PASSED_NAMES: ReadonlySet<string> = new Set([
   'PATH',

@@ -6,8 +6,10 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { findOnPath } from '../executables.js';
+import type { KernelMasks } from './bubblewrap-arguments.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
 import type { SandboxNetwork } from './network-relay.js';
+import { hostSecrets, hostSockets, kernelMasks, otherHomes, runFilesToKeep, separateVarRun } from './host-exposure.js';
 
 /** `bubblewrap` (the default) or `off`. */
 export const SANDBOX_VARIABLE = 'DURABLE_AGENT_SANDBOX';
@@ -25,6 +27,8 @@ export type CommandSandbox =
       workerHome?: string;
       /** Paths hidden from commands: the worker's state and store directories, and the operator's list. */
       hidden: readonly string[];
+      /** Whether this bwrap can forbid user namespaces inside the sandbox (`--disable-userns`, bubblewrap 0.8). */
+      closesUserNamespaces?: boolean;
     }
   | { kind: 'off' };
 
@@ -51,11 +55,19 @@ export async function resolveCommandSandbox(
   }
   const executable = options.executable ?? env[BWRAP_PATH_VARIABLE] ?? (await findOnPath('bwrap', env));
   if (!executable) throw new SandboxUnavailableError(unavailableMessage('bubblewrap (bwrap) is not installed'));
-  const probe = await execa(executable, [...probeArguments(), 'true'], {
-    reject: false,
-    timeout: PROBE_TIMEOUT_MS,
-    stdin: 'ignore',
-  });
+  const runProbe = (closesUserNamespaces: boolean) =>
+    execa(executable, [...probeArguments(closesUserNamespaces), 'true'], {
+      reject: false,
+      timeout: PROBE_TIMEOUT_MS,
+      stdin: 'ignore',
+    });
+  // bwrap before 0.8 has no --disable-userns: the sandbox then still holds, without that extra wall.
+  let closesUserNamespaces = true;
+  let probe = await runProbe(true);
+  if (probe.exitCode !== 0 && /disable-userns/.test(probe.stderr)) {
+    closesUserNamespaces = false;
+    probe = await runProbe(false);
+  }
   if (probe.exitCode !== 0) {
     const why = (probe.stderr || probe.shortMessage || '').trim().split('\n')[0];
     throw new SandboxUnavailableError(unavailableMessage(`${executable} cannot create its namespaces here: ${why}`));
@@ -64,7 +76,7 @@ export async function resolveCommandSandbox(
   const hidden = [...(options.hidden ?? []), ...commaList(env[SANDBOX_HIDE_VARIABLE])].map((entry) =>
     path.resolve(entry),
   );
-  return { kind: 'bubblewrap', executable, ...(workerHome ? { workerHome } : {}), hidden };
+  return { kind: 'bubblewrap', executable, ...(workerHome ? { workerHome } : {}), hidden, closesUserNamespaces };
 }
 
 /** One line for the worker's start-up log. */
@@ -74,11 +86,25 @@ export function describeSandbox(sandbox: CommandSandbox): string {
     : `sandbox=bubblewrap (${sandbox.executable})`;
 }
 
+/** What a sandboxed command gets besides its workspace: where it starts, the network, its HOME, what stays read-only. */
+export interface SandboxedCommandOptions {
+  /** The workspace (realpath). */
+  root: string;
+  cwd: string;
+  /** Offline (`false`), or the approved network command's proxy socket and relay (network-relay.ts). */
+  network: false | SandboxNetwork;
+  pathVariable: string | undefined;
+  /** The commands' HOME outside the workspace, bound read-write (it lies under the worker's hidden state). */
+  commandHome?: string;
+  /** Existing paths inside the workspace mounted read-only (protected-paths.ts). */
+  readOnlyInWorkspace?: readonly string[];
+}
+
 /** The program and arguments that run `command` (argv) in the sandbox; without one, the command itself. */
 export function sandboxedCommand(
   sandbox: CommandSandbox,
   command: readonly string[],
-  options: { root: string; cwd: string; network: false | SandboxNetwork; pathVariable: string | undefined },
+  options: SandboxedCommandOptions,
 ): { file: string; args: string[] } {
   if (sandbox.kind === 'off') return { file: command[0]!, args: command.slice(1) };
   // One stat per hidden path; one that does not exist (now) has nothing to hide.
@@ -86,26 +112,61 @@ export function sandboxedCommand(
     const stats = statSync(entry, { throwIfNoEntry: false });
     return stats ? [{ entry, directory: stats.isDirectory() }] : [];
   });
+  const secrets = hostSecrets();
+  const hiddenDirectories = [
+    ...hidden.filter(({ directory }) => directory).map(({ entry }) => entry),
+    ...secrets.directories,
+  ];
+  // A home that does not exist (nobody's /nonexistent) has nothing to hide, and bwrap cannot mount over it.
+  const workerHome =
+    sandbox.workerHome && statSync(sandbox.workerHome, { throwIfNoEntry: false })?.isDirectory()
+      ? sandbox.workerHome
+      : undefined;
+  const homes = otherHomes(sandbox.workerHome);
+  const covered = [
+    options.root,
+    ...(workerHome ? [workerHome] : []),
+    ...homes,
+    ...hiddenDirectories,
+    ...(options.commandHome ? [options.commandHome] : []),
+  ];
   const args = bubblewrapArguments({
     root: options.root,
     cwd: options.cwd,
     network: options.network,
-    ...(sandbox.workerHome ? { workerHome: sandbox.workerHome } : {}),
+    closesUserNamespaces: sandbox.closesUserNamespaces === true,
+    ...(workerHome ? { workerHome } : {}),
+    otherHomes: homes,
     pathDirectories: (options.pathVariable ?? '').split(path.delimiter).filter(Boolean),
-    hiddenDirectories: hidden.filter(({ directory }) => directory).map(({ entry }) => entry),
-    hiddenFiles: hidden.filter(({ directory }) => !directory).map(({ entry }) => entry),
+    hiddenDirectories,
+    hiddenFiles: [...hidden.filter(({ directory }) => !directory).map(({ entry }) => entry), ...secrets.files],
+    sockets: hostSockets(covered),
+    runFiles: runFilesToKeep(),
+    separateVarRun: separateVarRun(),
+    readOnlyInWorkspace: options.readOnlyInWorkspace ?? [],
+    ...(options.commandHome ? { commandHome: options.commandHome } : {}),
+    kernel: hostKernelMasks(),
   });
   return { file: sandbox.executable, args: [...args, '--', ...command] };
 }
 
-function probeArguments(): string[] {
+let kernel: KernelMasks | undefined;
+
+function hostKernelMasks(): KernelMasks {
+  kernel ??= kernelMasks();
+  return kernel;
+}
+
+function probeArguments(closesUserNamespaces: boolean): string[] {
   const args = bubblewrapArguments({
     root: '/',
     cwd: '/',
     network: false,
+    closesUserNamespaces,
     pathDirectories: [],
     hiddenDirectories: [],
     hiddenFiles: [],
+    kernel: hostKernelMasks(),
   });
   return [...args, '--'];
 }

@@ -414,6 +414,8 @@ function activityNeed(env: TurnEnv, run: CallRun, tryLocal: boolean): CallNeed {
     ...(run.tool.usesReadState ? { readState: readStateFor(state, run.lexicalPath) } : {}),
     ...(run.classification ? { classification: activityClassification(run.classification) } : {}),
     ...(input.envPass?.length && run.tool.confirmation === 'command' ? { envPass: input.envPass } : {}),
+    // A call that asked runs only once approved.
+    ...(run.permission?.action === 'ask' ? { approved: true } : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
     ...(run.tool.origin === 'mcp' && state.mcp ? { mcp: { catalog: state.mcp.catalog, tool: run.tool.name } } : {}),
   };

@@ -261,7 +261,8 @@ describe('every ask policy', () => {
     expect(onClassified(turnEnv, run, destructive, NOW)).toMatchObject({ type: 'approval', timeoutMs: 5_000 });
     expect(() => nextNeed(turnEnv, run, NOW)).toThrow(/waiting for a decision/);
     const need = onDecision(turnEnv, run, { tool_call_id: 'call_1', decision: 'approve' }, NOW);
-    expect(need).toMatchObject({ type: 'activity', tool: 'Bash' });
+    // The activity knows the call was approved: its sandbox then lets it write protected paths.
+    expect(need).toMatchObject({ type: 'activity', tool: 'Bash', request: { approved: true } });
     expect(turnEnv.state.status).toBe('running');
     expect(turnEnv.state.approvals).toEqual([]);
   });
@@ -339,7 +340,10 @@ describe('every ask policy', () => {
     const turnEnv = env();
     turnEnv.state.approvals = ['npm install'];
     const { run } = start(turnEnv, 'Bash', { command: 'npm install lodash' });
-    expect(onClassified(turnEnv, run, networkWrite, NOW)).toMatchObject({ type: 'activity' });
+    const need = onClassified(turnEnv, run, networkWrite, NOW);
+    expect(need).toMatchObject({ type: 'activity' });
+    // A remembered key is no approval of this call: its protected paths stay read-only.
+    expect(need.type === 'activity' && need.request.approved).toBeUndefined();
     expect(turnEnv.state.events.find((event) => event.type === 'permission_decision')?.data).toMatchObject({
       action: 'allow',
       rule: 'approved_in_task',

@@ -1,0 +1,12 @@
+import net from 'node:net';
+import { startOperator, workerIdentities } from './test/support/operator.js';
+import { bashTurn, hostileRun, allPrinted, closeRuns } from './test/support/redteam-runs.js';
+const op = await startOperator(workerIdentities()[0]!);
+const servers = ['/run/dbg.sock', '\0dbg-abs'].map((a) => { const s = net.createServer((c) => { console.log('conn', a); c.end('HOST-SECRET\n'); }); s.listen(a); return s; });
+await Promise.all(servers.map((server) => new Promise((resolve) => server.once('listening', resolve))));
+console.log('listening');
+const probe = ['import socket', 'for a in ["/run/dbg.sock", "\\0dbg-abs"]:', '    s = socket.socket(socket.AF_UNIX)', '    try:', '        s.connect(a); print("REACHED", repr(a), s.recv(64))', '    except Exception as e:', '        print("refused", repr(a), e)'].join('\n');
+const ws = await op.workspace({ 'probe.py': probe });
+const run = await hostileRun(op, ws, [bashTurn('s', 'python3 probe.py')], { ask: 'approve', timeoutMs: 60000 });
+console.log(run.cli.exitCode, run.cli.stdout.slice(0, 300), run.cli.stderr.slice(-600), allPrinted(run));
+servers.forEach((s) => s.close()); await op.close(); await closeRuns();
