@@ -80,7 +80,8 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   const mcpRunServers = mcpRunServerPolicy(env);
   const connection =
     options.connection ?? (await NativeConnection.connect({ ...options.connectionOptions, address: options.address }));
-  const mcpConnections = createMcpConnectionPool(env);
+  const dataDir = options.dataDir ?? defaultWorkerDataDir(env);
+  const mcpConnections = createMcpConnectionPool(env, { sandbox: commandSandbox, dataDir });
   const activities = createActivities({
     resolveProvider: createProviderResolver(env),
     store: options.store,
@@ -91,7 +92,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     ...(options.functions ? { functions: options.functions } : {}),
     ...(options.executors ? { executors: options.executors } : {}),
     mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
-    dataDir: options.dataDir ?? defaultWorkerDataDir(env),
+    dataDir,
   });
   // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
   // answer) is kept out of history as well.

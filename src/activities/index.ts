@@ -19,6 +19,7 @@ import { createMcpCatalogs } from './mcp/catalog.js';
 import { createMcpConnectionPool } from './mcp/connections.js';
 import type { McpConnectionPool } from './mcp/connections.js';
 import { createListMcpTools } from './mcp/list-tools.js';
+import { defaultWorkerDataDir } from './worker-data.js';
 import type { McpRunServerPolicy, McpServers } from '../core/mcp-servers.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
@@ -45,7 +46,7 @@ export interface ActivityDependencies {
   executors?: Readonly<Record<string, ToolExecutor>>;
   /**
    * The worker's own MCP servers, the pool of its connections (closed by whoever made it) and which servers a run may
-   * bring (default `all`).
+   * bring (default `http`).
    */
   mcp?: { servers: McpServers; connections: McpConnectionPool; runServers?: McpRunServerPolicy };
   /** The worker's own data directory (journal, commands' HOME; worker-data.ts); default `<state dir>/worker`. */
@@ -87,7 +88,12 @@ export function createActivities(deps: ActivityDependencies) {
   const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools, resolveContracts });
   const mcp = {
     servers: deps.mcp?.servers ?? {},
-    connections: deps.mcp?.connections ?? createMcpConnectionPool(),
+    connections:
+      deps.mcp?.connections ??
+      createMcpConnectionPool(process.env, {
+        sandbox: deps.commandSandbox,
+        dataDir: deps.dataDir ?? defaultWorkerDataDir(),
+      }),
     catalogs: createMcpCatalogs(deps.store),
     ...(deps.mcp?.runServers ? { runServers: deps.mcp.runServers } : {}),
   };

@@ -79,8 +79,8 @@ embedded dev server, starting it if needed. Provider settings and API keys come 
 File and shell tools of runs pinned to --tool-queue (default: <task-queue>@<hostname>, or DURABLE_AGENT_TOOL_QUEUE)
 run only on this worker, against this host's filesystem. DURABLE_AGENT_MCP_CONFIG=FILE (the .mcp.json shape) names MCP
 servers whose tools every run this worker serves is offered; their calls run on the tool queue.
-DURABLE_AGENT_MCP_RUN_SERVERS=all|http|none says which servers a run's --mcp-config may add (default all; http: a run
-never starts a program on this host).`;
+DURABLE_AGENT_MCP_RUN_SERVERS=http|all|none says which servers a run's --mcp-config may add (default http: a run
+never starts a program on this host; all: a run's stdio servers too, in the command sandbox).`;
 
 /** Help text of `dev-server`. */
 export const devServerHelp = `Usage: durable-agent dev-server [--status [--json] | --stop]

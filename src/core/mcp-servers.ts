@@ -1,7 +1,7 @@
 // Sandbox-safe: MCP server settings in the `.mcp.json` shape, validated with zod, and the `${VAR}` expansion the worker
 // applies when it connects. Pure: files are read and environments passed in by the caller.
 import { z } from 'zod';
-import { VARIABLE_REFERENCE, variablesIn } from './mcp-variables.js';
+import { VARIABLE_REFERENCE, WORKSPACE_VARIABLE, variablesIn } from './mcp-variables.js';
 
 /** A server the worker starts as a child process and speaks to over stdin/stdout. */
 export interface McpStdioServer {
@@ -9,7 +9,10 @@ export interface McpStdioServer {
   command: string;
   args?: string[];
   env?: Record<string, string>;
-  /** Working directory of the server; default: the run's workspace. */
+  /**
+   * Working directory of the server, as written; default: an empty directory of the worker's, outside every workspace
+   * (`${workspaceFolder}` names the run's workspace, and puts what the model writes on the server's import path).
+   */
   cwd?: string;
   /** How long one tool call may take (ms). */
   timeoutMs?: number;
@@ -106,6 +109,8 @@ function parseServer(name: string, entry: unknown, source: string): McpServerCon
 /** What the expansion may read: the environment, and which names it must not hand out (with the reason). */
 export interface ExpansionScope {
   env: Readonly<Record<string, string | undefined>>;
+  /** The run's workspace, for `${workspaceFolder}`; without it (a check before any run) the reference is kept. */
+  workspace?: string;
   refuse?: (name: string) => string | undefined;
 }
 
@@ -115,7 +120,8 @@ export interface ExpansionScope {
  */
 export function expandMcpServer(name: string, config: McpServerConfig, scope: ExpansionScope): McpServerConfig {
   const expand = (text: string, field: string): string =>
-    text.replace(VARIABLE_REFERENCE, (_match, variable: string, fallback: string | undefined) => {
+    text.replace(VARIABLE_REFERENCE, (match: string, variable: string, fallback: string | undefined) => {
+      if (variable === WORKSPACE_VARIABLE) return scope.workspace ?? match;
       const refusal = scope.refuse?.(variable);
       if (refusal !== undefined) throw new McpConfigError(`mcpServers.${name}.${field}: ${refusal}.`);
       const value = scope.env[variable];
@@ -153,10 +159,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Which servers a run may bring (`DURABLE_AGENT_MCP_RUN_SERVERS` on the worker): `all`; `http`, so that starting a
- * run never starts a program on a worker host (a stdio server runs outside the command sandbox); `none`.
+ * Which servers a run may bring (`DURABLE_AGENT_MCP_RUN_SERVERS` on the worker): `http` (the default), so that starting
+ * a run never starts a program on a worker host; `all`, where a run's stdio server runs in the command sandbox, offline,
+ * with the environment commands get; `none`.
  */
 export type McpRunServerPolicy = 'all' | 'http' | 'none';
+
+/** What a worker not told otherwise lets a run bring: Streamable HTTP servers only. */
+export const DEFAULT_MCP_RUN_SERVER_POLICY: McpRunServerPolicy = 'http';
 
 /** The policies, in the order `--help` and errors list them. */
 export const MCP_RUN_SERVER_POLICIES: readonly McpRunServerPolicy[] = ['all', 'http', 'none'];
@@ -166,5 +176,19 @@ export function runServerRefusal(policy: McpRunServerPolicy, config: McpServerCo
   if (policy === 'all' || (policy === 'http' && config.type === 'http')) return undefined;
   return policy === 'none'
     ? "this worker takes no run's MCP servers (DURABLE_AGENT_MCP_RUN_SERVERS=none); add it to the worker's file instead"
-    : "this worker starts no program for a run (DURABLE_AGENT_MCP_RUN_SERVERS=http): a run's stdio server belongs in the worker's file";
+    : "this worker starts no program for a run (DURABLE_AGENT_MCP_RUN_SERVERS=http, the default): add the server to the worker's file, or set DURABLE_AGENT_MCP_RUN_SERVERS=all on the worker to run a run's stdio servers in the command sandbox";
+}
+
+/**
+ * Why a stdio server cannot be started as configured, or undefined. A relative `command` with a directory in it
+ * (`./server.py`, `node_modules/.bin/x`) would be found in the server's working directory, so it needs a `cwd` that
+ * names where; without one it is refused rather than looked up in a directory nobody chose.
+ */
+export function stdioCommandProblem(name: string, config: McpStdioServer): string | undefined {
+  const relative = config.command.includes('/') && !config.command.startsWith('/');
+  if (!relative || config.cwd !== undefined) return undefined;
+  return (
+    `mcpServers.${name}.command: "${config.command}" is a relative path and the server has no cwd; ` +
+    `name the program absolutely (\${${WORKSPACE_VARIABLE}}/… for one in the run's workspace) or give the server a cwd`
+  );
 }

@@ -1,6 +1,6 @@
 // The worker's MCP connection pool against a real stdio server (the SDK-built fixture): a connection no call uses is
 // closed after the idle time — its server process exits — while one in use stays, and the next call connects again.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,17 +18,24 @@ afterEach(async () => {
 describe('the MCP connection pool', () => {
   it('closes a connection no call has used for the idle time, keeps one in use, and connects again after', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mcp-pool-'));
-    pool = createMcpConnectionPool(process.env, IDLE_MS);
-    const idle = await pool.connect('idle', fixtureServer(join(dir, 'idle.log')), dir);
+    pool = createMcpConnectionPool(process.env, {
+      sandbox: { kind: 'off' },
+      dataDir: join(dir, 'data'),
+      idleMs: IDLE_MS,
+    });
+    const target = { workspace: join(dir, 'workspace'), source: 'worker' } as const;
+    const idle = await pool.connect('idle', fixtureServer(join(dir, 'idle.log')), target);
     pool.release(idle);
-    const busy = await pool.connect('busy', fixtureServer(join(dir, 'busy.log')), dir);
+    const busy = await pool.connect('busy', fixtureServer(join(dir, 'busy.log')), target);
 
     await sleep(IDLE_MS * 4);
     expect(idle.client.transport).toBeUndefined();
     expect(busy.client.transport).toBeDefined();
+    // The closed server's empty working directory went with it.
+    expect(await readdir(join(dir, 'data', 'mcp'))).toHaveLength(1);
     await expect(busy.client.listTools()).resolves.toMatchObject({ tools: expect.any(Array) });
 
-    const again = await pool.connect('idle', fixtureServer(join(dir, 'idle.log')), dir);
+    const again = await pool.connect('idle', fixtureServer(join(dir, 'idle.log')), target);
     expect(again).not.toBe(idle);
     await expect(again.client.listTools()).resolves.toMatchObject({ tools: expect.any(Array) });
     pool.release(again);

@@ -1,26 +1,33 @@
 // `durable-agent run --mcp-config FILE`, end to end: the CLI validates the file and records the servers in the run's
-// input unexpanded; the worker fills in `${VAR}` from its own environment and runs the tools.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+// input unexpanded; the worker fills in `${VAR}` from its own environment and runs the tools. A run's stdio server
+// needs a worker that allows it (DURABLE_AGENT_MCP_RUN_SERVERS=all), and runs in its command sandbox.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages.js';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { stateQuery } from '../../src/workflows/messages.js';
 import { cliRunner } from '../support/cli.js';
 import type { CliRunner } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, toolResult, workspaceFrom } from '../support/harness.js';
-import { filesystemServer } from '../support/mcp-servers.js';
+import { filesystemServer, fixtureServer } from '../support/mcp-servers.js';
+import { makeOutsideDirectory } from '../support/outside-directory.js';
 
 let harness: Harness;
 let cli: CliRunner;
+let notes: string;
 beforeAll(async () => {
-  // The worker's environment holds the directory the run's config refers to as ${NOTES_DIR}.
-  harness = await startHarness({ OPENAI_API_KEY: 'test-key', NOTES_DIR: await mkdtemp(join(tmpdir(), 'notes-')) });
+  // The worker's environment holds the directory the run's config refers to as ${NOTES_DIR}: outside /tmp, which the
+  // sandbox replaces with its own, so the run's server sees it (read-only).
+  notes = await makeOutsideDirectory();
+  harness = await startHarness({ OPENAI_API_KEY: 'test-key', NOTES_DIR: notes, DURABLE_AGENT_MCP_RUN_SERVERS: 'all' });
   cli = cliRunner(harness);
 });
 afterAll(async () => {
   await harness?.close();
+  if (notes) await rm(notes, { recursive: true, force: true });
 });
 
 async function configFile(value: unknown): Promise<string> {
@@ -55,13 +62,13 @@ describe('run --mcp-config', () => {
       expect(result).toMatchObject({ status: 'completed', answer: 'The todo says: ship it.', toolCalls: 2 });
       const requests = model.requests as { messages: ChatMessage[] }[];
       // The worker expanded ${NOTES_DIR}: the server was allowed the worker's notes directory too.
-      expect(toolResult(requests[1]!.messages, 'dirs').text).toContain(join(tmpdir(), 'notes-'));
+      expect(toolResult(requests[1]!.messages, 'dirs').text).toContain(notes);
       expect(toolResult(requests[2]!.messages, 'read')).toMatchObject({ status: 'success', text: 'ship it\n' });
       // The run's input holds the variable, never its value.
       const history = await harness.client.workflow.getHandle(result.workflowId).fetchHistory();
       const started = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
       expect(Buffer.from(started).toString()).toContain('${NOTES_DIR}');
-      expect(Buffer.from(started).toString()).not.toContain(join(tmpdir(), 'notes-'));
+      expect(Buffer.from(started).toString()).not.toContain(notes);
     } finally {
       await model.close();
     }
@@ -81,5 +88,34 @@ describe('run --mcp-config', () => {
     const run = await cli(['run', '--cwd', await workspaceFrom(), '--mcp-config', file, 'x']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain("mcpServers.api uses ${OPENAI_API_KEY}: OPENAI_API_KEY is one of the worker's own");
+  });
+
+  it("a worker not told otherwise starts no run's stdio server, and the run says why and what allows it", async () => {
+    const plain = await startHarness({ OPENAI_API_KEY: 'test-key' });
+    const model = await startScriptedModelServer({ script: [{ content: 'done without it' }] });
+    try {
+      const workspace = await workspaceFrom();
+      const file = await configFile({ mcpServers: { fixture: fixtureServer(join(workspace, 'fixture.log')) } });
+      const run = await cliRunner(plain)([
+        'run',
+        '--cwd',
+        workspace,
+        '--json',
+        '--base-url',
+        model.url,
+        '--mcp-config',
+        file,
+        'x',
+      ]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const { workflowId } = JSON.parse(run.stdout) as { workflowId: string };
+      const view = await plain.client.workflow.getHandle(workflowId).query(stateQuery);
+      expect(view.progress.find((entry) => entry.kind === 'error')?.text).toMatch(
+        /^MCP server 'fixture' is unavailable; .*DURABLE_AGENT_MCP_RUN_SERVERS=http.*DURABLE_AGENT_MCP_RUN_SERVERS=all/,
+      );
+    } finally {
+      await model.close();
+      await plain.close();
+    }
   });
 });

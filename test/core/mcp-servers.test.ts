@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { McpConfigError, expandMcpServer, parseMcpConfig, referencedVariables } from '../../src/core/mcp-servers.js';
+import {
+  McpConfigError,
+  expandMcpServer,
+  parseMcpConfig,
+  referencedVariables,
+  stdioCommandProblem,
+} from '../../src/core/mcp-servers.js';
 
 const parse = (mcpServers: unknown) => parseMcpConfig({ mcpServers }, 'mcp.json');
 
@@ -71,6 +77,32 @@ describe('expandMcpServer', () => {
     expect(() =>
       expandMcpServer('api', { type: 'http', url: 'x', headers: { a: '${TOKEN}' } }, { env, refuse }),
     ).toThrow('mcpServers.api.headers.a: not for runs.');
+  });
+
+  it("fills in ${workspaceFolder} with the run's workspace, never from the environment; keeps it before a run", () => {
+    const server = {
+      command: 'git-server',
+      args: ['--repository', '${workspaceFolder}'],
+      cwd: '${workspaceFolder}/sub',
+    };
+    const worker = { env: { workspaceFolder: '/from/the/environment' }, workspace: '/work/repo' };
+    expect(expandMcpServer('git', server, worker)).toEqual({
+      command: 'git-server',
+      args: ['--repository', '/work/repo'],
+      cwd: '/work/repo/sub',
+    });
+    expect(expandMcpServer('git', server, { env: {} })).toEqual(server);
+    expect(referencedVariables(server)).toEqual([]);
+  });
+
+  it('refuses a relative command with a directory in it unless the server has a cwd', () => {
+    expect(stdioCommandProblem('s', { command: './server.py' })).toMatch(
+      /mcpServers.s.command: ".\/server.py" is a relative path/,
+    );
+    expect(stdioCommandProblem('s', { command: 'node_modules/.bin/x' })).toMatch(/\$\{workspaceFolder\}/);
+    expect(stdioCommandProblem('s', { command: './server.py', cwd: '/srv' })).toBeUndefined();
+    expect(stdioCommandProblem('s', { command: 'python3' })).toBeUndefined();
+    expect(stdioCommandProblem('s', { command: '/usr/bin/python3' })).toBeUndefined();
   });
 
   it('lists the variables a server refers to', () => {

@@ -21,7 +21,7 @@ export function filesystemServer(directory: string): McpStdioServer {
 
 /** The fixture server of test/fixtures/mcp, logging its calls to `log`. */
 export function fixtureServer(log: string): McpStdioServer {
-  // tsx by its own location: the server starts in the run's workspace, where no node_modules are.
+  // tsx by its own location: a server starts in an empty directory (a run's in the sandbox's /tmp), with no node_modules.
   return {
     command: process.execPath,
     args: ['--import', import.meta.resolve('tsx'), fixtureServerPath],

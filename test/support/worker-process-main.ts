@@ -41,7 +41,7 @@ const agent = await createAgentWorkers({
   address: config.address,
   namespace: 'default',
   taskQueue: config.taskQueue,
-  env: { OPENAI_API_KEY: 'test-key' },
+  env: { OPENAI_API_KEY: 'test-key', ...config.env },
   store: createDirectoryStore(config.storeDir),
   workflowBundle: { codePath: config.bundlePath },
   ...(config.pauseBeforeCommit

@@ -18,6 +18,8 @@ export interface WorkerProcessConfig {
   bundlePath: string;
   /** Stop every WriteFile and EditFile just before its rename, after writing this marker file. */
   pauseBeforeCommit?: string;
+  /** Added to the worker's environment (its settings). */
+  env?: Record<string, string>;
 }
 
 /** A running worker process. */

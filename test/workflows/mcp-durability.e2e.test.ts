@@ -34,6 +34,8 @@ async function startWorker(taskQueue: string): Promise<WorkerProcess> {
     taskQueue,
     storeDir: join(directory, 'store'),
     bundlePath,
+    // The runs bring their own stdio server (run in the command sandbox).
+    env: { DURABLE_AGENT_MCP_RUN_SERVERS: 'all' },
   });
   workers.push(worker);
   return worker;
@@ -44,8 +46,11 @@ const fileText = (file: string) => readFile(file, 'utf8').catch(() => '');
 describe('MCP durability', () => {
   it('retries a read-only call after SIGKILL of its worker and reports a non-idempotent one as lost', async () => {
     const taskQueue = `mcp-durability-${randomBytes(4).toString('hex')}`;
-    const readLog = join(directory, 'read.log');
-    const appendLog = join(directory, 'append.log');
+    // In the workspaces: the servers run in the sandbox, and write nowhere else.
+    const readWorkspace = await workspaceFrom();
+    const appendWorkspace = await workspaceFrom();
+    const readLog = join(readWorkspace, 'read.log');
+    const appendLog = join(appendWorkspace, 'append.log');
     const reader = await startScriptedModelServer({
       script: [
         { tool_calls: [{ id: 'wait', name: 'mcp__fixture__slow_read', arguments: { seconds: 8 } }] },
@@ -64,14 +69,14 @@ describe('MCP durability', () => {
     try {
       const client = new Client({ connection });
       const first = await startWorker(taskQueue);
-      const start = async (model: { url: string }, log: string) =>
+      const start = async (model: { url: string }, workspace: string, log: string) =>
         client.workflow.start(agentWorkflow, {
           workflowId: `agent-mcp-durability-${randomBytes(4).toString('hex')}`,
           taskQueue,
           args: [
             {
               task: 'slow MCP call',
-              workspace: await workspaceFrom(),
+              workspace,
               selection: { model: 'scripted', baseUrl: model.url },
               maxSteps: 5,
               mode: 'default',
@@ -80,8 +85,8 @@ describe('MCP durability', () => {
             },
           ],
         });
-      const readRun = await start(reader, readLog);
-      const appendRun = await start(appender, appendLog);
+      const readRun = await start(reader, readWorkspace, readLog);
+      const appendRun = await start(appender, appendWorkspace, appendLog);
       await waitFor(
         async () =>
           (await fileText(readLog)).includes('slow_read start') && (await fileText(appendLog)).includes('once')

@@ -48,8 +48,11 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
 
     let connection: McpConnection;
     try {
-      const config = expandCatalogServer(descriptor.server, server, deps.servers, deps.connections.env);
-      connection = await deps.connections.connect(descriptor.server, config, context.root);
+      const config = expandCatalogServer(descriptor.server, server, deps.servers, deps.connections.env, context.root);
+      connection = await deps.connections.connect(descriptor.server, config, {
+        workspace: context.root,
+        source: server.source,
+      });
     } catch (error) {
       if (error instanceof McpConfigError) {
         return fail('MCP_NETWORK_ERROR', `MCP server '${descriptor.server}' cannot be started: ${error.message}`);

@@ -1,6 +1,7 @@
-// Node: the worker's connections to MCP servers, one per server and settings (and, for stdio, working directory),
-// made when first needed, made again after the server went away, closed after a while unused (a worker serving many
-// workspaces would otherwise keep a stdio server per workspace for ever) and when the worker shuts down.
+// Node: the worker's connections to MCP servers, one per server, source and settings (and, for stdio, workspace), made
+// when first needed, made again after the server went away, closed after a while unused (a worker serving many
+// workspaces would otherwise keep a stdio server per workspace for ever) and when the worker shuts down. How a stdio
+// server is started, and where, is stdio-launch.ts.
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,8 +12,10 @@ import { envPassRefusal } from '../../core/env-pass.js';
 import type { McpServerConfig, McpServers } from '../../core/mcp-servers.js';
 import { McpConfigError, expandMcpServer } from '../../core/mcp-servers.js';
 import { canonicalJson } from '../../tools/registry.js';
-import { commandEnvironment } from '../executors/command-environment.js';
+import type { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { McpCatalogServer } from './catalog.js';
+import type { McpServerSource } from './stdio-launch.js';
+import { stdioLaunch } from './stdio-launch.js';
 
 /** How long connecting (start, initialize, first listing) may take. */
 const CONNECT_TIMEOUT_MS = 60_000;
@@ -31,6 +34,12 @@ export interface McpConnection {
   stderrTail(): string;
 }
 
+/** Where a server is used: the run's workspace (real path), and whose configuration it comes from. */
+export interface McpServerTarget {
+  workspace: string;
+  source: McpServerSource;
+}
+
 /** The connections of one worker process. */
 export interface McpConnectionPool {
   /** The worker's environment: `${VAR}` values and what stdio servers inherit come from here. */
@@ -39,7 +48,7 @@ export interface McpConnectionPool {
    * The live connection for these settings, made (and its tools listed) if there is none. It is in use until
    * `release`: a connection in use is never closed for being idle.
    */
-  connect(server: string, config: McpServerConfig, cwd: string): Promise<McpConnection>;
+  connect(server: string, config: McpServerConfig, target: McpServerTarget): Promise<McpConnection>;
   /** Ends one use of a connection `connect` returned. */
   release(connection: McpConnection): void;
   /** Forgets a connection that failed (an HTTP server gone, a broken pipe), so the next call connects afresh. */
@@ -54,11 +63,19 @@ interface PoolEntry {
   lastUsed: number;
 }
 
-/** Creates the pool; `env` is the worker's environment; connections unused for `idleMs` are closed. */
-export function createMcpConnectionPool(
-  env: NodeJS.ProcessEnv = process.env,
-  idleMs: number = DEFAULT_MCP_IDLE_MS,
-): McpConnectionPool {
+/** What the pool starts stdio servers with, besides the worker's environment. */
+export interface McpConnectionPoolOptions {
+  /** The command sandbox: a run's stdio servers run in it. */
+  sandbox: CommandSandbox;
+  /** The worker's data directory: stdio servers start in an empty directory under it, outside every workspace. */
+  dataDir: string;
+  /** Connections unused for this long are closed (default DEFAULT_MCP_IDLE_MS). */
+  idleMs?: number;
+}
+
+/** Creates the pool; `env` is the worker's environment. */
+export function createMcpConnectionPool(env: NodeJS.ProcessEnv, options: McpConnectionPoolOptions): McpConnectionPool {
+  const idleMs = options.idleMs ?? DEFAULT_MCP_IDLE_MS;
   const entries = new Map<string, PoolEntry>();
   const keys = new WeakMap<McpConnection, string>();
   const forget = (key: string, connection: McpConnection): void => {
@@ -87,21 +104,24 @@ export function createMcpConnectionPool(
   // The sweep never keeps a worker process alive on its own.
   sweep.unref();
 
-  const connect = (server: string, config: McpServerConfig, cwd: string): Promise<McpConnection> => {
-    const effectiveCwd = config.type === 'http' ? '' : (config.cwd ?? cwd);
-    const key = `${server}\u0000${digest({ config, cwd: effectiveCwd })}`;
+  const connect = (server: string, config: McpServerConfig, target: McpServerTarget): Promise<McpConnection> => {
+    // A run's stdio server and the worker's never share a process: one runs in the sandbox, the other as the worker.
+    const where = config.type === 'http' ? {} : target;
+    const key = `${server}\u0000${digest({ config, where })}`;
     const existing = entries.get(key);
     if (existing) {
       existing.users += 1;
       existing.lastUsed = Date.now();
       return existing.pending;
     }
-    const made = open(server, config, effectiveCwd, env).then((connection) => {
-      keys.set(connection, key);
-      // A stdio server that exits closes its transport: the next call starts it again.
-      connection.client.onclose = () => forget(key, connection);
-      return connection;
-    });
+    const made = open(server, config, { ...target, env, sandbox: options.sandbox, dataDir: options.dataDir }).then(
+      (connection) => {
+        keys.set(connection, key);
+        // A stdio server that exits closes its transport: the next call starts it again.
+        connection.client.onclose = () => forget(key, connection);
+        return connection;
+      },
+    );
     const entry: PoolEntry = { pending: made, users: 1, lastUsed: Date.now() };
     entries.set(key, entry);
     made.catch(() => entries.get(key) === entry && entries.delete(key));
@@ -140,10 +160,12 @@ export function expandCatalogServer(
   entry: McpCatalogServer,
   workerServers: McpServers,
   env: NodeJS.ProcessEnv,
+  workspace: string,
 ): McpServerConfig {
   if (entry.source === 'run') {
     return expandMcpServer(name, entry.config, {
       env,
+      workspace,
       refuse: (variable) =>
         envPassRefusal(variable) === undefined
           ? undefined
@@ -152,12 +174,16 @@ export function expandCatalogServer(
   }
   const config = workerServers[name];
   if (!config) throw new McpConfigError(`this worker has no MCP server named '${name}' (it may have been removed)`);
-  return expandMcpServer(name, config, { env });
+  return expandMcpServer(name, config, { env, workspace });
 }
 
-async function open(server: string, config: McpServerConfig, cwd: string, env: NodeJS.ProcessEnv) {
+async function open(
+  server: string,
+  config: McpServerConfig,
+  context: Parameters<typeof stdioLaunch>[2],
+): Promise<McpConnection> {
   let stderr = '';
-  const transport = transportFor(config, cwd, env, (chunk) => {
+  const { transport, cleanup } = await transportFor(server, config, context, (chunk) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
   });
   const client = new Client({ name: 'durable-agent', version: '0.1.0' });
@@ -174,37 +200,37 @@ async function open(server: string, config: McpServerConfig, cwd: string, env: N
     return { server, client, tools, stderrTail };
   } catch (error) {
     await client.close().catch(() => undefined);
+    await cleanup();
     const tail = stderrTail();
     if (tail && error instanceof Error) error.message = `${error.message} (stderr: ${tail})`;
     throw error;
   }
 }
 
-function transportFor(
+async function transportFor(
+  server: string,
   config: McpServerConfig,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
+  context: Parameters<typeof stdioLaunch>[2],
   onStderr: (chunk: string) => void,
-): Transport {
+): Promise<{ transport: Transport; cleanup: () => Promise<void> }> {
   if (config.type === 'http') {
-    return new StreamableHTTPClientTransport(new URL(config.url), {
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
     });
+    return { transport, cleanup: async () => undefined };
   }
-  // What commands get (the allowlist and the operator's DURABLE_AGENT_ENV_PASS names), the worker's HOME (a server is
-  // the operator's program, with its caches where they usually are), then the server's own configured variables.
-  const environment = commandEnvironment(env, {
-    overrides: { ...(env.HOME ? { HOME: env.HOME } : {}), ...(config.env ?? {}) },
-  });
+  const launch = await stdioLaunch(server, config, context);
   const transport = new StdioClientTransport({
-    command: config.command,
-    args: config.args ?? [],
-    env: environment,
-    cwd,
+    command: launch.command,
+    args: launch.args,
+    env: launch.env,
+    cwd: launch.cwd,
     stderr: 'pipe',
   });
+  // The client chains this handler: the server's empty directory goes when the server does.
+  transport.onclose = () => void launch.cleanup();
   transport.stderr?.on('data', (chunk: Buffer) => onStderr(chunk.toString()));
-  return transport;
+  return { transport, cleanup: () => launch.cleanup() };
 }
 
 function digest(value: unknown): string {

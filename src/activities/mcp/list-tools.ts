@@ -2,7 +2,7 @@
 // worker's and the run's MCP servers, names their tools for the registry, stores the catalog once and hands the
 // workflow the descriptors and the catalog's key. A server that cannot be listed is reported, not fatal.
 import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
-import { runServerRefusal } from '../../core/mcp-servers.js';
+import { DEFAULT_MCP_RUN_SERVER_POLICY, runServerRefusal } from '../../core/mcp-servers.js';
 import type { McpListing, McpServerFailure } from '../../core/run/mcp-tools.js';
 import { MCP_HINT_KEYS, mcpToolNames } from '../../tools/mcp-tool.js';
 import type { McpToolAnnotations, McpToolDescriptor } from '../../tools/mcp-tool.js';
@@ -14,7 +14,7 @@ import type { McpConnectionPool } from './connections.js';
 import { expandCatalogServer } from './connections.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
-/** What the workflow sends: the run's workspace (stdio servers start there) and the run's own servers. */
+/** What the workflow sends: the run's workspace (`${workspaceFolder}`, a run's server's sandbox) and its own servers. */
 export interface ListMcpToolsInput {
   workspace: string;
   servers?: McpServers;
@@ -25,14 +25,14 @@ export function createListMcpTools(deps: {
   servers: McpServers;
   connections: McpConnectionPool;
   catalogs: McpCatalogs;
-  /** Which servers a run may bring; default `all`. */
+  /** Which servers a run may bring; default `http`. */
   runServers?: McpRunServerPolicy;
 }): (input: ListMcpToolsInput) => Promise<McpListing> {
   return async (input) => {
     const unavailable: McpServerFailure[] = [];
     const allowed: McpServers = {};
     for (const [server, config] of Object.entries(input.servers ?? {})) {
-      const refusal = runServerRefusal(deps.runServers ?? 'all', config);
+      const refusal = runServerRefusal(deps.runServers ?? DEFAULT_MCP_RUN_SERVER_POLICY, config);
       if (refusal === undefined) allowed[server] = config;
       else unavailable.push({ server, error: refusal });
     }
@@ -43,8 +43,9 @@ export function createListMcpTools(deps: {
     const listed = await Promise.all(
       names.map(async (server) => {
         try {
-          const config = expandCatalogServer(server, servers[server]!, deps.servers, deps.connections.env);
-          const connection = await deps.connections.connect(server, config, root);
+          const entry = servers[server]!;
+          const config = expandCatalogServer(server, entry, deps.servers, deps.connections.env, root);
+          const connection = await deps.connections.connect(server, config, { workspace: root, source: entry.source });
           deps.connections.release(connection);
           return { server, timeoutMs: config.timeoutMs, tools: [...connection.tools.values()] };
         } catch (error) {
