@@ -7,6 +7,7 @@ import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
 import { CommandFailure } from './exit-codes.js';
 import type { DevServerInfo, DevWorkerSupervision } from './dev-server/index.js';
+import { visibleLines } from '../core/terminal-text.js';
 import { color, log } from './output.js';
 import { uiOrigins } from './ui-origins.js';
 
@@ -57,7 +58,11 @@ export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl'
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    log(color.yellow(`warning: the Web UI's codec endpoint is not running, so the UI shows content keys: ${reason}`));
+    log(
+      color.yellow(
+        `warning: the Web UI's codec endpoint is not running, so the UI shows content keys: ${visibleLines(reason)}`,
+      ),
+    );
   }
 }
 

@@ -9,7 +9,8 @@ import type { agentWorkflow } from '../workflows/agent.js';
 import type { PendingApproval } from '../workflows/messages.js';
 import { approveToolCall, stateQuery } from '../workflows/messages.js';
 import { createInterface } from 'node:readline/promises';
-import { color, formatProgress, log } from './output.js';
+import { visibleLines, visibleText } from '../core/terminal-text.js';
+import { color, formatProgress, log, shellWord, terminalSafe } from './output.js';
 import { exitCodeOf, runStatusOf } from './run-status.js';
 import { storedText } from './stored-text.js';
 
@@ -62,12 +63,28 @@ export async function followRun(
   return outcome;
 }
 
-function formatApproval(workflowId: string, approval: PendingApproval): string {
-  const subject = approval.command ?? approval.path ?? '';
+/**
+ * A pending approval as `run` and `watch` announce it: the exact command (or path) the call would run with, shown on one
+ * line with every character a terminal would act on or hide escaped, and a note when anything was.
+ */
+export function formatApproval(workflowId: string, approval: PendingApproval): string {
+  const raw = approval.command ?? approval.path ?? '';
+  const subject = visibleText(raw);
+  const what = `${visibleText(approval.tool)} ${subject}`;
+  const remember = approval.key ? ' [--remember]' : '';
   return [
-    `${color.yellow('approval needed')} ${approval.callId}  ${approval.tool} ${subject}  (${approval.level}: ${approval.reason})`,
+    `${color.yellow('approval needed')} ${visibleText(approval.callId)}  ${what}  (${visibleText(approval.level)}: ${visibleText(approval.reason)})`,
+    ...(subject !== raw
+      ? [
+          color.yellow(
+            `  note: the ${approval.command !== undefined ? 'command' : 'path'} is shown with escapes: \\xHH and \\uHHHH ` +
+              'stand for characters a terminal would act on or hide, \\\\ before x, u or an escape for one backslash; ' +
+              'the call runs the exact text they stand for',
+          ),
+        ]
+      : []),
     color.dim(
-      `  durable-agent approve ${workflowId} ${approval.callId}${approval.key ? ' [--remember]' : ''}   |   durable-agent deny ${workflowId} ${approval.callId}`,
+      `  durable-agent approve ${shellWord(workflowId)} ${shellWord(approval.callId)}${remember}   |   durable-agent deny ${shellWord(workflowId)} ${shellWord(approval.callId)}`,
     ),
   ].join('\n');
 }
@@ -80,8 +97,9 @@ async function askAtTerminal(
 ): Promise<void> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const choices = approval.key ? `[y]es / [n]o / [a]lways for "${approval.key}"` : '[y]es / [n]o';
-    const answer = (await terminal.question(`approve ${approval.callId}? ${choices} `, signal ? { signal } : {}))
+    const choices = approval.key ? `[y]es / [n]o / [a]lways for "${visibleText(approval.key)}"` : '[y]es / [n]o';
+    const question = `approve ${visibleText(approval.callId)}? ${choices} `;
+    const answer = (await terminal.question(terminalSafe(question, false), signal ? { signal } : {}))
       .trim()
       .toLowerCase();
     const approve = answer === 'y' || answer === 'yes' || answer === 'a' || answer === 'always';
@@ -99,7 +117,11 @@ async function askAtTerminal(
         ],
       })
       .catch((error: unknown) =>
-        log(color.red(`could not record the decision: ${error instanceof Error ? error.message : String(error)}`)),
+        log(
+          color.red(
+            `could not record the decision: ${visibleLines(error instanceof Error ? error.message : String(error))}`,
+          ),
+        ),
       );
   } catch {
     // Ctrl-C at the prompt: stop asking; the approval stays pending for the CLI or the Web UI.

@@ -183,7 +183,8 @@ export const outputHelp = `Usage: durable-agent output KEY [--json]
 
 Prints stored content (a transcript node, a tool result, a long answer) exactly as stored, by its key: sha256:<hex>
 as shown in status, history and the Web UI (the bare 64 hex digits work too). The store is the one the workers use
-(DURABLE_AGENT_STORE). --json prints {key, store, bytes, encoding: "utf8" | "base64", content}.
+(DURABLE_AGENT_STORE). On a terminal, control characters are shown as escapes (\x1b) rather than acted on; piped or
+redirected, the bytes are exact. --json prints {key, store, bytes, encoding: "utf8" | "base64", content}.
 Exits 1 when the key is not in the store, 2 when KEY is not a key.`;
 
 /** Help text of `gc`. */

@@ -2,7 +2,8 @@
 // and the configuration only when the command runs, and turns errors into exit codes.
 import { findCommand, usage } from './command-table.js';
 import { CommandFailure, EXIT, UsageError } from './exit-codes.js';
-import { color, log } from './output.js';
+import { visibleLines } from '../core/terminal-text.js';
+import { color, log, out } from './output.js';
 
 /** The CLI: returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -10,13 +11,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
-      process.stdout.write(`${topic ? topic.help : usage()}\n`);
+      out(`${topic ? topic.help : usage()}\n`);
       return name ? EXIT.finished : EXIT.usage;
     }
     const command = findCommand(name);
     if (!command) throw new UsageError(`Unknown command "${name}".\n\n${usage()}`);
     if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(`${command.help}\n`);
+      out(`${command.help}\n`);
       return EXIT.finished;
     }
     if (command.loadFast) {
@@ -27,21 +28,22 @@ export async function main(argv: string[]): Promise<number> {
     const [{ loadConfig }, handler] = await Promise.all([import('../config.js'), command.load()]);
     return await handler(rest, loadConfig());
   } catch (error) {
+    // An error's message may quote the model, a tool or a server: shown, never acted on.
     if (error instanceof UsageError || isConfigError(error) || isParseArgsError(error)) {
-      log(color.red(`error: ${(error as Error).message}`));
+      log(color.red(`error: ${visibleLines((error as Error).message)}`));
       return EXIT.usage;
     }
     // An id that names no run is the caller's mistake, like a bad argument: said in one line.
     if (error instanceof Error && error.name === 'WorkflowNotFoundError') {
       const id = (error as Error & { workflowId?: string }).workflowId;
-      log(color.red(`error: no run ${id ?? ''}`.trimEnd()));
+      log(color.red(visibleLines(`error: no run ${id ?? ''}`.trimEnd())));
       return EXIT.usage;
     }
     if (error instanceof CommandFailure) {
-      log(color.red(`error: ${error.message}`));
+      log(color.red(`error: ${visibleLines(error.message)}`));
       return EXIT.failed;
     }
-    log(color.red(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    log(color.red(`error: ${visibleLines(error instanceof Error ? (error.stack ?? error.message) : String(error))}`));
     return EXIT.failed;
   }
 }

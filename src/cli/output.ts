@@ -1,9 +1,19 @@
+// Node: everything the CLI prints goes through here. Text from the model, a tool, a file or a server is made visible
+// by the formatters (core/terminal-text) before it is coloured; the writers below show whatever control character is
+// still raw in a line, so only this module's own colours reach the terminal.
 import type { AgentResult, ProgressEntry } from '../core/state.js';
+import { terminalJson, visibleLines, visibleText } from '../core/terminal-text.js';
 
-const useColor = process.stderr.isTTY && !process.env.NO_COLOR;
+const useColor = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+/** Whether stdout gets colours too (a terminal, not a pipe or a file). */
+export const stdoutUsesColor = useColor && Boolean(process.stdout.isTTY);
+
+const ESC = String.fromCharCode(0x1b);
+/** The only escape sequences the CLI writes itself: the colours below and their reset. */
+const OWN_COLOR = new RegExp(`(${ESC}\\[(?:0|1|2|31|32|33|36)m)`);
 
 function paint(code: number, text: string): string {
-  return useColor ? `\u001b[${code}m${text}\u001b[0m` : text;
+  return useColor ? `${ESC}[${code}m${text}${ESC}[0m` : text;
 }
 
 /** Colours for human output on a TTY; plain text otherwise. */
@@ -16,6 +26,19 @@ export const color = {
   bold: (text: string) => paint(1, text),
 };
 
+/**
+ * `text` as it may reach a terminal: the CLI's own colours when the stream shows them, and every other control
+ * character shown as an escape (newlines and tabs kept), whatever a formatter forgot to make visible.
+ */
+export function terminalSafe(text: string, colors: boolean): string {
+  const keep = { lines: true, keepBackslashes: true };
+  if (!colors) return visibleText(text, keep);
+  return text
+    .split(OWN_COLOR)
+    .map((part, index) => (index % 2 === 1 ? part : visibleText(part, keep)))
+    .join('');
+}
+
 function formatMs(ms: number | undefined): string {
   if (ms === undefined) return '';
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`;
@@ -27,32 +50,47 @@ function statusColor(status: string): (text: string) => string {
   return color.red;
 }
 
-/** One progress line: a step (model call) or a tool call with its short arguments, outcome and duration. */
+/**
+ * One progress line: a step (model call) or a tool call with its short arguments, outcome and duration. Everything
+ * in it came from the run (a model's name, a tool's arguments and error), so all of it is shown on this one line.
+ */
 export function formatProgress(entry: ProgressEntry): string {
+  const text = visibleText(entry.text);
+  const tool = visibleText(entry.tool ?? '');
   switch (entry.kind) {
     case 'step':
-      return `${color.bold(`step ${entry.step}`)}  ${entry.text}  ${color.dim(formatMs(entry.ms))}`;
+      return `${color.bold(`step ${entry.step}`)}  ${text}  ${color.dim(formatMs(entry.ms))}`;
     case 'tool': {
-      const status = entry.status ?? '';
-      const detail = entry.detail ? color.dim(` ${entry.detail}`) : '';
-      return `  ${color.cyan((entry.tool ?? '').padEnd(9))} ${entry.text}  ${statusColor(status)(status)} ${color.dim(formatMs(entry.ms))}${detail}`;
+      const status = visibleText(entry.status ?? '');
+      const detail = entry.detail ? color.dim(` ${visibleText(entry.detail)}`) : '';
+      return `  ${color.cyan(tool.padEnd(9))} ${text}  ${statusColor(status)(status)} ${color.dim(formatMs(entry.ms))}${detail}`;
     }
     case 'approval': {
       const paint = entry.status === 'approved' ? color.green : color.red;
-      return `  ${color.yellow((entry.tool ?? '').padEnd(9))} ${paint(entry.text)}  ${color.dim(`waited ${formatMs(entry.ms)}`)}`;
+      return `  ${color.yellow(tool.padEnd(9))} ${paint(text)}  ${color.dim(`waited ${formatMs(entry.ms)}`)}`;
     }
     case 'answer':
       return `${color.green('answer')} (step ${entry.step})`;
     case 'error':
-      return `${color.red('error')} ${entry.text}`;
+      return `${color.red('error')} ${text}`;
     case 'continued':
-      return color.dim(`↻ ${entry.text}`);
+      return color.dim(`↻ ${text}`);
   }
 }
 
 /** Progress and notices go to stderr, so stdout carries only the answer or the JSON object. */
 export function log(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${terminalSafe(line, useColor)}\n`);
+}
+
+/** Human output on stdout, as it is given (callers end their lines). */
+export function out(text: string): void {
+  process.stdout.write(terminalSafe(text, stdoutUsesColor));
+}
+
+/** A `--json` object on one line of stdout: the exact value, with nothing in it a terminal would act on. */
+export function outJson(value: unknown): void {
+  process.stdout.write(`${terminalJson(value)}\n`);
 }
 
 /**
@@ -60,10 +98,19 @@ export function log(line: string): void {
  * JSON); the error, a summary and the link on stderr.
  */
 export function printRunEnd(result: AgentResult, link: string | undefined): void {
-  if (result.result !== undefined) process.stdout.write(`${JSON.stringify(result.result)}\n`);
-  else if (result.answer) process.stdout.write(`${result.answer}\n`);
-  if (result.error) log(color.red(`${result.status}: ${result.error}`));
+  if (result.result !== undefined) outJson(result.result);
+  else if (result.answer) out(`${visibleLines(result.answer)}\n`);
+  if (result.error) log(color.red(`${result.status}: ${visibleLines(result.error)}`));
   const calls = `${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}`;
   log(color.dim(`${result.status} · ${result.steps} steps · ${calls} · ${result.usage.totalTokens} tokens`));
-  if (link) log(color.dim(link));
+  if (link) log(color.dim(visibleText(link)));
+}
+
+/**
+ * `text` as one word a shell reads back as it is: quoted unless it is plainly safe. For the commands the CLI suggests
+ * (`durable-agent approve ID CALL_ID`), whose call id the model chose: pasted, it can only ever be that one argument.
+ */
+export function shellWord(text: string): string {
+  const shown = visibleText(text);
+  return /^[\w@%+=:,./#-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,7 @@
 // What replaying a recorded run in this process needs: a quiet runtime and a workflow bundle.
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
+import { visibleLines } from '../core/terminal-text.js';
 import { color, log } from './output.js';
 
 // The replay worker's native logs would repeat the determinism failure as a warning; the command reports it itself.
@@ -31,8 +32,8 @@ export async function bundleWorkflows(entry: string): Promise<WorkflowBundle | u
       },
     });
   } catch (error) {
-    log(color.red(`error: could not bundle the workflows in ${entry}: ${(error as Error).message}`));
-    for (const message of errors) log(message);
+    log(color.red(`error: could not bundle the workflows in ${entry}: ${visibleLines((error as Error).message)}`));
+    for (const message of errors) log(visibleLines(message));
     return undefined;
   }
 }

@@ -11,7 +11,8 @@ import { approveToolCall } from '../../workflows/messages.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { operatorName } from '../operator.js';
-import { color, log } from '../output.js';
+import { visibleLines, visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
 
 /** How long the CLI waits for a worker to accept or reject the decision. */
@@ -75,16 +76,21 @@ async function decide(config: Config, workflowId: string, decision: ApprovalDeci
         handle.executeUpdate(approveToolCall, { args: [{ ...decision, decided_by: operatorName() }] }),
       );
     } catch (error) {
-      log(color.red(`error: ${verb} ${decision.tool_call_id} on ${workflowId} was not accepted: ${refusal(error)}`));
+      // The refusal is the server's or the workflow's text.
+      log(
+        color.red(
+          `error: ${verb} ${visibleText(decision.tool_call_id)} on ${visibleText(workflowId)} was not accepted: ${visibleLines(refusal(error))}`,
+        ),
+      );
       return EXIT.failed;
     }
-    if (json) process.stdout.write(`${JSON.stringify({ workflowId, ...outcome })}\n`);
+    if (json) outJson({ workflowId, ...outcome });
     else {
       const done = outcome.decision === 'approve' ? stdoutColor.green('approved') : stdoutColor.yellow('denied');
       const remembered = outcome.rememberedKey
-        ? ` (remembered "${outcome.rememberedKey}" for the rest of the task)`
+        ? ` (remembered "${visibleText(outcome.rememberedKey)}" for the rest of the task)`
         : '';
-      process.stdout.write(`${done} ${outcome.tool_call_id} on ${workflowId}${remembered}\n`);
+      out(`${done} ${visibleText(outcome.tool_call_id)} on ${visibleText(workflowId)}${remembered}\n`);
     }
     return EXIT.finished;
   } finally {

@@ -5,7 +5,8 @@ import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { color, log } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
 import { runStatusOf } from '../run-status.js';
 
@@ -30,7 +31,7 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
       await handle.cancel();
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
-        log(color.red(`error: no run ${workflowId}`));
+        log(color.red(`error: no run ${visibleText(workflowId)}`));
         return EXIT.usage;
       }
       throw error;
@@ -50,7 +51,7 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
     const status = runStatusOf(description.status.name);
     const object = { workflowId, runId: description.runId, status };
     if (!closed && description.status.name === 'RUNNING') {
-      if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
+      if (values.json) outJson(object);
       log(
         color.red(
           `error: cancellation of ${workflowId} was requested but the run did not close within ${waitSeconds}s; ` +
@@ -59,13 +60,13 @@ export async function cancelCommand(argv: string[], config: Config): Promise<num
       );
       return EXIT.failed;
     }
-    if (values.json) process.stdout.write(`${JSON.stringify(object)}\n`);
+    if (values.json) outJson(object);
     else {
       const note =
         status === 'cancelled'
           ? stdoutColor.yellow('cancelled')
           : `${status} (it ended before the cancellation took effect)`;
-      process.stdout.write(`${workflowId}  ${note}\n`);
+      out(`${visibleText(workflowId)}  ${note}\n`);
     }
     return EXIT.finished;
   } finally {

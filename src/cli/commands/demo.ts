@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import type { Config } from '../../config.js';
 import { EXIT } from '../exit-codes.js';
+import { visibleLines } from '../../core/terminal-text.js';
 import { color, log } from '../output.js';
 import { runCommand } from './run.js';
 
@@ -60,6 +61,7 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
     log(color.green(`verified: the tests now pass in ${workspace}`));
     return EXIT.finished;
   }
-  log(color.red(`the run finished but the tests still fail in ${workspace}:\n${check.all ?? ''}`));
+  // The tests ran the project's code as the model left it: their output is shown, never acted on.
+  log(color.red(`the run finished but the tests still fail in ${workspace}:\n${visibleLines(check.all ?? '')}`));
   return EXIT.failed;
 }

@@ -3,11 +3,12 @@ import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from
 import type { DevServerStatus } from '../dev-server/index.js';
 import { ensureEmbeddedCodec, workerCommand } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
-import { log } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { log, out, outJson } from '../output.js';
 
 function codecLine(codec: DevServerStatus['codec']): string {
   if (!codec.url) return 'none (the Web UI was started without one)';
-  return `${codec.url} ${codec.running ? `running (pid ${codec.pid})` : 'not running'}`;
+  return `${visibleText(codec.url)} ${codec.running ? `running (pid ${codec.pid})` : 'not running'}`;
 }
 
 /** `dev-server [--status [--json] | --stop]`. */
@@ -31,13 +32,14 @@ export async function devServerCommand(argv: string[]): Promise<number> {
     await ensureEmbeddedCodec(server);
   }
   const status = await devServerStatus();
-  if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
+  if (values.json) outJson(status);
   else {
-    process.stdout.write(
+    // The addresses are read back from the state directory's records, written by the processes themselves.
+    out(
       [
-        `address    ${status.address} (namespace ${status.namespace})`,
-        `web ui     ${status.uiUrl}`,
-        ...(status.httpUrl ? [`http api   ${status.httpUrl}`] : []),
+        `address    ${visibleText(status.address)} (namespace ${visibleText(status.namespace)})`,
+        `web ui     ${visibleText(status.uiUrl)}`,
+        ...(status.httpUrl ? [`http api   ${visibleText(status.httpUrl)}`] : []),
         `server     ${status.server.running ? `running (pid ${status.server.pid})` : 'not running'}`,
         `worker     ${status.worker.running ? `running (pid ${status.worker.pid})` : 'not running'}`,
         `codec      ${codecLine(status.codec)}`,

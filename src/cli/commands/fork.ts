@@ -14,6 +14,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { ForkStateError, stateAfterStep } from '../fork-state.js';
+import { visibleLines, visibleText } from '../../core/terminal-text.js';
 import { color, log } from '../output.js';
 import type { ChainRun } from '../run-chain.js';
 import { readChain } from '../run-chain.js';
@@ -53,7 +54,11 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       chain = await readChain(connected.client, workflowId, values['run-id']);
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
-      log(color.red(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`));
+      log(
+        color.red(
+          visibleText(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`),
+        ),
+      );
       return EXIT.usage;
     }
     // The state after step N is taken where step N+1 begins: in the run that made (or is making) step N+1's model call.
@@ -69,7 +74,7 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       snapshot = await stateAfterStep(source.history, workflowId, fromStep);
     } catch (error) {
       if (!(error instanceof ForkStateError)) throw error;
-      log(color.red(`error: cannot fork ${workflowId}: ${error.message}`));
+      log(color.red(`error: cannot fork ${visibleText(workflowId)}: ${visibleLines(error.message)}`));
       return EXIT.failed;
     }
     if (!snapshot) {

@@ -10,7 +10,8 @@ import { storeFromEnv } from '../../store/store-from-env.js';
 import { storeRootsQuery } from '../../workflows/messages.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { color, log } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { stateDir } from '../state-dir.js';
 
 const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
@@ -113,13 +114,14 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
       openRuns: found.runs,
       unreadableRuns: found.unreadable,
     };
-    if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    if (values.json) outJson(summary);
     log(
       color.red(
         `error: gc did not sweep: ${found.unreadable.length} of ${found.runs} open runs did not say which content they need:`,
       ),
     );
-    for (const run of found.unreadable) log(`  ${run.workflowId} (task queue ${run.taskQueue}): ${run.reason}`);
+    for (const run of found.unreadable)
+      log(`  ${visibleText(run.workflowId)} (task queue ${visibleText(run.taskQueue)}): ${visibleText(run.reason)}`);
     log('Content such a run may still read would be deleted. Start a worker for it (or end the run) and run gc again.');
     return EXIT.failed;
   }
@@ -149,9 +151,9 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
       ...report,
       kept,
     };
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    outJson(summary);
   } else {
-    process.stdout.write(
+    out(
       [
         `store ${store.description}: ${formatTally(report.stored)}; roots: ${found.roots.length} keys from ${found.runs} open runs`,
         `kept ${formatTally(kept)}: ${formatTally(report.reachable)} reachable, ${formatTally(report.recent)} newer than ${olderThan}` +

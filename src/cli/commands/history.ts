@@ -8,7 +8,8 @@ import { forkOriginOf, mergeRunHistories } from '../history-reader.js';
 import { readChain } from '../run-chain.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { color, log } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
 
 /** `history ID [--run-id R] [--json]`: the run step by step, read from its event history. */
@@ -30,10 +31,15 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
       if (forks.length > 0) run.forks = forks;
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
-      log(color.red(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`));
+      log(
+        color.red(
+          visibleText(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`),
+        ),
+      );
       return EXIT.usage;
     }
-    process.stdout.write(values.json ? `${JSON.stringify(run)}\n` : formatHistory(run));
+    if (values.json) outJson(run);
+    else out(formatHistory(run));
     return EXIT.finished;
   } finally {
     await connected.close();
@@ -62,11 +68,14 @@ function attemptsNote(attempts: number): string {
 }
 
 function classificationNote(tool: ToolCallRecord): string {
-  return tool.classification ? stdoutColor.dim(`  ${tool.classification.level}: ${tool.classification.rule}`) : '';
+  const classification = tool.classification;
+  return classification
+    ? stdoutColor.dim(`  ${visibleText(classification.level)}: ${visibleText(classification.rule)}`)
+    : '';
 }
 
 function toolStatus(tool: ToolCallRecord): string {
-  const text = tool.errorCode ? `${tool.status} ${tool.errorCode}` : tool.status;
+  const text = visibleText(tool.errorCode ? `${tool.status} ${tool.errorCode}` : tool.status);
   if (tool.status === 'success') return stdoutColor.green(text);
   if (tool.status === 'partial' || tool.status === 'running' || tool.status === 'waiting_approval')
     return stdoutColor.yellow(text);
@@ -76,59 +85,68 @@ function toolStatus(tool: ToolCallRecord): string {
 
 /** A step's selected tools, in the order of why they are there: `tools: 16 of 212 — ToolSearch, ReadFile, …`. */
 export function selectionLine(selection: ToolSelectionRecord): string {
+  // An MCP server names its own tools.
   const names = [
     ...selection.pinned,
     ...selection.discovered,
     ...selection.recent,
     ...selection.ranked,
     ...selection.filled,
-  ];
+  ].map((name) => visibleText(name));
   const list = names.join(', ');
   const shown = list.length > 160 ? `${list.slice(0, 159)}…` : list;
   return `tools: ${names.length} of ${selection.candidates} — ${shown}`;
 }
 
-/** The human form: one line per model call, one indented line per tool call, retries and failures noted. */
+/**
+ * The human form: one line per model call, one indented line per tool call, retries and failures noted. What the
+ * history holds came from the model, its tools and the server: each piece is shown on its one line, escaped.
+ */
 export function formatHistory(run: RunHistory): string {
+  const shown = visibleText;
   const runs = run.runIds.length > 1 ? ` (${run.runIds.length} runs, continued as new)` : '';
-  const status = run.terminationReason ? `${run.status}: ${run.terminationReason}` : run.status;
-  const lines = [`${stdoutColor.bold(run.workflowId)}  ${status}  ${stdoutColor.dim(`run ${run.runId}${runs}`)}`];
-  if (run.profile) lines.push(stdoutColor.dim(`profile ${run.profile}`));
-  for (const waiting of run.waitingFor ?? []) lines.push(stdoutColor.yellow(`  waiting for ${waiting}`));
+  const status = run.terminationReason ? `${run.status}: ${shown(run.terminationReason)}` : run.status;
+  const workflowId = shown(run.workflowId);
+  const lines = [`${stdoutColor.bold(workflowId)}  ${status}  ${stdoutColor.dim(`run ${shown(run.runId)}${runs}`)}`];
+  if (run.profile) lines.push(stdoutColor.dim(`profile ${shown(run.profile)}`));
+  for (const waiting of run.waitingFor ?? []) lines.push(stdoutColor.yellow(`  waiting for ${shown(waiting)}`));
   const resetsAfter = (step: number) => (run.resets ?? []).filter((reset) => reset.afterStep === step);
   const resetLines = (step: number) =>
     resetsAfter(step).map((reset) =>
       stdoutColor.yellow(
-        `↺ reset after step ${reset.afterStep}: ${reset.reason}  ${stdoutColor.dim(`(the steps it abandoned: history ${run.workflowId} --run-id ${reset.baseRunId})`)}`,
+        `↺ reset after step ${reset.afterStep}: ${shown(reset.reason)}  ${stdoutColor.dim(`(the steps it abandoned: history ${workflowId} --run-id ${shown(reset.baseRunId)})`)}`,
       ),
     );
   if (run.forkedFrom) {
-    const { workflowId, runId, step } = run.forkedFrom;
-    lines.push(stdoutColor.dim(`forked from ${workflowId} after step ${step} (run ${runId})`));
+    const { workflowId: origin, runId, step } = run.forkedFrom;
+    lines.push(stdoutColor.dim(`forked from ${shown(origin)} after step ${step} (run ${shown(runId)})`));
   }
-  for (const fork of run.forks ?? []) lines.push(stdoutColor.dim(`fork ${fork.workflowId} after step ${fork.step}`));
+  for (const fork of run.forks ?? [])
+    lines.push(stdoutColor.dim(`fork ${shown(fork.workflowId)} after step ${fork.step}`));
   lines.push(...resetLines(0));
   if (run.steps.length === 0) lines.push(stdoutColor.dim('  no model call yet'));
   const label = (tool: ToolCallRecord): string => {
     const text = tool.summary.startsWith(`${tool.tool} `)
       ? tool.summary.slice(tool.tool.length + 1)
       : tool.summary || `call ${tool.callId}`;
-    const single = text.replace(/\s+/g, ' ');
+    // Escaped before it is cut: what is shown stays within the column, and a newline cannot start a line of its own.
+    const single = shown(text).replace(/\s+/g, ' ');
     return single.length > 60 ? `${single.slice(0, 59)}…` : single;
   };
   const tools = run.steps.flatMap((step) => step.tools);
-  const toolWidth = Math.max(0, ...tools.map((tool) => tool.tool.length));
+  const toolName = (tool: ToolCallRecord): string => shown(tool.tool);
+  const toolWidth = Math.max(0, ...tools.map((tool) => toolName(tool).length));
   const labelWidth = Math.max(0, ...tools.map((tool) => label(tool).length));
   for (const { step, model, tools: calls, toolSelection: selection } of run.steps) {
     const tokens = `${model.promptTokens} → ${model.completionTokens} tokens`;
     lines.push(
-      `${stdoutColor.bold(`step ${step}`)}  ${model.model}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`,
+      `${stdoutColor.bold(`step ${step}`)}  ${shown(model.model)}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`,
     );
-    for (const failure of model.failures) lines.push(stdoutColor.red(`    ! ${failure}`));
+    for (const failure of model.failures) lines.push(stdoutColor.red(`    ! ${shown(failure)}`));
     if (selection) lines.push(stdoutColor.dim(`    ${selectionLine(selection)}`));
     for (const tool of calls) {
       lines.push(
-        `  ${stdoutColor.cyan(tool.tool.padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}${classificationNote(tool)}`,
+        `  ${stdoutColor.cyan(toolName(tool).padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}${classificationNote(tool)}`,
       );
     }
     lines.push(...resetLines(step));

@@ -6,7 +6,8 @@ import type { Config } from '../../config.js';
 import type { RunStatus } from '../../core/state.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import type { HttpExecution } from '../http-api.js';
-import { color, log } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../run-status.js';
 import { stdoutColor } from '../stdout-color.js';
 
@@ -223,7 +224,7 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      log(color.red(`error: the server refused the query ${query}${cause}`));
+      log(color.red(visibleText(`error: the server refused the query ${query}${cause}`)));
       if (/search attribute|AgentStatus|AgentCostUsd|AgentPendingApprovals/i.test(cause))
         log(
           'The agent search attributes are registered by `durable-agent dev-server`; on a cluster, create them with `temporal operator search-attribute create`.',
@@ -248,8 +249,8 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
 function printRows(rows: RunRow[], json: boolean): number {
   // Visibility stores without ORDER BY return open runs first, then by close time; newest start first reads better.
   rows.sort((left, right) => right.startTime.localeCompare(left.startTime));
-  if (json) process.stdout.write(`${JSON.stringify(rows)}\n`);
-  else process.stdout.write(formatRows(rows, Date.now()));
+  if (json) outJson(rows);
+  else out(formatRows(rows, Date.now()));
   return EXIT.finished;
 }
 
@@ -280,8 +281,9 @@ export function age(fromMs: number, nowMs: number): string {
   return `${Math.floor(seconds / 86_400)}d ago`;
 }
 
+/** The first line of a task, escaped before it is cut to the column (a run's task is whatever its starter wrote). */
 function firstLine(text: string | null, width: number): string {
-  const line = (text ?? '').split('\n')[0]!.trim();
+  const line = visibleText((text ?? '').split('\n')[0]!).trim();
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
@@ -290,7 +292,7 @@ export function formatRows(rows: RunRow[], nowMs: number): string {
   if (rows.length === 0) return 'no agent runs match\n';
   const header = ['ID', 'STATUS', 'STEP', 'COST', 'STARTED', 'TASK'];
   const cells = rows.map((row) => [
-    row.workflowId,
+    visibleText(row.workflowId),
     row.status,
     row.step === null ? '-' : String(row.step),
     row.costUsd === null ? '-' : `$${row.costUsd.toFixed(4)}`,

@@ -4,7 +4,8 @@ import { isContentKey, parseRef } from '../../core/content-key.js';
 import { MissingContentError, StoreUnavailableError } from '../../store/content-store.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { color, log } from '../output.js';
+import { visibleLines } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { stateDir } from '../state-dir.js';
 
 /** A key as a person pastes it: `sha256:<hex>`, the bare 64 hex digits, or a `\0ref:` reference string. */
@@ -39,9 +40,15 @@ export async function outputCommand(argv: string[]): Promise<number> {
     const text = decodeText(bytes);
     const content = text ?? Buffer.from(bytes).toString('base64');
     const encoding = text === undefined ? 'base64' : 'utf8';
-    process.stdout.write(
-      `${JSON.stringify({ key, store: store.description, bytes: bytes.byteLength, encoding, content })}\n`,
-    );
+    outJson({ key, store: store.description, bytes: bytes.byteLength, encoding, content });
+  } else if (process.stdout.isTTY) {
+    // Stored content is what the model and its tools wrote: on a terminal it is shown, never acted on.
+    const text = decodeText(bytes);
+    if (text === undefined) {
+      log(color.red('error: the content is not UTF-8 text; redirect it to a file or use --json (base64)'));
+      return EXIT.failed;
+    }
+    out(visibleLines(text));
   } else {
     await new Promise<void>((resolve, reject) =>
       process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),

@@ -9,7 +9,8 @@ import { workflowsPath } from '../../worker.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { historyIdentity } from '../history-reader.js';
-import { color, log } from '../output.js';
+import { visibleLines, visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { dataConverterFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { checkReplay } from '../replay-check.js';
@@ -44,27 +45,31 @@ export async function replayCommand(argv: string[], config: Config): Promise<num
   const dataConverter = dataConverterFromEnv(storeFromEnv(process.env, { stateDir: stateDir() }), process.env);
   const check = await checkReplay({ workflowBundle: bundle, dataConverter }, history, workflowId);
   if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify({ workflowId, runId, events: check.events, deterministic: check.deterministic, ...(check.deterministic ? {} : { divergence: check.divergence }) })}\n`,
-    );
+    outJson({
+      workflowId,
+      runId,
+      events: check.events,
+      deterministic: check.deterministic,
+      ...(check.deterministic ? {} : { divergence: check.divergence }),
+    });
   }
   if (check.deterministic) {
     if (!values.json)
-      process.stdout.write(`deterministic: the current code replays ${check.events} events of ${workflowId}\n`);
+      out(`deterministic: the current code replays ${check.events} events of ${visibleText(workflowId)}\n`);
     return EXIT.finished;
   }
   const { divergence } = check;
   if (check.kind === 'failure') {
     log(
       color.red(
-        `replay failed: a workflow task of ${workflowId} failed while replaying (not a determinism problem): ${divergence.message}`,
+        `replay failed: a workflow task of ${visibleText(workflowId)} failed while replaying (not a determinism problem): ${visibleLines(divergence.message)}`,
       ),
     );
     return EXIT.failed;
   }
-  const where = divergence.eventId ? ` at event ${divergence.eventId} (${divergence.event})` : '';
-  log(color.red(`not deterministic: the current code diverges from the history of ${workflowId}${where}`));
-  log(`  ${divergence.message}`);
+  const where = divergence.eventId ? ` at event ${divergence.eventId} (${visibleText(divergence.event ?? '')})` : '';
+  log(color.red(`not deterministic: the current code diverges from the history of ${visibleText(workflowId)}${where}`));
+  log(`  ${visibleLines(divergence.message)}`);
   log(
     'Runs recorded with the old code cannot go on with this code: guard the change with patched(), or let those runs finish first.',
   );
@@ -102,7 +107,7 @@ async function loadHistory(
     return { history: await handle.fetchHistory(), workflowId: source, runId: description.runId };
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    log(color.red(`error: no run ${source} (and no such file)`));
+    log(color.red(`error: no run ${visibleText(source)} (and no such file)`));
     return undefined;
   } finally {
     await connected.close();

@@ -26,7 +26,8 @@ import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
 import { onlyModelOf } from '../endpoint-models.js';
 import { DetachedError, followRun } from '../follow.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
-import { color, log, printRunEnd } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { color, log, outJson, printRunEnd } from '../output.js';
 
 const options = {
   cwd: { type: 'string' },
@@ -143,7 +144,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
     const runId = handle.firstExecutionRunId;
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
-    if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(profile.reason)}`);
+    if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(visibleText(profile.reason))}`);
     return await followStarted(connected, handle, {
       link,
       json: values.json,
@@ -168,7 +169,7 @@ export async function followStarted(
   const { workflowId } = handle;
   const runId = handle.firstExecutionRunId;
   if (options.detach) {
-    if (options.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, status: 'running' })}\n`);
+    if (options.json) outJson({ workflowId, runId, status: 'running' });
     else log(`detached; follow it with: durable-agent watch ${workflowId}`);
     return EXIT.detached;
   }
@@ -182,9 +183,7 @@ export async function followStarted(
       const { status, answer, steps, toolCalls, usage } = result;
       const structured = result.result !== undefined ? { result: result.result } : {};
       const error = result.error ? { error: result.error } : {};
-      process.stdout.write(
-        `${JSON.stringify({ workflowId, runId, status, answer, ...structured, steps, toolCalls, usage, ...error })}\n`,
-      );
+      outJson({ workflowId, runId, status, answer, ...structured, steps, toolCalls, usage, ...error });
     } else {
       printRunEnd(result, options.link);
     }
@@ -210,7 +209,8 @@ export async function modelOfBaseUrl(
   if (baseUrl === undefined || provider === 'scripted') return undefined;
   if (configured) return configured;
   const model = await onlyModelOf(baseUrl);
-  log(`${color.bold('model')} ${model}  ${color.dim(`the one model ${baseUrl} serves`)}`);
+  // The name is the endpoint's own text.
+  log(`${color.bold('model')} ${visibleText(model)}  ${color.dim(`the one model ${visibleText(baseUrl)} serves`)}`);
   return model;
 }
 

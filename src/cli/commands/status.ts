@@ -9,7 +9,8 @@ import type { AgentStateView } from '../../workflows/messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import type { HttpApi } from '../http-api.js';
 import type * as httpApi from '../http-api.js';
-import { color, log } from '../output.js';
+import { terminalJson, visibleText } from '../../core/terminal-text.js';
+import { color, log, out, outJson } from '../output.js';
 import { runUrl } from '../run-url.js';
 import { runStatusOf } from '../run-status.js';
 
@@ -163,7 +164,7 @@ async function print(
   json: boolean,
 ): Promise<number> {
   if (!snapshot) {
-    log(color.red(`error: no run ${workflowId}${requestedRunId ? ` with run id ${requestedRunId}` : ''}`));
+    log(color.red(visibleText(`error: no run ${workflowId}${requestedRunId ? ` with run id ${requestedRunId}` : ''}`)));
     return EXIT.usage;
   }
   const { view, result } = snapshot;
@@ -194,31 +195,35 @@ async function print(
     breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
     usage: view?.usage ?? result?.usage ?? (await import('../../core/state.js')).emptyUsage(),
   };
-  if (json) process.stdout.write(`${JSON.stringify(object)}\n`);
+  if (json) outJson(object);
   else {
     const link = runUrl(where, workflowId, snapshot.runId);
-    process.stdout.write(
+    // Everything below but the counts came from the run, its model, its tools or the server: one line each.
+    const shown = visibleText;
+    out(
       [
-        `${color.bold(workflowId)}  ${status}`,
+        `${color.bold(shown(workflowId))}  ${status}`,
         `  step        ${object.step}${view ? ` of ${view.maxSteps}` : ''}`,
         `  tool calls  ${view?.toolCalls ?? result?.toolCalls ?? 0}`,
         `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
-        ...(profile ? [`  profile     ${profile}${view?.profile ? `  (${view.profile.reason})` : ''}`] : []),
-        ...(view?.lastTool ? [`  last tool   ${view.lastTool}`] : []),
+        ...(profile
+          ? [`  profile     ${shown(profile)}${view?.profile ? `  (${shown(view.profile.reason)})` : ''}`]
+          : []),
+        ...(view?.lastTool ? [`  last tool   ${shown(view.lastTool)}`] : []),
         ...object.pendingApprovals.map(
           (approval) =>
-            `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
+            `  ${color.yellow('approval')}    ${shown(approval.callId)}  ${shown(approval.tool)} ${shown(approval.command ?? approval.path ?? '')}  (${shown(approval.level)}: ${shown(approval.reason)})`,
         ),
         ...Object.entries(object.breakers)
           .filter(([, state]) => state !== 'CLOSED')
-          .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
-        ...(object.answer ? [`  answer      ${object.answer.split('\n')[0]}`] : []),
-        ...('result' in object ? [`  result      ${JSON.stringify(object.result)}`] : []),
-        ...(object.error ? [`  error       ${object.error}`] : []),
+          .map(([tool, state]) => `  ${color.red('breaker')}     ${shown(tool)} ${shown(state)}`),
+        ...(object.answer ? [`  answer      ${shown(object.answer.split('\n')[0]!)}`] : []),
+        ...('result' in object ? [`  result      ${terminalJson(object.result)}`] : []),
+        ...(object.error ? [`  error       ${shown(object.error)}`] : []),
         ...(object.continuedAs
-          ? [`  continued   as run ${object.continuedAs} (durable-agent status ${workflowId})`]
+          ? [`  continued   as run ${shown(object.continuedAs)} (durable-agent status ${shown(workflowId)})`]
           : []),
-        ...(link ? [`  ui          ${link}`] : []),
+        ...(link ? [`  ui          ${shown(link)}`] : []),
       ].join('\n') + '\n',
     );
   }

@@ -4,7 +4,8 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
-import { color, log, printRunEnd } from '../output.js';
+import { visibleText } from '../../core/terminal-text.js';
+import { color, log, outJson, printRunEnd } from '../output.js';
 
 /** `watch ID`: follow a run that is already going. */
 export async function watchCommand(argv: string[], config: Config): Promise<number> {
@@ -23,10 +24,10 @@ export async function watchCommand(argv: string[], config: Config): Promise<numb
     const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
     const { runId } = await handle.describe();
     const link = runUrl(connected, workflowId, runId);
-    log(`${color.bold('watch')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
+    log(`${color.bold('watch')} ${visibleText(workflowId)}${link ? `  ${color.dim(visibleText(link))}` : ''}`);
     connected.keepWorkerAlive();
     const { result, exitCode } = await followRun(handle, { signal: abort.signal });
-    if (values.json) process.stdout.write(`${JSON.stringify({ workflowId, runId, ...result })}\n`);
+    if (values.json) outJson({ workflowId, runId, ...result });
     else printRunEnd(result, link);
     return exitCode;
   } catch (error) {
