@@ -5,6 +5,7 @@
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
 import { durableAgentBin } from '../support/cli.js';
@@ -14,6 +15,36 @@ import { bashTurn, call, closeRuns, hostileRun } from '../support/redteam-runs.j
 import { waitFor } from '../support/wait.js';
 
 const SECRET = 'redteam-secret-3f9a';
+
+/** Every payload of a run's history, in the codec endpoint's JSON form (base64 metadata values and data). */
+async function historyPayloads(port: number, workflowId: string): Promise<unknown[]> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+  try {
+    const { history } = await connection.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId },
+    });
+    const found: unknown[] = [];
+    const visit = (value: unknown): void => {
+      if (value === null || typeof value !== 'object') return;
+      const candidate = value as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
+      if (candidate.metadata && candidate.data instanceof Uint8Array) {
+        found.push({
+          metadata: Object.fromEntries(
+            Object.entries(candidate.metadata).map(([key, bytes]) => [key, Buffer.from(bytes).toString('base64')]),
+          ),
+          data: Buffer.from(candidate.data).toString('base64'),
+        });
+        return;
+      }
+      for (const child of Object.values(value)) visit(child);
+    };
+    visit(history?.events ?? []);
+    return found;
+  } finally {
+    await connection.close();
+  }
+}
 
 async function absent(file: string): Promise<boolean> {
   return stat(file).then(
@@ -213,10 +244,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
       ]);
       expect(run.result?.status, run.cli.stderr).toBe('completed');
       const workflowId = run.result?.workflowId ?? '';
-      const history = await temporalAs(identity, ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json']);
-      const payloads = [...String(history.stdout).matchAll(/\{"metadata":\{[^{}]*\},"data":"[^"]*"\}/g)].map(
-        (match) => JSON.parse(match[0]) as unknown,
-      );
+      const payloads = await historyPayloads(operator.ports.frontend, workflowId);
       expect(payloads.length).toBeGreaterThan(0);
       const body = JSON.stringify({ payloads });
       const codec = `http://127.0.0.1:${operator.ports.codec}/decode`;
