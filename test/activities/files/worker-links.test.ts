@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spillFileName, spillDirectory } from '../../../src/core/budget.js';
 import { okEnvelope } from '../../../src/core/envelope.js';
+import { createBashExecutor } from '../../../src/activities/executors/bash.js';
 import { executeEditFile } from '../../../src/activities/executors/edit-file.js';
 import { executeReadFile } from '../../../src/activities/executors/read-file.js';
 import type { ToolExecutor } from '../../../src/activities/executors/types.js';
@@ -147,6 +148,18 @@ describe("the worker's bookkeeping under planted links", () => {
       expect(result.envelope.data.truncated).toBe(true);
       expect(result.envelope.text).toContain("'.agent' is a symbolic link");
       expect(result.envelope.data.truncation).toMatchObject({ full_output_unsaved: expect.stringContaining('.agent') });
+    });
+  });
+
+  it('a Bash command that links its own spill folder outside and prints a lot: the output is kept, nothing is written out', async () => {
+    const executeBash = createBashExecutor({ kind: 'off' });
+    const command = `mkdir -p .agent/tool-output && ln -s '${outside}' .agent/tool-output/task-b && seq 1 60000`;
+    const context = makeExecutorContext({ root, input: { command, cwd: '.', timeout_ms: 20_000 }, taskId: 'task-b' });
+    await expectOutsideUnchanged(async () => {
+      const { envelope } = await executeBash(context);
+      expect(envelope.data).toMatchObject({ exit_code: 0, stdout_truncated: true });
+      expect(envelope.data.stdout).toContain("'.agent/tool-output/task-b' is a symbolic link");
+      expect((envelope.data.stdout as string).endsWith('59999\n60000\n')).toBe(true);
     });
   });
 
