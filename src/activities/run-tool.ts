@@ -16,7 +16,7 @@ import { abbreviateParams, envelopeSize, errorEnvelope } from '../core/envelope.
 import type { Envelope, EnvelopeContext } from '../core/envelope.js';
 import type { ExecutorContext, ToolExecutor } from './executors/types.js';
 import type { ContentStore } from '../store/content-store.js';
-import { spillEverywhere } from './spill.js';
+import { spillForBudget, withUnsavedSpill } from './spill.js';
 import type { ToolActivityInput, ToolActivityResult } from './tool-request.js';
 import { realWorkspaceRoot } from './workspace.js';
 import { defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
@@ -106,7 +106,7 @@ export async function applyToolBudget(
 ): Promise<Envelope> {
   if (envelopeSize(envelope) <= options.maxBytes) return envelope;
   const { request } = options;
-  const spilled = await spillEverywhere(
+  const spilled = await spillForBudget(
     {
       root: options.root,
       taskId: request.taskId,
@@ -119,7 +119,7 @@ export async function applyToolBudget(
     renderEnvelope(envelope),
     options.store,
   );
-  return compressEnvelope(envelope, 'single_tool_budget', spilled.path, spilled.key);
+  return withUnsavedSpill(compressEnvelope(envelope, 'single_tool_budget', spilled.path, spilled.key), spilled);
 }
 
 /** The layer-1 limit from `AGENT_MAX_TOOL_RESULT_BYTES`, or MAX_TOOL_RESULT_BYTES when unset or not a positive integer. */

@@ -11,7 +11,7 @@ import { outcomeOf, withFallbackNote } from '../core/tool-outcome.js';
 import type { MessageRef, PendingWrites } from '../core/transcript-ref.js';
 import type { ToolExecutor } from './executors/types.js';
 import { runTool } from './run-tool.js';
-import { spillEverywhere } from './spill.js';
+import { spillForBudget, withUnsavedSpill } from './spill.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { realWorkspaceRoot } from './workspace.js';
@@ -101,12 +101,12 @@ export function createBudgetTurn(transcripts: TranscriptStore): (input: BudgetTu
     const root = await realWorkspaceRoot(input.workspace);
     const items = await Promise.all(
       budgeted.items.map(async (item) => {
-        const spilled = await spillEverywhere(
+        const spilled = await spillForBudget(
           { root, taskId: input.taskId, ...target(item.index) },
           item.rendered,
           transcripts.store,
         );
-        const envelope = withFullOutputKey(budgeted.envelopes[item.index]!, spilled.key);
+        const envelope = withUnsavedSpill(withFullOutputKey(budgeted.envelopes[item.index]!, spilled.key), spilled);
         return {
           index: item.index,
           ...(await storeToolMessage(transcripts, input.results[item.index]!.callId, envelope)),

@@ -21,6 +21,11 @@ export interface ToolActivityInput {
   ignoredParams?: string[];
   /** The read-state entries for this call's path; sent to the tools that read or write it (ReadFile, WriteFile, EditFile). */
   readState?: ReadStateStore;
+  /**
+   * The run's protected write patterns when it has its own (C.5.1 step 4; default DEFAULT_WRITE_PROTECTED): a file
+   * tool matches the path a write really lands on against them, links resolved.
+   */
+  writeProtected?: string[];
   /** The activity's retry limit, so the executor wrapper knows which attempt is the last one. */
   maximumAttempts?: number;
   /** Names of worker variables this run's commands get besides the allowlist (`--env-pass`; never values). */

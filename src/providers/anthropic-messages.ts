@@ -4,6 +4,7 @@ import type { ModelTurn } from '../core/messages.js';
 import { maxTokensFor, toAnthropicRequest } from './anthropic-request.js';
 import { AnthropicStreamAssembler } from './anthropic-stream.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
+import { OutputMeter, capEventSize, maxModelOutputBytesFromEnv } from './output-cap.js';
 import type { ProviderSetup, WorkerCredentials } from './resolve-provider.js';
 import { PLACEHOLDER_API_KEY, configurationError, nonEmpty, workerKeyFor } from './resolve-provider.js';
 
@@ -27,10 +28,13 @@ export interface AnthropicMessagesProviderOptions {
   maxTokens?: number;
   /** A fetch implementation to use instead of the global one. */
   fetch?: typeof globalThis.fetch;
+  /** The cap of one answer's output; DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES (or its default) when omitted. */
+  maxOutputBytes?: number;
 }
 
 /** A ModelProvider on the Messages API, streaming, with the SDK's own retries off (Temporal retries). */
 export function createAnthropicMessagesProvider(options: AnthropicMessagesProviderOptions): ModelProvider {
+  const maxOutputBytes = options.maxOutputBytes ?? maxModelOutputBytesFromEnv();
   const client = new Anthropic({
     // Always explicit, so the SDK never falls back to credentials of its own (ANTHROPIC_AUTH_TOKEN, profile files)
     // and never sends them to a URL a run named.
@@ -38,30 +42,34 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
     authToken: null,
     baseURL: anthropicBaseURL(options.baseURL ?? ANTHROPIC_API_ORIGIN),
     maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // The SDK reads the stream itself: one event that never ends is stopped before it reaches the SDK's buffer.
+    fetch: capEventSize(options.fetch ?? globalThis.fetch, maxOutputBytes),
   });
   return {
     name: 'anthropic',
-    complete: (request) => completeStreaming(client, options, request),
+    complete: (request) => completeStreaming(client, options.defaultModel, options.maxTokens, maxOutputBytes, request),
   };
 }
 
 async function completeStreaming(
   client: Anthropic,
-  options: AnthropicMessagesProviderOptions,
+  defaultModel: string,
+  maxTokens: number | undefined,
+  maxOutputBytes: number,
   request: ProviderRequest,
 ): Promise<ModelTurn> {
-  const model = request.model || options.defaultModel;
+  const model = request.model || defaultModel;
   const body = toAnthropicRequest({
     messages: request.messages,
     tools: request.tools,
     toolContracts: request.toolContracts,
     toolChoice: request.toolChoice,
     model,
-    maxTokens: options.maxTokens ?? maxTokensFor(model),
+    maxTokens: maxTokens ?? maxTokensFor(model),
   });
   const stream = await client.messages.create(body, { signal: request.signal });
-  const assembler = new AnthropicStreamAssembler(model);
+  const assembler = new AnthropicStreamAssembler(model, new OutputMeter(maxOutputBytes));
+  // Past the cap the assembler throws; leaving the loop makes the SDK abort the request.
   for await (const event of stream) {
     assembler.push(event);
     request.onProgress?.(assembler.progress());
@@ -97,5 +105,6 @@ export function anthropicMessagesFactory({ env, baseURL: runBaseURL, model }: Pr
     apiKey: anthropicKeyFor(env, baseURL) ?? PLACEHOLDER_API_KEY,
     baseURL,
     defaultModel: model,
+    maxOutputBytes: maxModelOutputBytesFromEnv(env),
   });
 }

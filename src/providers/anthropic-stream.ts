@@ -3,6 +3,7 @@ import type { RawMessageStreamEvent, StopReason, Usage } from '@anthropic-ai/sdk
 import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage as TurnUsage } from '../core/messages.js';
 import { ANTHROPIC_PROVIDER } from './anthropic-request.js';
 import type { StreamProgress } from './model-provider.js';
+import { OutputMeter } from './output-cap.js';
 import { isWholeJsonObject } from './stream-assembler.js';
 
 /** One content block as it is being received, by its stream index. */
@@ -45,8 +46,14 @@ export class AnthropicStreamAssembler {
   private eventCount = 0;
   private contentChars = 0;
 
-  /** `fallbackModel` names the turn when the stream never says which model answered. */
-  constructor(private readonly fallbackModel: string) {}
+  /**
+   * `fallbackModel` names the turn when the stream never says which model answered; `meter` caps what the turn
+   * accumulates (unbounded by default: the provider passes the worker's cap).
+   */
+  constructor(
+    private readonly fallbackModel: string,
+    private readonly meter: OutputMeter = new OutputMeter(Number.POSITIVE_INFINITY),
+  ) {}
 
   push(event: RawMessageStreamEvent): void {
     this.eventCount += 1;
@@ -56,6 +63,8 @@ export class AnthropicStreamAssembler {
         this.addUsage(event.message.usage);
         break;
       case 'content_block_start':
+        // A block may start with content of its own (text, a tool's whole input, thinking).
+        this.meter.addItem(event.content_block);
         this.blocks.set(event.index, pendingBlock(event.content_block));
         break;
       case 'content_block_delta':
@@ -113,11 +122,19 @@ export class AnthropicStreamAssembler {
     const block = this.blocks.get(index);
     if (!block) return;
     if (delta.type === 'text_delta' && block.type === 'text') {
+      this.meter.add(delta.text);
       block.text += delta.text;
       this.contentChars += delta.text.length;
-    } else if (delta.type === 'input_json_delta' && block.type === 'tool_use') block.json += delta.partial_json;
-    else if (delta.type === 'thinking_delta' && block.type === 'thinking') block.thinking += delta.thinking;
-    else if (delta.type === 'signature_delta' && block.type === 'thinking') block.signature += delta.signature;
+    } else if (delta.type === 'input_json_delta' && block.type === 'tool_use') {
+      this.meter.add(delta.partial_json);
+      block.json += delta.partial_json;
+    } else if (delta.type === 'thinking_delta' && block.type === 'thinking') {
+      this.meter.add(delta.thinking);
+      block.thinking += delta.thinking;
+    } else if (delta.type === 'signature_delta' && block.type === 'thinking') {
+      this.meter.add(delta.signature);
+      block.signature += delta.signature;
+    }
   }
 
   // message_start reports the input and the first output tokens, message_delta the running totals: the latest wins.

@@ -9,6 +9,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, ModelTurn, ToolChoice } from '../core/messages.js';
 import type { ModelProvider, ProviderRequest } from './model-provider.js';
+import { OutputMeter, maxModelOutputBytesFromEnv } from './output-cap.js';
 import { readChatChunks } from './sse-reader.js';
 import { StreamAssembler } from './stream-assembler.js';
 
@@ -23,6 +24,8 @@ export interface OpenAIChatProviderOptions {
   fetch?: typeof globalThis.fetch;
   /** Provider name reported in `ModelProvider.name`; `openai` by default. */
   name?: string;
+  /** The cap of one answer's output; DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES (or its default) when omitted. */
+  maxOutputBytes?: number;
 }
 
 /** A ModelProvider on the Chat Completions API, streaming, with the SDK's own retries off (Temporal retries). */
@@ -35,11 +38,17 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Mo
   });
   return {
     name: options.name ?? 'openai',
-    complete: (request) => completeStreaming(client, options.defaultModel, request),
+    complete: (request) =>
+      completeStreaming(client, options.defaultModel, options.maxOutputBytes ?? maxModelOutputBytesFromEnv(), request),
   };
 }
 
-async function completeStreaming(client: OpenAI, defaultModel: string, request: ProviderRequest): Promise<ModelTurn> {
+async function completeStreaming(
+  client: OpenAI,
+  defaultModel: string,
+  maxOutputBytes: number,
+  request: ProviderRequest,
+): Promise<ModelTurn> {
   const model = request.model || defaultModel;
   const body: ChatCompletionCreateParamsStreaming = {
     model,
@@ -57,9 +66,11 @@ async function completeStreaming(client: OpenAI, defaultModel: string, request: 
   }
   // The SDK makes the request and maps HTTP errors; the body is read by readChatChunks, in linear time.
   const response = await client.chat.completions.create(body, { signal: request.signal }).asResponse();
-  const assembler = new StreamAssembler(model);
+  const meter = new OutputMeter(maxOutputBytes);
+  const assembler = new StreamAssembler(model, meter);
   try {
-    for await (const chunks of readChatChunks(response)) {
+    // Past the cap the assembler throws; leaving the loop cancels the body's reader, which closes the request.
+    for await (const chunks of readChatChunks(response, meter)) {
       for (const chunk of chunks) assembler.push(chunk);
       request.onProgress?.(assembler.progress());
     }

@@ -16,6 +16,7 @@ import { openAIEndpoint } from './resolve-provider.js';
 import type { ProviderSetup } from './resolve-provider.js';
 import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';
 import type { ResponsesStreamEvent } from './responses-assembler.js';
+import { OutputMeter, maxModelOutputBytesFromEnv } from './output-cap.js';
 import { readEventData } from './sse-reader.js';
 
 /** Options of `createOpenAIResponsesProvider`. The key comes from the worker's environment, never from a run. */
@@ -25,6 +26,8 @@ export interface OpenAIResponsesProviderOptions {
   baseURL?: string;
   /** Model used when a request names none. */
   defaultModel: string;
+  /** The cap of one answer's output; DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES (or its default) when omitted. */
+  maxOutputBytes?: number;
 }
 
 /** A ModelProvider on the Responses API, streaming, with the SDK's own retries off (Temporal retries). */
@@ -32,16 +35,26 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
   const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
   return {
     name: RESPONSES_PROVIDER,
-    complete: (request) => completeStreaming(client, options.defaultModel, request),
+    complete: (request) =>
+      completeStreaming(client, options.defaultModel, options.maxOutputBytes ?? maxModelOutputBytesFromEnv(), request),
   };
 }
 
 /** The `openai-responses` provider: key and endpoint exactly as for `openai` (OPENAI_API_KEY, OPENAI_BASE_URL). */
 export function openAIResponsesFactory(setup: ProviderSetup): ModelProvider {
-  return createOpenAIResponsesProvider({ defaultModel: setup.model, ...openAIEndpoint(setup) });
+  return createOpenAIResponsesProvider({
+    defaultModel: setup.model,
+    maxOutputBytes: maxModelOutputBytesFromEnv(setup.env),
+    ...openAIEndpoint(setup),
+  });
 }
 
-async function completeStreaming(client: OpenAI, defaultModel: string, request: ProviderRequest): Promise<ModelTurn> {
+async function completeStreaming(
+  client: OpenAI,
+  defaultModel: string,
+  maxOutputBytes: number,
+  request: ProviderRequest,
+): Promise<ModelTurn> {
   const model = request.model || defaultModel;
   const body: ResponseCreateParamsStreaming = {
     model,
@@ -58,9 +71,11 @@ async function completeStreaming(client: OpenAI, defaultModel: string, request: 
   }
   // The SDK makes the request and maps HTTP errors; the events are read by readEventData, in linear time.
   const response = await client.responses.create(body, { signal: request.signal }).asResponse();
-  const assembler = new ResponsesAssembler(model);
+  const meter = new OutputMeter(maxOutputBytes);
+  const assembler = new ResponsesAssembler(model, meter);
   try {
-    for await (const events of readEventData<ResponsesStreamEvent>(response)) {
+    // Past the cap the assembler throws; leaving the loop cancels the body's reader, which closes the request.
+    for await (const events of readEventData<ResponsesStreamEvent>(response, meter)) {
       for (const event of events) assembler.push(event);
       request.onProgress?.(assembler.progress());
     }

@@ -6,6 +6,7 @@ import type { ModelSelection } from '../core/messages.js';
 import type { ModelProvider } from './model-provider.js';
 import { anthropicMessagesFactory } from './anthropic-messages.js';
 import { createOpenAIChatProvider } from './openai-chat.js';
+import { maxModelOutputBytesFromEnv } from './output-cap.js';
 import { openAIResponsesFactory } from './openai-responses.js';
 import { withReactFallback } from './react-fallback.js';
 import { createReactProvider } from './react-protocol.js';
@@ -116,7 +117,12 @@ function openAIChatFactory(setup: ProviderSetup): ModelProvider {
       'Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).',
     );
   }
-  return createOpenAIChatProvider({ name: setup.name, defaultModel: setup.model, ...openAIEndpoint(setup) });
+  return createOpenAIChatProvider({
+    name: setup.name,
+    defaultModel: setup.model,
+    maxOutputBytes: maxModelOutputBytesFromEnv(setup.env),
+    ...openAIEndpoint(setup),
+  });
 }
 
 /**

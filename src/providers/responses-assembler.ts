@@ -2,6 +2,7 @@
 import { APIError } from 'openai';
 import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage } from '../core/messages.js';
 import type { StreamProgress } from './model-provider.js';
+import { OutputMeter } from './output-cap.js';
 
 /** The provider name its reasoning items are kept under in the transcript. */
 export const RESPONSES_PROVIDER = 'openai-responses';
@@ -72,7 +73,11 @@ export class ResponsesAssembler {
   private eventCount = 0;
 
   /** `fallbackModel` names the turn when no event carries a model. */
-  constructor(private readonly fallbackModel: string) {}
+  /** `meter` caps what the turn accumulates (unbounded by default: the provider passes the worker's cap). */
+  constructor(
+    private readonly fallbackModel: string,
+    private readonly meter: OutputMeter = new OutputMeter(Number.POSITIVE_INFINITY),
+  ) {}
 
   /** Adds one event; a failed response or an `error` event throws. */
   push(event: ResponsesStreamEvent): void {
@@ -83,19 +88,31 @@ export class ResponsesAssembler {
         if (event.item?.type === 'function_call') this.open(event);
         break;
       case 'response.function_call_arguments.delta':
-        if (typeof event.delta === 'string') this.callFor(event).arguments += event.delta;
+        if (typeof event.delta === 'string') {
+          this.meter.add(event.delta);
+          this.callFor(event).arguments += event.delta;
+        }
         break;
       case 'response.function_call_arguments.done': {
         const call = this.callFor(event);
-        if (typeof event.arguments === 'string') call.arguments = event.arguments;
+        if (typeof event.arguments === 'string') {
+          this.meter.replace(call.arguments, event.arguments);
+          call.arguments = event.arguments;
+        }
         call.done = true;
         break;
       }
       case 'response.output_text.delta':
-        if (typeof event.delta === 'string') this.content += event.delta;
+        if (typeof event.delta === 'string') {
+          this.meter.add(event.delta);
+          this.content += event.delta;
+        }
         break;
       case 'response.refusal.delta':
-        if (typeof event.delta === 'string') this.refusal += event.delta;
+        if (typeof event.delta === 'string') {
+          this.meter.add(event.delta);
+          this.refusal += event.delta;
+        }
         break;
       case 'response.output_item.done':
         this.itemDone(event);
@@ -148,6 +165,9 @@ export class ResponsesAssembler {
 
   private open(event: ResponsesStreamEvent): void {
     const item = event.item!;
+    this.meter.add(item.call_id);
+    this.meter.add(item.name);
+    this.meter.add(item.arguments);
     this.calls.push({
       itemId: item.id,
       outputIndex: event.output_index,
@@ -173,14 +193,24 @@ export class ResponsesAssembler {
     const item = event.item;
     if (item?.type === 'reasoning') {
       // Kept exactly as returned: the API decrypts `encrypted_content` when the item is sent back.
+      this.meter.addItem(item);
       this.providerItems.push({ provider: RESPONSES_PROVIDER, item: { ...item } });
       return;
     }
     if (item?.type !== 'function_call') return;
     const call = this.callFor({ ...event, item_id: item.id });
-    if (item.call_id !== undefined) call.callId = item.call_id;
-    if (item.name !== undefined) call.name = item.name;
-    if (typeof item.arguments === 'string') call.arguments = item.arguments;
+    if (item.call_id !== undefined) {
+      this.meter.replace(call.callId, item.call_id);
+      call.callId = item.call_id;
+    }
+    if (item.name !== undefined) {
+      this.meter.replace(call.name, item.name);
+      call.name = item.name;
+    }
+    if (typeof item.arguments === 'string') {
+      this.meter.replace(call.arguments, item.arguments);
+      call.arguments = item.arguments;
+    }
     call.done = true;
   }
 }

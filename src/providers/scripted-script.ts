@@ -45,6 +45,9 @@ export const scriptTurnSchema = z
       .optional(),
     chunk_size: z.number().int().positive().optional(),
     truncate_stream: z.boolean().optional(),
+    // A stream that never ends: `events` sends the turn's first half, then its last event again and again; `one_event`
+    // opens one event and never finishes it. For the model-output cap; the stream stops only when the client leaves.
+    endless_stream: z.enum(['events', 'one_event']).optional(),
     drop_connection: z.boolean().optional(),
     // A stream that fails after half its events with the API's in-stream error event.
     stream_error: z.strictObject({ code: z.string().optional(), message: z.string() }).optional(),

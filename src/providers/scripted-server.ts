@@ -3,6 +3,7 @@
 // recorded; running out of turns fails loudly.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../core/messages.js';
@@ -66,6 +67,8 @@ export interface ScriptedModelServer {
   authorizations: (string | undefined)[];
   /** Turns not served yet. */
   remaining(): number;
+  /** Endless streams (a turn's `endless_stream`) still being written: 0 once every client has gone. */
+  endlessStreams(): number;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const failures: string[] = [];
   const authorizations: (string | undefined)[] = [];
   const closing = new AbortController();
+  const endless = { open: 0 };
   let served = 0;
 
   const serve = async (dialect: ScriptedDialect, request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -149,6 +153,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (turn.drop_connection === true && !read.stream) return void response.socket?.destroy();
     const answer = answerFor(turn, read);
     if (!read.stream) return sendJson(response, 200, dialect.render(answer, renderOptions));
+    if (turn.endless_stream) {
+      const started = dialect.renderEvents({ ...answer, truncate_stream: true }, { ...renderOptions, includeUsage });
+      return streamEndlessly(response, started, turn.endless_stream, closing.signal, endless);
+    }
     const events = dialect.renderEvents(answer, { ...renderOptions, includeUsage });
     if (turn.drop_connection === true) return dropMidStream(response, events);
     if (turn.stream_error) {
@@ -204,6 +212,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     authorizations,
     failures,
     remaining: () => turns.length - served,
+    endlessStreams: () => endless.open,
     close: async () => {
       closing.abort();
       server.closeAllConnections();
@@ -242,6 +251,39 @@ function sendStream(response: ServerResponse, events: StreamEvent[], done: strin
     );
   if (done) response.write(done);
   response.end();
+}
+
+// Writes as fast as the client reads (backpressure), until it closes the connection or the server closes.
+async function streamEndlessly(
+  response: ServerResponse,
+  events: StreamEvent[],
+  mode: 'events' | 'one_event',
+  closing: AbortSignal,
+  endless: { open: number },
+): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  endless.open += 1;
+  let gone = false;
+  response.once('close', () => (gone = true));
+  try {
+    response.write(events.map(sseLine).join(''));
+    const last = events.at(-1);
+    let piece: string;
+    if (mode === 'one_event' || !last) {
+      response.write('data: {"never":"');
+      piece = 'x'.repeat(64 * 1024);
+    } else {
+      piece = sseLine(last).repeat(Math.max(1, Math.floor((64 * 1024) / sseLine(last).length)));
+    }
+    while (!gone && !closing.aborted) {
+      if (!response.write(piece)) await Promise.race([once(response, 'drain'), once(response, 'close')]);
+    }
+  } catch {
+    // The client went away mid-write.
+  } finally {
+    endless.open -= 1;
+    response.destroy();
+  }
 }
 
 function sseLine({ event, data }: StreamEvent): string {

@@ -6,18 +6,23 @@
 // The SDK still makes the request (auth, base URL, HTTP errors); only the body is read here, with its semantics:
 // `[DONE]` ends the stream, an event carrying `error` is thrown as the SDK's APIError.
 import { APIError } from 'openai';
+import type { OutputMeter } from './output-cap.js';
 import type { StreamChunk } from './stream-assembler.js';
 
 // An event ends at a blank line; servers may use any of the three line endings.
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
 
 /** The chunks of a streamed chat completion, in batches: all the events one network read completed. */
-export function readChatChunks(response: Response): AsyncGenerator<StreamChunk[]> {
-  return readEventData<StreamChunk>(response);
+export function readChatChunks(response: Response, meter?: OutputMeter): AsyncGenerator<StreamChunk[]> {
+  return readEventData<StreamChunk>(response, meter);
 }
 
-/** The JSON data of each event of a stream, in batches: all the events one network read completed. */
-export async function* readEventData<T>(response: Response): AsyncGenerator<T[]> {
+/**
+ * The JSON data of each event of a stream, in batches: all the events one network read completed. With a `meter`, an
+ * event still being received must fit the turn's cap too: one event that never ends is stopped like a turn that
+ * never ends (the assembler meters the content of the events it takes).
+ */
+export async function* readEventData<T>(response: Response, meter?: OutputMeter): AsyncGenerator<T[]> {
   if (!response.body) throw new Error('The streamed response has no body.');
   // Node's fetch gives a web ReadableStream of bytes; the DOM lib's typings are not loaded here.
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -33,6 +38,7 @@ export async function* readEventData<T>(response: Response): AsyncGenerator<T[]>
       // At the end, whatever is left is the last event even without its blank line.
       const { events, rest } = takeEvents(done ? `${buffered}\n\n` : buffered, searchFrom);
       buffered = rest;
+      meter?.checkPending(buffered.length);
       searchFrom = Math.max(0, rest.length - 3);
       const chunks: T[] = [];
       for (const event of events) {

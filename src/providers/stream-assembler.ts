@@ -1,6 +1,7 @@
 // Pure: no I/O, no clock. Turns Chat Completions stream chunks into one ModelTurn (TOOL-SPEC C.15).
 import type { FinishReason, ModelTurn, RawToolCall, Usage } from '../core/messages.js';
 import type { StreamProgress } from './model-provider.js';
+import { OutputMeter } from './output-cap.js';
 
 /** One tool-call delta as compatible servers actually send it: every field optional, `index` sometimes missing. */
 export interface StreamToolCallDelta {
@@ -47,8 +48,14 @@ export class StreamAssembler {
   private model: string | undefined;
   private chunkCount = 0;
 
-  /** `fallbackModel` names the turn when no chunk carries a model. */
-  constructor(private readonly fallbackModel: string) {}
+  /**
+   * `fallbackModel` names the turn when no chunk carries a model; `meter` caps what the turn accumulates (unbounded
+   * by default: the provider passes the worker's cap).
+   */
+  constructor(
+    private readonly fallbackModel: string,
+    private readonly meter: OutputMeter = new OutputMeter(Number.POSITIVE_INFINITY),
+  ) {}
 
   /** Adds one chunk. Only choice 0 is read: the provider never asks for more than one. */
   push(chunk: StreamChunk): void {
@@ -58,8 +65,14 @@ export class StreamAssembler {
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
-      if (typeof delta?.content === 'string') this.content += delta.content;
-      if (typeof delta?.refusal === 'string') this.refusal += delta.refusal;
+      if (typeof delta?.content === 'string') {
+        this.meter.add(delta.content);
+        this.content += delta.content;
+      }
+      if (typeof delta?.refusal === 'string') {
+        this.meter.add(delta.refusal);
+        this.refusal += delta.refusal;
+      }
       for (const toolDelta of delta?.tool_calls ?? []) this.addToolDelta(toolDelta);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
@@ -92,13 +105,27 @@ export class StreamAssembler {
 
   private addToolDelta(delta: StreamToolCallDelta): void {
     const call = this.callFor(delta);
-    if (delta.id) call.id = delta.id;
+    if (delta.id) {
+      this.meter.replace(call.id, delta.id);
+      call.id = delta.id;
+    }
     // Some servers repeat the name on every delta: it replaces, never concatenates (as the OpenAI SDK does).
-    if (delta.function?.name) call.name = delta.function.name;
+    if (delta.function?.name) {
+      this.meter.replace(call.name, delta.function.name);
+      call.name = delta.function.name;
+    }
     const argumentsDelta = delta.function?.arguments;
-    if (typeof argumentsDelta === 'string') call.arguments += argumentsDelta;
     // A few servers send the arguments as an already-parsed object.
-    else if (argumentsDelta !== undefined && argumentsDelta !== null) call.arguments += JSON.stringify(argumentsDelta);
+    const text =
+      typeof argumentsDelta === 'string'
+        ? argumentsDelta
+        : argumentsDelta !== undefined && argumentsDelta !== null
+          ? JSON.stringify(argumentsDelta)
+          : undefined;
+    if (text !== undefined) {
+      this.meter.add(text);
+      call.arguments += text;
+    }
   }
 
   private callFor(delta: StreamToolCallDelta): PendingCall {

@@ -18,6 +18,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeReadFile } from '../../src/activities/executors/read-file.js';
 import { executeWriteFile } from '../../src/activities/executors/write-file.js';
 import { journalPath } from '../../src/activities/files/journal.js';
+import { journalDirectory } from '../../src/activities/worker-data.js';
+import { makeExecutorContext } from './executor-context.js';
 import { runAsUnprivileged } from './files/run-as.js';
 import { ToolSession, makeWorkspace, removeWorkspace } from './files/session.js';
 import { mountSmallTmpfs } from './files/tmpfs.js';
@@ -358,13 +360,14 @@ describe('WriteFile: durable retry', () => {
   });
 
   it('keeps the journal record after a commit and sweeps records older than a day', async () => {
-    const stale = journalPath(root, 'ancient');
+    const journal = journalDirectory(makeExecutorContext({ root, input: {} }).dataDir);
+    const stale = journalPath(journal, 'ancient');
     await mkdir(path.dirname(stale), { recursive: true });
     await writeFile(stale, '{}');
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
     await utimes(stale, twoDaysAgo, twoDaysAgo);
     await write({ path: 'x.txt', content: 'x' }, { activityKey: 'fresh/key' });
-    const record = JSON.parse(await readFile(journalPath(root, 'fresh/key'), 'utf8'));
+    const record = JSON.parse(await readFile(journalPath(journal, 'fresh/key'), 'utf8'));
     expect(record).toMatchObject({
       tool: 'WriteFile',
       rel: 'x.txt',

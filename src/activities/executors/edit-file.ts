@@ -4,7 +4,13 @@ import { editFile } from '../../tools/edit-file.js';
 import { applyEdits } from '../files/apply-edits.js';
 import type { EditSpec } from '../files/apply-edits.js';
 import { commitWrite, lockedWrite, readForWrite } from '../files/commit.js';
-import { contextWithPath, parseInput, pathFailure, resolvePathParam } from '../files/common.js';
+import {
+  contextWithPath,
+  parseInput,
+  pathFailure,
+  protectedRealPathRefusal,
+  resolvePathParam,
+} from '../files/common.js';
 import { diffPreview } from '../files/diff-preview.js';
 import { sha256Hex } from '../files/hash.js';
 import { statSnapshot } from '../files/snapshot.js';
@@ -40,6 +46,9 @@ export const executeEditFile: ToolExecutor = async (executor) => {
   }
   const resolved = await resolvePathParam(executor, input.path);
   if (!resolved.ok) return resolved.result;
+  // A dry run writes nothing, so it may show what an edit through the link would do.
+  const refusal = input.dry_run ? undefined : protectedRealPathRefusal(executor, input.path, resolved.path);
+  if (refusal) return refusal;
   const target: EditTarget = {
     rel: resolved.path.rel,
     real: resolved.path.real,
@@ -94,7 +103,7 @@ async function notFound(executor: ExecutorContext, target: EditTarget): Promise<
 async function edit(executor: ExecutorContext, target: EditTarget): Promise<ToolActivityResult> {
   const { rel, real } = target;
   const info = await statSnapshot(real);
-  const gated = await readForWrite({ executor, tool: 'EditFile', rel, real, info });
+  const gated = await readForWrite({ executor, tool: 'EditFile', rel, info });
   if (!gated.ok) return gated.result;
   const { bytes, snapshot, lockNote } = gated.read;
 
@@ -165,7 +174,6 @@ async function edit(executor: ExecutorContext, target: EditTarget): Promise<Tool
     executor,
     tool: 'EditFile',
     rel,
-    real,
     content: newBytes,
     sha256: intendedSha,
     expected: gated.read,

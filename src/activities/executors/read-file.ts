@@ -1,15 +1,20 @@
-// ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8).
+// ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8). The file is
+// streamed once; only the lines returned are held in memory (files/line-scan.ts).
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
 import type { ErrorCode } from '../../core/envelope.js';
 import type { ReadState } from '../../core/read-state.js';
+import type { FileHandle } from 'node:fs/promises';
 import { readFile } from '../../tools/read-file.js';
-import { looksBinary, readHead } from '../files/binary.js';
+import { looksBinary, readHeadOf } from '../files/binary.js';
 import { contextWithPath, parseInput, readStateEntry, resolvePathParam } from '../files/common.js';
+import { isLinkInWorkspace, openConfinedForRead } from '../files/confined.js';
 import { fileSystemErrorEnvelope, isMissingError } from '../files/errors.js';
-import { sha256Hex } from '../files/hash.js';
-import { readStable, statSnapshot } from '../files/snapshot.js';
+import { scanLines } from '../files/line-scan.js';
+import type { LineScan } from '../files/line-scan.js';
+import { handleSnapshot, sameVersion, statSnapshot } from '../files/snapshot.js';
+import type { FileSnapshot } from '../files/snapshot.js';
 import { similarNames } from '../files/suggestions.js';
-import { cutAtCodeUnits, decodeUtf8Lenient, splitLines } from '../files/text.js';
+import { cutAtCodeUnits, hasUtf8Bom } from '../files/text.js';
 import type { ToolActivityResult } from '../tool-request.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
@@ -52,28 +57,38 @@ async function readResolved(
   const fail = (code: ErrorCode, message: string, details?: Record<string, unknown>): ToolActivityResult => ({
     envelope: errorEnvelope({ code, message, details, context, stats: { time_ms: executor.elapsedMs() } }),
   });
+  const binary = (): ToolActivityResult => fail('BINARY_FILE', `'${rel}' is a binary file; ReadFile only reads text.`);
+  const changed = (): ToolActivityResult =>
+    fail('CONFLICT', `File '${rel}' changed while it was being read. Call ReadFile again.`, {
+      reason: 'changed_during_read',
+    });
 
   const info = await statSnapshot(real);
   if (info.isDirectory) return fail('IS_DIRECTORY', `'${rel}' is a directory; use Glob.`);
   // FIFOs, sockets and devices: opening one could block forever or never end.
   if (!info.isFile) return fail('INVALID_PARAM', `'${rel}' is not a regular file.`, { reason: 'not_regular_file' });
-  if (looksBinary(await readHead(real))) {
-    return fail('BINARY_FILE', `'${rel}' is a binary file; ReadFile only reads text.`);
-  }
 
-  const read = await readStable(real);
-  if (!read.ok) {
-    return fail('CONFLICT', `File '${rel}' changed while it was being read. Call ReadFile again.`, {
-      reason: 'changed_during_read',
-    });
+  let read: StreamedRead | undefined;
+  for (let attempt = 0; attempt < 2 && !read; attempt++) {
+    let handle;
+    try {
+      handle = await openConfinedForRead(executor.root, rel);
+    } catch (error) {
+      // Resolved with every link followed, so a link on the way now was put there since.
+      if (isLinkInWorkspace(error)) return changed();
+      throw error;
+    }
+    try {
+      const outcome = await readWindow(handle, { offset, limit, signal: executor.signal });
+      if (outcome === 'binary') return binary();
+      if (outcome !== 'changed') read = outcome;
+    } finally {
+      await handle.close();
+    }
   }
-  const { bytes, snapshot } = read;
-  // A file that turned binary between the head check and the full read.
-  if (looksBinary(bytes)) return fail('BINARY_FILE', `'${rel}' is a binary file; ReadFile only reads text.`);
-  const sha256 = sha256Hex(bytes);
-  const decoded = decodeUtf8Lenient(bytes);
-  const lines = splitLines(decoded.text);
-  const totalLines = lines.length;
+  if (!read) return changed();
+  const { scan, snapshot, encoding, window } = read;
+  const { sha256, totalLines } = scan;
 
   if (totalLines === 0 && offset !== 1) {
     return fail('INVALID_PARAM', `offset (${offset}) exceeds file length (0 lines). The file is empty; use offset=1.`, {
@@ -89,31 +104,7 @@ async function readResolved(
     );
   }
 
-  let content = '';
-  let contentBytes = 0;
-  let endLine = offset - 1;
-  let lineCut = false;
-  let byteLimited = false;
-  const lastWanted = Math.min(totalLines, offset + limit - 1);
-  for (let lineNumber = offset; lineNumber <= lastWanted; lineNumber++) {
-    let text = lines[lineNumber - 1]!;
-    let cut = false;
-    if (text.length > MAX_LINE_CHARS) {
-      text = cutAtCodeUnits(text, MAX_LINE_CHARS) + LINE_CUT_MARKER;
-      cut = true;
-    }
-    const formatted = formatLine(lineNumber, text);
-    const formattedBytes = Buffer.byteLength(formatted, 'utf8');
-    if (lineNumber > offset && contentBytes + formattedBytes > MAX_CONTENT_BYTES) {
-      byteLimited = true;
-      break;
-    }
-    content += formatted;
-    contentBytes += formattedBytes;
-    endLine = lineNumber;
-    lineCut ||= cut;
-  }
-
+  const { content, endLine, lineCut, byteLimited } = window;
   const linesRead = Math.max(0, endLine - offset + 1);
   const truncationReasons: string[] = [];
   if (endLine < totalLines) truncationReasons.push(byteLimited ? 'byte_limit' : 'line_limit');
@@ -130,7 +121,7 @@ async function readResolved(
   if (nextOffset !== null) text += ` Use offset=${nextOffset} to continue.`;
 
   const envelope = okEnvelope({
-    status: truncated || decoded.encoding === 'utf-8-replace' ? 'partial' : 'success',
+    status: truncated || encoding === 'utf-8-replace' ? 'partial' : 'success',
     data: {
       path: rel,
       content,
@@ -141,7 +132,7 @@ async function readResolved(
       truncated,
       truncation_reasons: truncationReasons,
       next_offset: nextOffset,
-      encoding: decoded.encoding,
+      encoding,
       modified_externally: modifiedExternally,
     },
     text,
@@ -165,6 +156,73 @@ async function readResolved(
     },
   };
 }
+
+/** The formatted lines of one call (C.11 ReadFile step 5), built while the file streams past. */
+interface FormattedWindow {
+  content: string;
+  endLine: number;
+  lineCut: boolean;
+  byteLimited: boolean;
+}
+
+interface StreamedRead {
+  scan: LineScan;
+  snapshot: FileSnapshot;
+  encoding: 'utf-8' | 'utf-8-replace';
+  window: FormattedWindow;
+}
+
+/**
+ * One pass over the opened file: binary check on its head, then the whole file hashed and counted while only the
+ * lines `offset`..`offset + limit - 1` are kept and formatted, stopping at the byte cap. The file's stat before and
+ * after must agree, or the read is `changed` (C.11 ReadFile step 2).
+ */
+async function readWindow(
+  handle: FileHandle,
+  options: { offset: number; limit: number; signal: AbortSignal },
+): Promise<StreamedRead | 'binary' | 'changed'> {
+  const { offset, limit } = options;
+  const before = await handleSnapshot(handle);
+  if (!before.isFile) return 'changed';
+  const head = await readHeadOf(handle);
+  if (looksBinary(head)) return 'binary';
+  const window: FormattedWindow = { content: '', endLine: offset - 1, lineCut: false, byteLimited: false };
+  let contentBytes = 0;
+  const scan = await scanLines(handle, {
+    firstLine: offset,
+    lastLine: offset + limit - 1,
+    // Every UTF-16 unit takes at least one byte and at most three bytes make one, so this many bytes always decode to
+    // more than MAX_LINE_CHARS units when the line is longer.
+    maxLineBytes: 3 * (MAX_LINE_CHARS + 1),
+    bom: hasUtf8Bom(head),
+    signal: options.signal,
+    onLine: ({ lineNumber, bytes, cut: bytesCut }) => {
+      let text = LINE_DECODER.decode(bytes);
+      let cut = false;
+      if (bytesCut || text.length > MAX_LINE_CHARS) {
+        text = cutAtCodeUnits(text, MAX_LINE_CHARS) + LINE_CUT_MARKER;
+        cut = true;
+      }
+      const formatted = formatLine(lineNumber, text);
+      const formattedBytes = Buffer.byteLength(formatted, 'utf8');
+      if (lineNumber > offset && contentBytes + formattedBytes > MAX_CONTENT_BYTES) {
+        window.byteLimited = true;
+        return false;
+      }
+      window.content += formatted;
+      contentBytes += formattedBytes;
+      window.endLine = lineNumber;
+      window.lineCut ||= cut;
+      return true;
+    },
+  });
+  const after = await handleSnapshot(handle);
+  if (!sameVersion(before, after) || scan.bytesRead !== after.size) return 'changed';
+  return { scan, snapshot: after, encoding: scan.validUtf8 ? 'utf-8' : 'utf-8-replace', window };
+}
+
+// Lenient, and a U+FEFF inside the file is text: only the file's leading BOM is dropped (by the scan).
+const LINE_DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 async function notFound(executor: ExecutorContext, rel: string, real: string): Promise<ToolActivityResult> {
   const suggestions = await similarNames(real, rel);

@@ -1,11 +1,9 @@
 // WriteFile executor (TOOL-SPEC C.11): create, or overwrite behind the read-before-write lock, atomically (C.8).
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { writeFile } from '../../tools/write-file.js';
 import { commitWrite, lockedWrite, readForWrite } from '../files/commit.js';
-import { parseInput, pathFailure, resolvePathParam } from '../files/common.js';
+import { parseInput, pathFailure, protectedRealPathRefusal, resolvePathParam } from '../files/common.js';
 import { diffPreview } from '../files/diff-preview.js';
-import { errorCode, isMissingError } from '../files/errors.js';
+import { isMissingError } from '../files/errors.js';
 import { sha256Hex } from '../files/hash.js';
 import { checkReadBeforeWrite } from '../files/lock-gate.js';
 import { statSnapshot } from '../files/snapshot.js';
@@ -26,6 +24,8 @@ export const executeWriteFile: ToolExecutor = async (executor) => {
   if (!parsed.ok) return parsed.result;
   const resolved = await resolvePathParam(executor, parsed.input.path);
   if (!resolved.ok) return resolved.result;
+  const refusal = protectedRealPathRefusal(executor, parsed.input.path, resolved.path);
+  if (refusal) return refusal;
   const target: WriteTarget = { rel: resolved.path.rel, real: resolved.path.real, content: parsed.input.content };
   return lockedWrite({
     executor,
@@ -59,8 +59,8 @@ async function overwrite(
   target: WriteTarget,
   info: FileSnapshot,
 ): Promise<ToolActivityResult> {
-  const { rel, real } = target;
-  const gated = await readForWrite({ executor, tool: 'WriteFile', rel, real, info });
+  const { rel } = target;
+  const gated = await readForWrite({ executor, tool: 'WriteFile', rel, info });
   if (!gated.ok) return gated.result;
   const { bytes, lockNote } = gated.read;
 
@@ -88,7 +88,6 @@ async function overwrite(
     executor,
     tool: 'WriteFile',
     rel,
-    real,
     content: newBytes,
     sha256: intendedSha,
     expected: gated.read,
@@ -97,22 +96,11 @@ async function overwrite(
 }
 
 async function create(executor: ExecutorContext, target: WriteTarget): Promise<ToolActivityResult> {
-  const { rel, real } = target;
+  const { rel } = target;
   const entry = executor.request.readState?.[rel];
   if (entry) {
     const gate = checkReadBeforeWrite({ rel, entry, current: null });
     if (!gate.ok) return pathFailure(executor, rel, gate.code, gate.message, gate.details);
-  }
-  try {
-    await mkdir(path.dirname(real), { recursive: true });
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'EEXIST' || code === 'ENOTDIR') {
-      return pathFailure(executor, rel, 'INVALID_PARAM', `Cannot create '${rel}': a parent path is not a directory.`, {
-        reason: 'not_a_directory',
-      });
-    }
-    throw error;
   }
   const newBytes = Buffer.from(target.content, 'utf8');
   const intendedSha = sha256Hex(newBytes);
@@ -130,5 +118,5 @@ async function create(executor: ExecutorContext, target: WriteTarget): Promise<T
     },
     stats: { new_size_bytes: newBytes.length, new_sha256: intendedSha },
   };
-  return commitWrite({ executor, tool: 'WriteFile', rel, real, content: newBytes, sha256: intendedSha, result });
+  return commitWrite({ executor, tool: 'WriteFile', rel, content: newBytes, sha256: intendedSha, result });
 }

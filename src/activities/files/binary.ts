@@ -1,5 +1,6 @@
 // Binary detection of TOOL-SPEC C.11 (ReadFile step 1), shared by the three file tools.
 import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 
 /** Bytes inspected for a NUL. */
 export const BINARY_NUL_WINDOW = 8192;
@@ -27,12 +28,17 @@ export function looksBinary(bytes: Uint8Array): boolean {
 export async function readHead(filePath: string, length = BINARY_NUL_WINDOW): Promise<Uint8Array> {
   const handle = await open(filePath, 'r');
   try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead);
+    return await readHeadOf(handle, length);
   } finally {
     await handle.close();
   }
+}
+
+/** The head of an opened file (read at position 0, whatever the handle's position). */
+export async function readHeadOf(handle: FileHandle, length = BINARY_NUL_WINDOW): Promise<Uint8Array> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, 0);
+  return buffer.subarray(0, bytesRead);
 }
 
 /** `looksBinary` on the head of a file. */

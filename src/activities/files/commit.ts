@@ -4,9 +4,12 @@
 import type { ErrorCode } from '../../core/envelope.js';
 import type { ToolActivityResult } from '../tool-request.js';
 import type { ExecutorContext } from '../executors/types.js';
+import { journalDirectory } from '../worker-data.js';
 import { createFileExclusively, removeLeftoverTemps, replaceFileAtomically } from './atomic-write.js';
-import { looksBinary, readHead } from './binary.js';
+import { looksBinary, readHeadOf } from './binary.js';
 import { committedResult, contextWithPath, pathFailure } from './common.js';
+import { isLinkInWorkspace, openConfinedForRead, splitParent, withConfinedDirectory } from './confined.js';
+import type { LinkInWorkspaceError } from './confined.js';
 import { fileSystemErrorEnvelope, isMissingError } from './errors.js';
 import { sha256Hex } from './hash.js';
 import { removeJournal, sweepJournals, writeJournal } from './journal.js';
@@ -43,13 +46,14 @@ export function lockedWrite(options: {
   return withPathLock(real, async () => {
     try {
       // An earlier attempt killed between its temp file and the rename left the temp file behind.
-      if (executor.attempt > 1) await removeLeftoverTemps(real, executor.activityKey);
+      if (executor.attempt > 1) await removeTempsOfEarlierAttempts(executor, rel);
       if (options.replay) {
         const replay = await findIdempotentReplay({ executor, tool, rel, real });
         if (replay) return replay;
       }
       return await options.write();
     } catch (error) {
+      if (isLinkInWorkspace(error)) return linkRefusal(executor, rel, error);
       if (isMissingError(error)) return options.onMissing();
       const context = contextWithPath(executor, rel);
       const envelope = fileSystemErrorEnvelope(error, { rel, action: 'write', context, timeMs: executor.elapsedMs() });
@@ -57,6 +61,38 @@ export function lockedWrite(options: {
       throw error;
     }
   });
+}
+
+async function removeTempsOfEarlierAttempts(executor: ExecutorContext, rel: string): Promise<void> {
+  const { dir, name } = splitParent(rel);
+  try {
+    await withConfinedDirectory(executor.root, dir, {}, (directory) =>
+      removeLeftoverTemps({ directory, name }, executor.activityKey),
+    );
+  } catch (error) {
+    // No directory yet (a create), or one the write itself will refuse with a clear error.
+    if (!isMissingError(error) && !isLinkInWorkspace(error)) throw error;
+  }
+}
+
+/**
+ * `rel` was resolved with every link on the way followed, so a component that is a link (or not a directory) when the
+ * write opens it was put there since, or is a file where a directory is needed.
+ */
+function linkRefusal(executor: ExecutorContext, rel: string, error: LinkInWorkspaceError): ToolActivityResult {
+  if (error.why === 'not_directory') {
+    return pathFailure(executor, rel, 'INVALID_PARAM', `Cannot create '${rel}': a parent path is not a directory.`, {
+      reason: 'not_a_directory',
+      component: error.rel,
+    });
+  }
+  return pathFailure(
+    executor,
+    rel,
+    'CONFLICT',
+    `'${error.rel}' changed into a symbolic link while '${rel}' was being written; nothing was written. Retry the call.`,
+    { reason: 'path_changed', component: error.rel },
+  );
 }
 
 /** An existing text file read whole, with the gate's verdict that it may be written. */
@@ -76,10 +112,9 @@ export async function readForWrite(options: {
   executor: ExecutorContext;
   tool: WriteTool;
   rel: string;
-  real: string;
   info: FileSnapshot;
 }): Promise<{ ok: true; read: GatedRead } | { ok: false; result: ToolActivityResult }> {
-  const { executor, tool, rel, real, info } = options;
+  const { executor, tool, rel, info } = options;
   const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
     ok: false as const,
     result: pathFailure(executor, rel, code, message, details),
@@ -87,14 +122,20 @@ export async function readForWrite(options: {
   if (info.isDirectory) return refuse('IS_DIRECTORY', `'${rel}' is a directory; ${tool} needs a file path.`);
   if (!info.isFile) return refuse('INVALID_PARAM', `'${rel}' is not a regular file.`, { reason: 'not_regular_file' });
   const binaryMessage = `'${rel}' is a binary file; ${BINARY_REFUSAL[tool]}`;
-  if (looksBinary(await readHead(real))) return refuse('BINARY_FILE', binaryMessage);
+  const openFile = () => openConfinedForRead(executor.root, rel);
+  const head = await openFile();
+  try {
+    if (looksBinary(await readHeadOf(head))) return refuse('BINARY_FILE', binaryMessage);
+  } finally {
+    await head.close();
+  }
   const entry = executor.request.readState?.[rel];
   // No entry: say so before reading a possibly large file only to refuse.
   if (!entry) {
     const gate = checkReadBeforeWrite({ rel, entry, current: null });
     if (!gate.ok) return refuse(gate.code, gate.message, gate.details);
   }
-  const read = await readStable(real);
+  const read = await readStable(openFile);
   if (!read.ok) {
     return refuse('CONFLICT', `File '${rel}' changed while it was being read. ReadFile it again, then retry.`, {
       reason: 'changed_during_read',
@@ -121,14 +162,13 @@ export async function commitWrite(options: {
   executor: ExecutorContext;
   tool: WriteTool;
   rel: string;
-  real: string;
   content: Buffer;
   /** sha256 of `content`, already reported in `result`. */
   sha256: string;
   expected?: { snapshot: FileSnapshot; sha256: string };
   result: WriteJournalRecord['result'];
 }): Promise<ToolActivityResult> {
-  const { executor, tool, rel, real, content, sha256, expected, result } = options;
+  const { executor, tool, rel, content, sha256, expected, result } = options;
   const record: WriteJournalRecord = {
     version: 1,
     tool,
@@ -137,22 +177,27 @@ export async function commitWrite(options: {
     expected_sha256: expected ? expected.sha256 : null,
     result,
   };
+  const journal = journalDirectory(executor.dataDir);
   const beforeCommit = async (): Promise<void> => {
-    await writeJournal(executor.root, executor.activityKey, record);
+    await writeJournal(journal, executor.activityKey, record);
     await executor.beforeCommit?.(rel);
   };
   const owner = executor.activityKey;
-  const commit = expected
-    ? await replaceFileAtomically({ target: real, content, expected: expected.snapshot, beforeCommit, owner })
-    : await createFileExclusively({ target: real, content, beforeCommit, owner });
+  const { dir, name } = splitParent(rel);
+  // A new file's missing parents are made here, one confined component at a time (never `mkdir -p` by path).
+  const commit = await withConfinedDirectory(executor.root, dir, { create: !expected }, (directory) =>
+    expected
+      ? replaceFileAtomically({ directory, name, content, expected: expected.snapshot, beforeCommit, owner })
+      : createFileExclusively({ directory, name, content, beforeCommit, owner }),
+  );
   if (!commit.ok) {
-    await removeJournal(executor.root, executor.activityKey);
+    await removeJournal(journal, executor.activityKey);
     const message = expected
       ? `File '${rel}' was modified by another process while it was being written; nothing was written. ReadFile it again, then retry.`
       : `File '${rel}' was created by another process while it was being written; nothing was written. ReadFile it, then retry.`;
     return pathFailure(executor, rel, 'CONFLICT', message, { reason: commit.reason });
   }
-  await sweepJournals(executor.root);
+  await sweepJournals(journal);
   const source = tool === 'EditFile' ? 'edit' : 'write';
   return committedResult({ executor, rel, result, snapshot: commit.snapshot, sha256, source });
 }

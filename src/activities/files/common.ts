@@ -1,7 +1,9 @@
 // Small pieces the three file executors share: typed input, path resolution as an envelope, read-state entries.
 import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
 import type { EnvelopeContext, ErrorCode } from '../../core/envelope.js';
+import { fileWriteRule } from '../../core/permissions/file-rules.js';
 import type { ReadState } from '../../core/read-state.js';
+import { relativeToWorkspace } from '../../core/turn/call-paths.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ExecutorContext } from '../executors/types.js';
 import type { ToolActivityResult } from '../tool-request.js';
@@ -54,6 +56,32 @@ export async function resolvePathParam(
       }),
     },
   };
+}
+
+/**
+ * The permission decision judged the path as typed (C.5.1 step 4). A write that lands, through a link, on a protected
+ * path the typed one is not (`g/config` with `g -> .git`, or a link a build step made) was never approved for it:
+ * refuse, naming the real path, so the model can write it by that name and the operator be asked about it. The
+ * protected list is the run's (`request.writeProtected`), else the default. Reads never come here.
+ */
+export function protectedRealPathRefusal(
+  executor: ExecutorContext,
+  inputPath: string,
+  resolved: WorkspacePath,
+): ToolActivityResult | undefined {
+  const writeProtected = executor.request.writeProtected;
+  const policy = writeProtected ? { writeProtected } : {};
+  if (fileWriteRule(resolved.rel, policy).rule !== 'protected_path') return undefined;
+  const typed = relativeToWorkspace(executor.request.workspace, inputPath);
+  if (typed === resolved.rel) return undefined;
+  return pathFailure(
+    executor,
+    resolved.rel,
+    'PERMISSION_DENIED',
+    `'${inputPath}' resolves through a symbolic link to '${resolved.rel}', a protected path; nothing was written. ` +
+      `To change that file, call the tool again with path '${resolved.rel}' (the operator is asked about it).`,
+    { reason: 'protected_real_path', path: inputPath, real_path: resolved.rel },
+  );
 }
 
 /** The envelope context with `path_resolved` set. */

@@ -9,13 +9,14 @@
 // Records are NOT removed after a successful commit: the worker cannot know whether Temporal stored the result, and a
 // retry that needs the record may come after any commit. Retries of a write activity finish within minutes
 // (3 attempts × 30 s plus backoff), so records older than a day are swept opportunistically on later writes.
+//
+// Records live in the worker's own data directory for the workspace (worker-data.ts `journalDirectory`), outside the
+// workspace: nothing a command writes can plant a link there for the sweep to delete through or a write to follow.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from './hash.js';
 
-/** Where journal records live, relative to W (hidden, and ignored by Glob and Grep). */
-export const JOURNAL_DIRECTORY = '.agent/journal';
 /** Records older than this are deleted when a later write sweeps the directory. */
 export const JOURNAL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -34,20 +35,20 @@ export interface WriteJournalRecord {
   result: { text: string; data: Record<string, unknown>; stats: Record<string, unknown> };
 }
 
-/** `W/.agent/journal/<sanitised activity key>.json`. */
-export function journalPath(root: string, activityKey: string): string {
+/** `<journal directory>/<sanitised activity key>.json`. */
+export function journalPath(directory: string, activityKey: string): string {
   let stem = activityKey.replace(/[^A-Za-z0-9_-]/g, '_');
   if (stem.length > MAX_FILE_STEM) stem = `${stem.slice(0, MAX_FILE_STEM - 17)}-${sha256Hex(activityKey).slice(0, 16)}`;
-  return path.join(root, JOURNAL_DIRECTORY, `${stem}.json`);
+  return path.join(directory, `${stem}.json`);
 }
 
 /** Writes a record durably (temp file, fsync, rename, directory fsync) so it is on disk before the target's rename. */
-export async function writeJournal(root: string, activityKey: string, record: WriteJournalRecord): Promise<void> {
-  const target = journalPath(root, activityKey);
-  const directory = path.dirname(target);
-  await mkdir(directory, { recursive: true });
+export async function writeJournal(directory: string, activityKey: string, record: WriteJournalRecord): Promise<void> {
+  const target = journalPath(directory, activityKey);
+  // The worker's own: no other user needs to read what it meant to write.
+  await mkdir(directory, { recursive: true, mode: 0o700 });
   const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temp, 'w');
+  const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(JSON.stringify(record));
     await handle.sync();
@@ -66,9 +67,9 @@ export async function writeJournal(root: string, activityKey: string, record: Wr
 }
 
 /** Reads a record; a missing or unreadable one counts as absent. */
-export async function readJournal(root: string, activityKey: string): Promise<WriteJournalRecord | undefined> {
+export async function readJournal(directory: string, activityKey: string): Promise<WriteJournalRecord | undefined> {
   try {
-    const parsed: unknown = JSON.parse(await readFile(journalPath(root, activityKey), 'utf8'));
+    const parsed: unknown = JSON.parse(await readFile(journalPath(directory, activityKey), 'utf8'));
     return isRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
@@ -76,15 +77,14 @@ export async function readJournal(root: string, activityKey: string): Promise<Wr
 }
 
 /** Removes a record (after a write that did not commit). */
-export async function removeJournal(root: string, activityKey: string): Promise<void> {
-  await unlink(journalPath(root, activityKey)).catch(() => undefined);
+export async function removeJournal(directory: string, activityKey: string): Promise<void> {
+  await unlink(journalPath(directory, activityKey)).catch(() => undefined);
 }
 
 const lastSweep = new Map<string, number>();
 
-/** Deletes records older than a day, at most once an hour per workspace. Never throws. */
-export async function sweepJournals(root: string, now: number = Date.now()): Promise<void> {
-  const directory = path.join(root, JOURNAL_DIRECTORY);
+/** Deletes records older than a day in `directory` (and nowhere else), at most once an hour per directory. Never throws. */
+export async function sweepJournals(directory: string, now: number = Date.now()): Promise<void> {
   if (now - (lastSweep.get(directory) ?? -Infinity) < SWEEP_INTERVAL_MS) return;
   lastSweep.set(directory, now);
   try {

@@ -1,6 +1,7 @@
 // The retry side of the write journal (TOOL-SPEC C.8 durable retry): report a write that already landed, once.
 import type { ExecutorContext } from '../executors/types.js';
 import type { ToolActivityResult } from '../tool-request.js';
+import { journalDirectory } from '../worker-data.js';
 import { committedResult } from './common.js';
 import { sha256OfFile } from './hash.js';
 import { readJournal } from './journal.js';
@@ -20,7 +21,7 @@ export async function findIdempotentReplay(options: {
 }): Promise<ToolActivityResult | undefined> {
   const { executor, tool, rel, real } = options;
   if (executor.attempt <= 1) return undefined;
-  const record = await readJournal(executor.root, executor.activityKey);
+  const record = await readJournal(journalDirectory(executor.dataDir), executor.activityKey);
   if (!record || record.tool !== tool || record.rel !== rel) return undefined;
   let sha256: string;
   let snapshot;

@@ -1,5 +1,7 @@
 // Stat snapshots: the identity of one version of a file, compared before a rename and across a read.
+import type { BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 
 /** What `stat` says about one version of a file. */
 export interface FileSnapshot {
@@ -19,7 +21,16 @@ export interface FileSnapshot {
 
 /** Stats a path (following symlinks) with nanosecond precision. */
 export async function statSnapshot(filePath: string): Promise<FileSnapshot> {
-  const info = await stat(filePath, { bigint: true });
+  return snapshotOf(await stat(filePath, { bigint: true }));
+}
+
+/** The snapshot of an opened file. */
+export async function handleSnapshot(handle: FileHandle): Promise<FileSnapshot> {
+  return snapshotOf(await handle.stat({ bigint: true }));
+}
+
+/** A snapshot from bigint stats (of `stat`, `lstat` or `fstat`). */
+export function snapshotOf(info: BigIntStats): FileSnapshot {
   return {
     mtimeNs: info.mtimeNs,
     // Microsecond precision survives the JSON round trip through workflow state exactly enough to compare.
@@ -44,13 +55,21 @@ export function sameVersion(left: FileSnapshot, right: FileSnapshot): boolean {
 export type StableRead =
   { ok: true; bytes: Buffer; snapshot: FileSnapshot } | { ok: false; reason: 'changed_during_read' };
 
-/** Reads a whole file between two stats; if the stats differ it retries once, then gives up (C.11 ReadFile step 2). */
-export async function readStable(filePath: string): Promise<StableRead> {
+/**
+ * Reads a whole file between two stats; if the stats differ it retries once, then gives up (C.11 ReadFile step 2).
+ * `openFile` opens it afresh for each attempt (confined.ts: never through a link planted on the way).
+ */
+export async function readStable(openFile: () => Promise<FileHandle>): Promise<StableRead> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const before = await statSnapshot(filePath);
-    const bytes = await readFile(filePath);
-    const after = await statSnapshot(filePath);
-    if (sameVersion(before, after) && bytes.length === after.size) return { ok: true, bytes, snapshot: after };
+    const handle = await openFile();
+    try {
+      const before = await handleSnapshot(handle);
+      const bytes = await readFile(handle);
+      const after = await handleSnapshot(handle);
+      if (sameVersion(before, after) && bytes.length === after.size) return { ok: true, bytes, snapshot: after };
+    } finally {
+      await handle.close();
+    }
   }
   return { ok: false, reason: 'changed_during_read' };
 }

@@ -5,18 +5,22 @@ import {
   createFileExclusively,
   removeLeftoverTemps,
   replaceFileAtomically,
-  tempPathFor,
+  tempNameFor,
 } from '../../../src/activities/files/atomic-write.js';
+import { ConfinedDirectory } from '../../../src/activities/files/confined.js';
 import { statSnapshot } from '../../../src/activities/files/snapshot.js';
 import { makeWorkspace, removeWorkspace } from './session.js';
 
 let root: string;
+let directory: ConfinedDirectory;
 
 beforeEach(async () => {
   root = await makeWorkspace('atomic-');
+  directory = await ConfinedDirectory.open(root, '.');
 });
 
 afterEach(async () => {
+  await directory.close();
   await removeWorkspace(root);
 });
 
@@ -28,7 +32,12 @@ describe('replaceFileAtomically', () => {
     await writeFile(target, 'old');
     await chmod(target, 0o640);
     const expected = await statSnapshot(target);
-    const result = await replaceFileAtomically({ target, content: Buffer.from('new'), expected });
+    const result = await replaceFileAtomically({
+      directory,
+      name: path.basename(target),
+      content: Buffer.from('new'),
+      expected,
+    });
     expect(result.ok).toBe(true);
     expect(await readFile(target, 'utf8')).toBe('new');
     expect((await stat(target)).mode & 0o777).toBe(0o640);
@@ -40,7 +49,8 @@ describe('replaceFileAtomically', () => {
     await writeFile(target, 'old');
     const expected = await statSnapshot(target);
     const result = await replaceFileAtomically({
-      target,
+      directory,
+      name: path.basename(target),
       content: Buffer.from('mine'),
       expected,
       // Another writer lands between our temp file and our rename.
@@ -57,7 +67,8 @@ describe('replaceFileAtomically', () => {
     const expected = await statSnapshot(target);
     const { unlink } = await import('node:fs/promises');
     const result = await replaceFileAtomically({
-      target,
+      directory,
+      name: path.basename(target),
       content: Buffer.from('x'),
       expected,
       beforeCommit: () => unlink(target),
@@ -72,7 +83,8 @@ describe('replaceFileAtomically', () => {
     const expected = await statSnapshot(target);
     await expect(
       replaceFileAtomically({
-        target,
+        directory,
+        name: path.basename(target),
         content: Buffer.from('x'),
         expected,
         beforeCommit: () => Promise.reject(new Error('journal failed')),
@@ -86,7 +98,11 @@ describe('replaceFileAtomically', () => {
 describe('createFileExclusively', () => {
   it('creates a new file', async () => {
     const target = path.join(root, 'new.txt');
-    const result = await createFileExclusively({ target, content: Buffer.from('hello') });
+    const result = await createFileExclusively({
+      directory,
+      name: path.basename(target),
+      content: Buffer.from('hello'),
+    });
     expect(result.ok).toBe(true);
     expect(await readFile(target, 'utf8')).toBe('hello');
     expect(await listing()).toEqual(['new.txt']);
@@ -95,7 +111,8 @@ describe('createFileExclusively', () => {
   it('refuses with created_concurrently when the file appears first, keeping the other content', async () => {
     const target = path.join(root, 'new.txt');
     const result = await createFileExclusively({
-      target,
+      directory,
+      name: path.basename(target),
       content: Buffer.from('mine'),
       beforeCommit: () => writeFile(target, 'theirs'),
     });
@@ -105,12 +122,10 @@ describe('createFileExclusively', () => {
   });
 });
 
-describe('tempPathFor', () => {
-  it('names the temp file .<name>.agent-<rand>.tmp beside the target, bounded in length', () => {
-    const temp = tempPathFor(path.join(root, 'a.txt'));
-    expect(path.dirname(temp)).toBe(root);
-    expect(path.basename(temp)).toMatch(/^\.a\.txt\.agent-[0-9a-f]{12}\.tmp$/);
-    expect(path.basename(tempPathFor(path.join(root, 'n'.repeat(250)))).length).toBeLessThanOrEqual(255);
+describe('tempNameFor', () => {
+  it('names the temp file .<name>.agent-<rand>.tmp, bounded in length', () => {
+    expect(tempNameFor('a.txt')).toMatch(/^\.a\.txt\.agent-[0-9a-f]{12}\.tmp$/);
+    expect(tempNameFor('n'.repeat(250)).length).toBeLessThanOrEqual(255);
   });
 });
 
@@ -118,17 +133,12 @@ describe('removeLeftoverTemps', () => {
   it("removes only the temp files its owner's earlier attempts left beside the target", async () => {
     const target = path.join(root, 'a.txt');
     await writeFile(target, 'old');
-    const mine = [tempPathFor(target, 'run/1/activity-3'), tempPathFor(target, 'run/1/activity-3')];
-    const others = [
-      tempPathFor(target, 'run/1/activity-4'),
-      tempPathFor(target),
-      tempPathFor(path.join(root, 'b.txt')),
-    ];
-    for (const temp of [...mine, ...others]) await writeFile(temp, 'partial');
-    expect(path.basename(mine[0]!).slice(0, 19)).toBe(path.basename(mine[1]!).slice(0, 19));
+    const mine = [tempNameFor('a.txt', 'run/1/activity-3'), tempNameFor('a.txt', 'run/1/activity-3')];
+    const others = [tempNameFor('a.txt', 'run/1/activity-4'), tempNameFor('a.txt'), tempNameFor('b.txt')];
+    for (const temp of [...mine, ...others]) await writeFile(path.join(root, temp), 'partial');
+    expect(mine[0]!.slice(0, 19)).toBe(mine[1]!.slice(0, 19));
 
-    expect(await removeLeftoverTemps(target, 'run/1/activity-3')).toBe(2);
-    expect(await listing()).toEqual(['a.txt', ...others.map((temp) => path.basename(temp))].sort());
-    expect(await removeLeftoverTemps(path.join(root, 'missing-dir', 'c.txt'), 'x')).toBe(0);
+    expect(await removeLeftoverTemps({ directory, name: 'a.txt' }, 'run/1/activity-3')).toBe(2);
+    expect(await listing()).toEqual(['a.txt', ...others].sort());
   });
 });

@@ -25,10 +25,8 @@ const record: WriteJournalRecord = {
 };
 
 describe('write journal', () => {
-  it('lives under .agent/journal with a sanitised, bounded name', () => {
-    expect(journalPath(root, 'wf-1/run:2/activity 3')).toBe(
-      path.join(root, '.agent', 'journal', 'wf-1_run_2_activity_3.json'),
-    );
+  it('lives in the directory it is given, with a sanitised, bounded name', () => {
+    expect(journalPath(root, 'wf-1/run:2/activity 3')).toBe(path.join(root, 'wf-1_run_2_activity_3.json'));
     const long = journalPath(root, 'k'.repeat(500));
     expect(path.basename(long).length).toBeLessThanOrEqual(130);
     expect(journalPath(root, 'k'.repeat(500))).toBe(long);

@@ -1,0 +1,105 @@
+// Node: the size cap of one model answer. Every provider streams, and a stream has no end of its own: an endpoint
+// that kept sending (text, reasoning, tool-call names or arguments, or one event that never ends) would otherwise be
+// read until the worker ran out of memory or a string grew past V8's limit. What a turn accumulates is metered while
+// it streams; past the cap the stream is dropped (its reader cancelled, which closes the request) and the call fails
+// for good, since asking the same endpoint again would only stream as much again.
+import { ApplicationFailure } from '@temporalio/common';
+
+/** The worker variable that sets the cap, in bytes. */
+export const MAX_MODEL_OUTPUT_VARIABLE = 'DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES';
+/** 16 MiB: far above any real answer (a WriteFile's 5 MB content, JSON-escaped, fits), far below V8's string limit. */
+export const DEFAULT_MAX_MODEL_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** The failure's type, for whoever reads the workflow's history. */
+export const MODEL_OUTPUT_TOO_LARGE = 'ModelOutputTooLarge';
+
+/** The cap from DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES, or the default when unset or not a positive integer. */
+export function maxModelOutputBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env[MAX_MODEL_OUTPUT_VARIABLE]);
+  return Number.isSafeInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_MODEL_OUTPUT_BYTES;
+}
+
+/** The non-retryable failure of an answer past the cap. */
+export function modelOutputTooLarge(limit: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: MODEL_OUTPUT_TOO_LARGE,
+    message:
+      `The model's answer exceeded ${limit} bytes of output (text, reasoning and tool calls); the stream was stopped. ` +
+      `Raise ${MAX_MODEL_OUTPUT_VARIABLE} on the worker if answers this large are expected.`,
+    nonRetryable: true,
+    details: [{ limitBytes: limit }],
+  });
+}
+
+/** Counts the UTF-8 bytes a turn holds and throws `modelOutputTooLarge` once they pass the limit. */
+export class OutputMeter {
+  private bytes = 0;
+
+  constructor(readonly limit: number = maxModelOutputBytesFromEnv()) {}
+
+  /** Text appended to the turn. */
+  add(text: string | null | undefined): void {
+    if (!text) return;
+    this.bytes += Buffer.byteLength(text, 'utf8');
+    this.check();
+  }
+
+  /** A value replaced by another (a name resent, arguments given whole at the end): only the difference counts. */
+  replace(before: string | null | undefined, after: string | null | undefined): void {
+    this.bytes -= before ? Buffer.byteLength(before, 'utf8') : 0;
+    this.add(after);
+  }
+
+  /** A structured item kept as it came (a reasoning item), by the size of its JSON. */
+  addItem(item: unknown): void {
+    this.add(JSON.stringify(item));
+  }
+
+  /** Raw bytes not yet part of the turn (an event still being received) must fit the cap too. */
+  checkPending(length: number): void {
+    if (this.bytes + length > this.limit) throw modelOutputTooLarge(this.limit);
+  }
+
+  private check(): void {
+    if (this.bytes > this.limit) throw modelOutputTooLarge(this.limit);
+  }
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * A fetch whose event-stream bodies fail once one event (the bytes since the last blank line) passes `limit`: for an
+ * SDK that reads the stream itself (Anthropic's), whose line buffer would otherwise grow with an event that never
+ * ends. Erroring the body cancels the response underneath, which closes the request.
+ */
+export function capEventSize(fetchImpl: typeof globalThis.fetch, limit: number): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
+    let pending = 0;
+    // The last two bytes seen, so a blank line split across reads is still found.
+    let previous = 0;
+    let beforePrevious = 0;
+    const guard = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        for (const byte of chunk) {
+          pending += 1;
+          const blankLine =
+            (byte === LF && (previous === LF || (previous === CR && beforePrevious === LF))) ||
+            (byte === CR && previous === CR);
+          if (blankLine) pending = 0;
+          beforePrevious = previous;
+          previous = byte;
+        }
+        if (pending > limit) controller.error(modelOutputTooLarge(limit));
+        else controller.enqueue(chunk);
+      },
+    });
+    const body = (response.body as ReadableStream<Uint8Array>).pipeThrough(guard);
+    return new Response(body as unknown as ConstructorParameters<typeof Response>[0], {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
