@@ -21,11 +21,6 @@ export interface ToolActivityInput {
   ignoredParams?: string[];
   /** The read-state entries for this call's path; sent to the tools that read or write it (ReadFile, WriteFile, EditFile). */
   readState?: ReadStateStore;
-  /**
-   * The run's protected write patterns when it has its own (C.5.1 step 4; default DEFAULT_WRITE_PROTECTED): a file
-   * tool matches the path a write really lands on against them, links resolved.
-   */
-  writeProtected?: string[];
   /** The activity's retry limit, so the executor wrapper knows which attempt is the last one. */
   maximumAttempts?: number;
   /** Names of worker variables this run's commands get besides the allowlist (`--env-pass`; never values). */
@@ -40,7 +35,11 @@ export interface ToolActivityInput {
    * protected paths (`.git`, `.agent`, the protected list), which are read-only in the sandbox otherwise.
    */
   approved?: boolean;
-  /** The run's own protected list, when it has one; Bash's sandbox mounts what it names read-only (default: C.5.1's). */
+  /**
+   * The run's protected write patterns when it has its own (C.5.1 step 4; default DEFAULT_WRITE_PROTECTED): a file
+   * tool matches the path a write really lands on against them, links resolved, and Bash's sandbox mounts what they
+   * name read-only.
+   */
   writeProtected?: string[];
   /** An MCP tool's call: the task's stored catalog and the tool's registry name in it. */
   mcp?: { catalog: ContentKey; tool: string };
