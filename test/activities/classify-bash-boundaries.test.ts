@@ -299,6 +299,13 @@ describe('globs that can expand to options', () => {
     ['printf -v PATH %s x', '.', 'ask', 'environment_override'],
     ['RIPGREP_CONFIG_PATH=x rg y', '.', 'ask', 'environment_override'],
     ['read -r line < x', '.', 'allow', 'read_command'],
+    // words only known at run time may be options as much as globs may
+    ['read -r X < x; rg $X .', '.', 'ask', 'dynamic_option'],
+    ['git diff "$X"', '.', 'ask', 'dynamic_option'],
+    ['git diff -- "$X"', '.', 'allow', 'git_read'],
+    ['printf "$F" x', '.', 'ask', 'dynamic_option'],
+    ['printf \'%s\\n\' "$X"', '.', 'allow', 'read_command'],
+    ['echo "$X"', '.', 'allow', 'read_command'],
   ];
   it.each(rows)('%j in %s → %s %s', async (command, cwd, outcome, rule) => {
     await expectRow([command, outcome, rule], cwd);

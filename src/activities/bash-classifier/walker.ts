@@ -524,6 +524,7 @@ class Walker {
           draft.raise('unclassified', 'xargs_operands', `xargs gives ${name} operands that are only known at run time`);
         }
         const resolutions = await this.checkPaths(row.paths, draft, scope);
+        checkDynamicOptions(name, args, draft);
         if (row.directoryChange) {
           const target = row.directoryChange.target;
           directoryTarget = { row, ...(target ? { resolution: resolutions.get(target) } : {}) };
@@ -772,6 +773,24 @@ function globWriteTarget(draft: SegmentDraft, word: ShellWord): void {
     'glob_write_target',
     `writes ${word.text}, a pattern the shell expands when the command runs, so what it writes (perhaps a protected path) is not known before`,
   );
+}
+
+/**
+ * A word only known at run time in an option position (`read X < f; rg $X .`) may be `--pre=sh` as much as a glob
+ * may: it asks. After `--` it is an operand; `printf` takes options only before its format.
+ */
+function checkDynamicOptions(name: string, args: readonly ShellWord[], draft: SegmentDraft): void {
+  if (OPTION_SAFE.has(name)) return;
+  const end = name === 'find' ? -1 : args.findIndex((word) => word.value === '--');
+  const positions = name === 'printf' ? args.slice(0, 1) : end === -1 ? args : args.slice(0, end);
+  const dynamic = positions.find((word) => word.value === undefined);
+  if (dynamic) {
+    draft.raise(
+      'unclassified',
+      'dynamic_option',
+      `${dynamic.text} is only known at run time and may be an option of ${name}`,
+    );
+  }
 }
 
 /** Programs with no option that runs a program or writes a file, whatever a glob expands to. */
