@@ -120,6 +120,8 @@ describe('protected paths are judged on what a write will touch', () => {
     ['git fetch --upload-pack="sh -c x" .', 'ask', 'git_remote_program'],
     ['git clone -u x .', 'ask', 'git_remote_program'],
     ['git push /tmp/elsewhere main', 'deny', 'path_outside_workspace'],
+    ["git fetch 'ext::sh -c x'", 'ask', 'git_remote_program'],
+    ['git push --repo=https://example.com/r', 'ask', 'git_remote_program'],
     // a network command that also writes a protected path asks, and no approval key can cover it
     ['git clone https://example.com/r .git/x', 'ask', 'git_remote'],
     // what held keeps holding
@@ -221,6 +223,9 @@ describe('network approvals cover exactly what was approved', () => {
       'curl https://b.com',
       'wget https://a.com',
       'curl https://a.com -o .git/config',
+      'HTTPS_PROXY=http://p.example curl https://a.com',
+      'no_proxy=* curl https://a.com',
+      'env ALL_PROXY=socks5://p.example curl https://a.com',
     ];
     for (const command of asking) {
       const { decision } = await decide(command, remembered);
@@ -327,22 +332,30 @@ describe("the commands' HOME is their scratch space, outside the workspace", () 
 
   const rows: Row[] = [
     ['echo x > ~/.cache/y', 'allow', 'redirect_write'],
-    ['echo x >> $HOME/.npmrc', 'allow', 'redirect_write'],
+    ['echo x >> $HOME/.cache/z', 'allow', 'redirect_write'],
     ['cp x ~/x', 'allow', 'file_write'],
     ['mkdir -p ~/.cache/tool', 'allow', 'file_write'],
     ['cat ~/.cache/y', 'allow', 'read_command'],
     ['cd ~ && touch y', 'allow', 'file_write'],
     ['cd; ls', 'allow', ''],
     ['rm -rf ~/.cache', 'ask', 'delete'],
+    // except the dotfiles that make later commands run programs or go elsewhere
+    ['echo "[core] fsmonitor = x" >> ~/.gitconfig', 'ask', 'protected_path', /\.gitconfig/],
+    ['mkdir -p ~/.config/git && echo x > ~/.config/git/config', 'ask', 'protected_path'],
+    ['echo "ProxyCommand x" >> ~/.ssh/config', 'ask', 'protected_path'],
+    ['cp x ~/.curlrc', 'ask', 'protected_path'],
+    ['tee ~/.npmrc', 'ask', 'protected_path'],
+    ['echo x > ~/.??*', 'ask', 'glob_write_target'],
     ['cat ~/../x', 'deny', 'path_outside_workspace'],
     ['cd ~/.. && cat x', 'deny', 'path_outside_workspace'],
     ['cat /etc/passwd', 'deny', 'path_outside_workspace'],
     ['echo x > /tmp/x', 'deny', 'path_outside_workspace'],
   ];
-  it.each(rows)('%j → %s %s', async (command, outcome, rule) => {
+  it.each(rows)('%j → %s %s', async (command, outcome, rule, reason) => {
     const result = await classify(command);
     expect(result.outcome).toBe(outcome);
     if (rule !== '') expect(result.rule).toBe(rule);
+    if (reason) expect(result.reason).toMatch(reason);
   });
 
   it('does not follow a link planted in HOME out of it', async () => {

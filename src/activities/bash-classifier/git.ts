@@ -186,7 +186,16 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
 }
 
 /** Options of a remote command that run a program of the caller's choosing or write the new repository's config. */
-const REMOTE_PROGRAM_OPTIONS = ['--upload-pack', '--receive-pack', '--exec', '-u', '--config', '-c', '--template'];
+const REMOTE_PROGRAM_OPTIONS = [
+  '--upload-pack',
+  '--receive-pack',
+  '--exec',
+  '-u',
+  '--config',
+  '-c',
+  '--template',
+  '--repo',
+];
 
 /**
  * push, pull, fetch, clone. A remote given as a URL (`https://host/r`, `git@host:r`) is named in the key, so approving
@@ -215,6 +224,10 @@ function remoteRow(subcommand: string, parsed: ParsedArguments): CommandVerdict 
   if (remote === undefined) return { ...base, approvalKey: sub };
   const value = remote.value;
   if (value === undefined) return base;
+  // `<transport>::<address>` runs the helper `git-remote-<transport>` (`ext::sh -c …` runs a command).
+  if (value.includes('::')) {
+    return verdict('unclassified', 'git_remote_program', `${sub} through a remote helper runs a program`, paths);
+  }
   const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[^/:]+:/.test(value);
   if (!isUrl) {
     // A remote given as a path is a repository on this machine, which must be inside the workspace.

@@ -5,7 +5,7 @@ import type { ShellWord } from './words.js';
 
 /** Variables that change which program runs or how: setting them hides what a later command does. */
 export const DANGEROUS_VARIABLE =
-  /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS|SHELLOPTS|BASHOPTS|PS4|HOME|CDPATH|GIT_\w+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHON\w*|PERL5\w*|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|RIPGREP_CONFIG_PATH|TAR_OPTIONS|LESS\w*|XDG_CONFIG_HOME|CURL_HOME|WGETRC|SSH_\w+|BROWSER)$/;
+  /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS|SHELLOPTS|BASHOPTS|PS4|HOME|CDPATH|GIT_\w+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHON\w*|PERL5\w*|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|RIPGREP_CONFIG_PATH|TAR_OPTIONS|LESS\w*|XDG_CONFIG_HOME|CURL_HOME|WGETRC|SSH_\w+|BROWSER|(?:HTTPS?|ALL|NO|FTP)_PROXY|(?:https?|all|no|ftp)_proxy)$/;
 
 /** Why setting `name` is not harmless; git's own variables stand in for the protected .git configuration. */
 export function overrideReason(name: string, what: string): string {

@@ -9,7 +9,7 @@ import type { BashSegment, FileWritePolicy, PermissionAction } from '../../core/
 import type { RiskLevel } from '../../tools/define-tool.js';
 import type { SyntaxNode } from './parser.js';
 import { nestsDeeperThan, withParsedScript } from './parser.js';
-import type { InsidePath, PathResolution } from './paths.js';
+import type { InsidePath, PathResolution, ScratchPath } from './paths.js';
 import { isStandardDevice, resolveShellPath, ruleTarget } from './paths.js';
 import { matchForbiddenPattern, normalizeCommand } from './patterns.js';
 import { commandVerdict, takesPathOperands } from './rules.js';
@@ -213,6 +213,24 @@ interface SegmentFacts {
 }
 
 const SEGMENT_FACTS = new WeakMap<BashSegment, SegmentFacts>();
+
+/** Dotfiles in the commands' HOME that make git, ssh, curl, wget or package managers run programs or go elsewhere. */
+const HOME_PROTECTED: readonly string[] = [
+  '.gitconfig',
+  '.config/git/**',
+  '.ssh/**',
+  '.curlrc',
+  '.wgetrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.config/pip/**',
+  '.pip/**',
+  '.netrc',
+  '.bashrc',
+  '.profile',
+  '.bash_profile',
+];
 
 /** Rows of commands that open no connection of their own. Build runners, interpreters and unknown programs may. */
 const OFFLINE_RULES = new Set([
@@ -597,9 +615,24 @@ class Walker {
         globWriteTarget(draft, use.word);
       else if (resolution.kind === 'inside' && use.write) {
         this.writeTarget(draft, resolution, use.truncates === true, use.linkFrom !== undefined);
-      }
+      } else if (resolution.kind === 'scratch' && use.write) this.homeWrite(draft, resolution, use.word);
     }
     return resolutions;
+  }
+
+  /** HOME is scratch space, except the dotfiles that make later commands run programs (`~/.gitconfig`, `~/.ssh`). */
+  private homeWrite(draft: SegmentDraft, resolution: ScratchPath, word: ShellWord): void {
+    const rel = path.relative(path.resolve(this.options.home), resolution.real).split(path.sep).join('/');
+    if (word.glob && !rel.includes('/')) {
+      globWriteTarget(draft, word);
+      return;
+    }
+    if (rel !== '' && fileWriteRule(rel, { writeProtected: HOME_PROTECTED }).rule === 'protected_path') {
+      draft.blockWrite(
+        'protected_path',
+        `writes ~/${rel}, configuration in the commands' home that can make later commands run programs`,
+      );
+    }
   }
 
   /** A symbolic link's target, as the link will resolve it: from the directory the link is made in. */
@@ -665,6 +698,7 @@ class Walker {
       if (!OUTPUT_OPERATORS.has(operator)) continue;
       if (resolution.kind === 'scratch') {
         draft.raise('write', 'redirect_write', `writes ${word.value ?? word.text} in the command's home`);
+        this.homeWrite(draft, resolution, word);
         continue;
       }
       if (resolution.kind !== 'inside') continue;
