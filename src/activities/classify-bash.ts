@@ -2,12 +2,15 @@
 // local one) on the run's tool task queue, the workspace host's, or on the workflow's own queue when the run has none.
 // It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system (path
 // arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the workflow
-// sandbox has. Its result is recorded in history, so a replay sees the same decision and never re-runs it (DESIGN.md).
+// sandbox has. `~` and $HOME are the commands' own HOME, outside the workspace under the worker's data directory: their
+// scratch space, where writes neither ask nor count as leaving the workspace. Its result is recorded in history, so a
+// replay sees the same decision and never re-runs it (DESIGN.md).
 import path from 'node:path';
 import { classificationOf } from '../core/permissions/aggregate.js';
 import type { BashClassification } from '../core/permissions/types.js';
-import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, initialScope } from './bash-classifier/walker.js';
-import { COMMAND_HOME, realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
+import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, finishLine, initialScope } from './bash-classifier/walker.js';
+import { commandHomeDirectory, defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
+import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 
 /** The input of `classifyBash`. */
 export interface ClassifyBashInput {
@@ -20,7 +23,12 @@ export interface ClassifyBashInput {
   writeProtected?: string[];
   /** Rules of command-form `write` rows that are auto-allowed; default: all of them. */
   bashWriteAutoAllow?: string[];
-  /** `$HOME` for `~` expansion; default: the command's own home in the workspace (COMMAND_HOME). */
+  /**
+   * The worker's data directory (worker-data.ts), where the commands' HOME of this workspace lives; default: the data
+   * directory of a worker not told otherwise.
+   */
+  dataDir?: string;
+  /** `$HOME` for `~` expansion, the commands' scratch space; default: the commands' HOME under `dataDir`. */
   home?: string;
 }
 
@@ -52,7 +60,9 @@ export async function classifyBash(input: ClassifyBashInput): Promise<BashClassi
       deniedPath: input.cwd,
     };
   }
-  const home = path.resolve(input.home ?? path.join(root, ...COMMAND_HOME.split('/')));
+  const home = path.resolve(
+    input.home ?? commandHomeDirectory(workspaceDataDirectory(input.dataDir ?? defaultWorkerDataDir(), root)),
+  );
   const segments = await classifyScript(
     input.command,
     initialScope(cwd.real),
@@ -67,5 +77,8 @@ export async function classifyBash(input: ClassifyBashInput): Promise<BashClassi
     },
     0,
   );
-  return classificationOf(segments);
+  const line = finishLine(segments);
+  const classification = classificationOf(line.segments);
+  if (classification.level !== 'network_write' || line.networkHosts === undefined) return classification;
+  return { ...classification, networkHosts: line.networkHosts };
 }

@@ -1,6 +1,7 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
 import { ACTIVITY } from '../core/activity-names.js';
 import { createCallModel } from './call-model.js';
+import type { ClassifyBashInput } from './classify-bash.js';
 import { classifyBash } from './classify-bash.js';
 import type { ToolSchema } from '../core/messages.js';
 import type { PendingWrites } from '../core/transcript-ref.js';
@@ -14,6 +15,7 @@ import { createModelStep } from './model-step.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
 import { createTranscriptStore } from './transcript-store.js';
+import { defaultWorkerDataDir } from './worker-data.js';
 import { mcpCallExecutor } from './mcp/call-tool.js';
 import { createMcpCatalogs } from './mcp/catalog.js';
 import { createMcpConnectionPool } from './mcp/connections.js';
@@ -110,7 +112,8 @@ export function createActivities(deps: ActivityDependencies) {
     /** Stores content the workflow made (the last step of a finished run). */
     [ACTIVITY.storeContent]: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
     [ACTIVITY.budgetTurn]: createBudgetTurn(transcripts),
-    [ACTIVITY.classifyBash]: classifyBash,
+    [ACTIVITY.classifyBash]: (input: ClassifyBashInput) =>
+      classifyBash({ ...input, dataDir: deps.dataDir ?? defaultWorkerDataDir() }),
     /** The tools of the worker's and the run's MCP servers, listed once per task where the workspace is. */
     [ACTIVITY.listMcpTools]: createListMcpTools(mcp),
     /** Every MCP tool call: the tool is named in the request, its server found in the task's catalog. */

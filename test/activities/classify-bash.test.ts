@@ -77,14 +77,14 @@ const TABLE: [string, RiskLevel, Outcome, '' | typeof PD | typeof AD, string][] 
   ['bash -c "rm -rf /"', 'destructive', 'deny', AD, 'path_outside_workspace'],
   ["$'\\x72m' -rf /", 'destructive', 'deny', AD, 'path_outside_workspace'],
   ["r''m -rf /", 'destructive', 'deny', AD, 'path_outside_workspace'],
-  ['rm -rf ~', 'destructive', 'deny', AD, 'path_outside_workspace'],
+  ['rm -rf ~/..', 'destructive', 'deny', AD, 'path_outside_workspace'],
   ['rm -rf /tmp/*', 'destructive', 'deny', AD, 'path_outside_workspace'],
   ['cat ../../etc/passwd', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['cat /etc/passwd', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['cat /etc/{passwd,shadow}', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['cat etclink/passwd', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['cd .. && ls', 'read_only', 'deny', AD, 'path_outside_workspace'],
-  ['cd; ls', 'read_only', 'deny', AD, 'path_outside_workspace'],
+  ['cd ~/..; ls', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['(cd src) && cat ../a.txt', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['echo hi > /tmp/x', 'read_only', 'deny', AD, 'path_outside_workspace'],
   ['echo hi > etclink/x', 'read_only', 'deny', AD, 'path_outside_workspace'],
@@ -357,9 +357,9 @@ describe('classifyBash: approval keys', () => {
     expect(await keyOf('http POST api.example.net/x a=1')).toEqual(['http api.example.net']);
   });
 
-  it('uses `<cmd>` for other network tools', async () => {
-    expect(await keyOf('ssh host ls')).toEqual(['ssh']);
-    expect(await keyOf('scp a.txt h:/tmp')).toEqual(['scp']);
+  it('uses `<cmd> <host>` for other network tools', async () => {
+    expect(await keyOf('ssh host ls')).toEqual(['ssh host']);
+    expect(await keyOf('scp a.txt h:/tmp')).toEqual(['scp h']);
   });
 
   it('gives no key when something besides the network asks', async () => {

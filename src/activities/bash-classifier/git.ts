@@ -1,8 +1,9 @@
 // Node: the git rows of the C.5.2 level table, in table order (interactive, destructive, network, read-only, write).
+import { remoteHost, urlHost } from './network.js';
 import type { CommandContext, CommandVerdict, PathUse } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
-import { hasOption, hasShortLetter, parseArguments } from './words.js';
+import { hasOption, hasShortLetter, optionMatches, parseArguments } from './words.js';
 
 const GLOBAL_WITH_VALUE = new Set([
   '-C',
@@ -15,6 +16,8 @@ const GLOBAL_WITH_VALUE = new Set([
   '--attr-source',
 ]);
 const GLOBAL_PATHS = new Set(['-C', '--git-dir', '--work-tree']);
+/** Global options that point git at another repository, configuration and hooks than the workspace's `.git`. */
+const GIT_DIR_OPTIONS = ['--git-dir', '--work-tree', '--namespace'];
 
 /** Read-only subcommands (the table's list plus a few more that only print). */
 const READ_SUBCOMMANDS = new Set([
@@ -66,7 +69,8 @@ interface GitCommand {
   subcommand: string | undefined;
   args: ShellWord[];
   paths: PathUse[];
-  configOverride: boolean;
+  /** What overrides the repository's own configuration (`-c core.fsmonitor`, `--git-dir`), for the reason. */
+  configOverride: string | undefined;
   paginate: boolean;
   globals: string[];
 }
@@ -74,7 +78,7 @@ interface GitCommand {
 function parseGit(args: readonly ShellWord[]): GitCommand {
   const paths: PathUse[] = [];
   const globals: string[] = [];
-  let configOverride = false;
+  let configOverride: string | undefined;
   let paginate = false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as ShellWord;
@@ -91,7 +95,15 @@ function parseGit(args: readonly ShellWord[]): GitCommand {
       optionValue = args[index + 1];
       index++;
     }
-    if (name === '-c' || name === '--config-env' || (name === '--exec-path' && equals !== -1)) configOverride = true;
+    if (name === '-c' || name === '--config-env') {
+      const key = optionValue?.value?.split('=')[0];
+      configOverride ??= `git ${name} ${key ?? '<dynamic>'}`;
+    } else if (
+      (name === '--exec-path' && equals !== -1) ||
+      GIT_DIR_OPTIONS.some((option) => option.startsWith(name) && name.length > 4)
+    ) {
+      configOverride ??= `git ${name}`;
+    }
     if (name === '-p' || name === '--paginate') paginate = true;
     if (GLOBAL_PATHS.has(name) && optionValue) paths.push({ word: optionValue });
   }
@@ -117,9 +129,11 @@ export async function gitVerdict(args: readonly ShellWord[], context: CommandCon
   const git = parseGit(args);
   const row = await gitRow(git, context);
   const paths = [...git.paths, ...row.paths];
-  // `-c`/`--config-env` can point git at any program (pager, fsmonitor, ssh command): never auto-allow or remember it.
-  if (git.configOverride && (row.level === 'read_only' || row.level === 'write' || row.level === 'network_write')) {
-    return { ...verdict('unclassified', 'git_config_override', 'git with -c/--config-env can run any program'), paths };
+  // `-c`/`--config-env`/`--git-dir` stand in for .git/config, which can point git at any program (pager, fsmonitor,
+  // ssh command, filters): never auto-allow or remember it.
+  if (git.configOverride && row.level !== 'forbidden' && row.level !== 'destructive') {
+    const reason = `${git.configOverride} overrides the protected .git configuration, which can make git run any program`;
+    return { ...verdict('unclassified', 'git_config_override', reason), paths };
   }
   return { ...row, paths };
 }
@@ -148,16 +162,16 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
   const destructive = await destructiveRow(subcommand, parsed, context);
   if (destructive) return destructive;
 
-  if (NETWORK_SUBCOMMANDS.has(subcommand)) {
-    const paths = subcommand === 'clone' && parsed.positionals[1] ? [{ word: parsed.positionals[1] }] : [];
-    return { ...verdict('network_write', 'git_remote', `${sub} talks to a remote`, paths), approvalKey: sub };
-  }
+  if (NETWORK_SUBCOMMANDS.has(subcommand)) return remoteRow(subcommand, parsed);
   if (subcommand === 'submodule' && parsed.positionals[0]?.value === 'update') {
     return { ...verdict('network_write', 'git_remote', 'git submodule update fetches from remotes'), approvalKey: sub };
   }
 
   const read = readRow(git, subcommand, parsed);
   if (read) return read;
+
+  const protectedWrite = protectedRow(subcommand, parsed);
+  if (protectedWrite) return protectedWrite;
 
   if (subcommand === 'add' || subcommand === 'init' || (subcommand === 'commit' && !hasOption(parsed, '--amend'))) {
     const paths = subcommand === 'init' ? readPaths(parsed.positionals.slice(0, 1)) : [];
@@ -169,6 +183,103 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
       return verdict('write', 'git_write', 'git stash saves changes');
   }
   return verdict('unclassified', 'git_other', `${sub} is not a known safe git command`);
+}
+
+/** Options of a remote command that run a program of the caller's choosing or write the new repository's config. */
+const REMOTE_PROGRAM_OPTIONS = [
+  '--upload-pack',
+  '--receive-pack',
+  '--exec',
+  '-u',
+  '--config',
+  '-c',
+  '--template',
+  '--repo',
+];
+
+/**
+ * push, pull, fetch, clone. A remote given as a URL (`https://host/r`, `git@host:r`) is named in the key, so approving
+ * it covers that host only; a remote by name (`origin`) comes from the protected .git/config, so `git push` covers it.
+ */
+function remoteRow(subcommand: string, parsed: ParsedArguments): CommandVerdict {
+  const sub = `git ${subcommand}`;
+  const paths: PathUse[] =
+    subcommand === 'clone' && parsed.positionals[1] ? [{ word: parsed.positionals[1], write: true }] : [];
+  const base = verdict('network_write', 'git_remote', `${sub} talks to a remote`, paths);
+  const programs = parsed.options.find((option) =>
+    REMOTE_PROGRAM_OPTIONS.some(
+      (name) =>
+        option.name === name || (name.startsWith('--') && option.name.length > 4 && name.startsWith(option.name)),
+    ),
+  );
+  if (programs) {
+    return verdict(
+      'unclassified',
+      'git_remote_program',
+      `${sub} ${programs.name} runs a program or sets the repository's configuration`,
+      paths,
+    );
+  }
+  const remote = parsed.positionals[0];
+  if (remote === undefined) return { ...base, approvalKey: sub };
+  const value = remote.value;
+  if (value === undefined) return base;
+  // `<transport>::<address>` runs the helper `git-remote-<transport>` (`ext::sh -c …` runs a command).
+  if (value.includes('::')) {
+    return verdict('unclassified', 'git_remote_program', `${sub} through a remote helper runs a program`, paths);
+  }
+  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[^/:]+:/.test(value);
+  if (!isUrl) {
+    // A remote given as a path is a repository on this machine, which must be inside the workspace.
+    const local = value.includes('/') || value.startsWith('.') ? [{ word: remote }] : [];
+    return { ...base, paths: [...paths, ...local], approvalKey: sub };
+  }
+  const host = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? urlHost(value) : remoteHost(value);
+  if (host === undefined) return base;
+  return { ...base, reason: `${sub} talks to ${host}`, approvalKey: `${sub} ${host}`, hosts: [host] };
+}
+
+/** Read forms of `git config` (`--get`, `--list`, `git config get …`); everything else writes a config file. */
+const CONFIG_READ_OPTIONS = new Set([
+  '--get',
+  '--get-all',
+  '--get-regexp',
+  '--get-urlmatch',
+  '--get-color',
+  '--get-colorbool',
+  '-l',
+  '--list',
+]);
+const CONFIG_READ_SUBCOMMANDS = new Set(['get', 'list']);
+
+/** git commands that change .git itself beyond what `add`/`commit` do: its configuration, hooks or location. */
+function protectedRow(subcommand: string, parsed: ParsedArguments): CommandVerdict | undefined {
+  const protectedWrite = (reason: string): CommandVerdict => ({
+    ...verdict('write', 'git_protected_write', reason),
+    protectedWrite: reason,
+  });
+  if (subcommand === 'config') {
+    const first = parsed.positionals[0]?.value;
+    const reads =
+      (parsed.options.some((option) => CONFIG_READ_OPTIONS.has(option.name)) &&
+        !parsed.options.some((option) => option.name === '--edit' || option.name === '-e')) ||
+      (first !== undefined && CONFIG_READ_SUBCOMMANDS.has(first)) ||
+      (first !== undefined && parsed.positionals.length === 1 && parsed.options.length === 0);
+    if (reads) return verdict('read_only', 'git_read', 'git config reads the configuration');
+    return protectedWrite('git config writes .git/config (or another git configuration file), a protected path');
+  }
+  if (subcommand === 'init') {
+    const option = parsed.options.find((candidate) =>
+      ['--template', '--separate-git-dir'].some((name) => candidate.name.length > 4 && name.startsWith(candidate.name)),
+    );
+    if (option) return protectedWrite(`git init ${option.name} writes .git hooks or moves .git, a protected path`);
+  }
+  if (subcommand === 'remote') {
+    const action = parsed.positionals[0]?.value;
+    if (action !== undefined && !['show', 'get-url'].includes(action))
+      return protectedWrite(`git remote ${action} writes .git/config, a protected path`);
+  }
+  return undefined;
 }
 
 async function destructiveRow(
@@ -235,7 +346,7 @@ async function namesExistingPath(parsed: ParsedArguments, context: CommandContex
 function readRow(git: GitCommand, subcommand: string, parsed: ParsedArguments): CommandVerdict | undefined {
   const unsafe =
     git.paginate ||
-    parsed.options.some((option) => UNSAFE_READ_OPTIONS.includes(option.name)) ||
+    parsed.options.some((option) => optionMatches(option, UNSAFE_READ_OPTIONS)) ||
     (subcommand === 'grep' && hasShortLetter(parsed, 'O'));
   const reading = (reason: string, paths: PathUse[] = []): CommandVerdict =>
     unsafe

@@ -378,18 +378,48 @@ function isRemoteOperand(value: string | undefined): boolean {
   return colon > 0 && (slash === -1 || colon < slash);
 }
 
-/** The host of a URL operand (`https://example.com/x`, `example.com:8080/x`); undefined when it is not one. */
+const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443', ftp: '21', ssh: '22', git: '9418' };
+const HOST_PORT = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::(\d{1,5}))?$/;
+
+/**
+ * The host of a URL operand (`https://example.com/x`, `example.com:8080/x`, `:3000` for localhost), lower-case, with its
+ * port when it is not the scheme's default; undefined when it is not one. The authority is read with a strict grammar
+ * rather than a URL parser, so a spelling two parsers disagree on (`a.com\@b.com`, `{a,b}.com`, `[1-3].x`) is no host.
+ */
 export function urlHost(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
-    ? value
-    : `http://${value.startsWith(':') ? `localhost${value}` : value}`;
-  try {
-    const host = new URL(withScheme).hostname.toLowerCase();
-    return host === '' ? undefined : host;
-  } catch {
-    return undefined;
-  }
+  if (value === undefined || value === '' || /[\\\s{}]/.test(value)) return undefined;
+  const match = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^/?#]*)/i.exec(value.startsWith(':') ? `localhost${value}` : value);
+  if (!match) return undefined;
+  const scheme = match[1]?.toLowerCase() ?? 'http';
+  const authority = match[2] ?? '';
+  const userinfo = authority.split('@');
+  if (userinfo.length > 2) return undefined;
+  const hostPort = HOST_PORT.exec((userinfo[userinfo.length - 1] ?? '').toLowerCase());
+  if (!hostPort) return undefined;
+  const [, host, port] = hostPort;
+  return port === undefined || port === DEFAULT_PORTS[scheme] ? host : `${host}:${port}`;
+}
+
+/** `user@host:path`, `host::module`, `rsync://host/…`: the host of an scp/rsync remote operand. */
+export function remoteHost(value: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return urlHost(value);
+  const colon = value.indexOf(':');
+  const authority = value.slice(0, colon);
+  const at = authority.lastIndexOf('@');
+  return urlHost(at === -1 ? authority : authority.slice(at + 1));
+}
+
+/** A verdict whose key names the command and every host it reaches, sorted; without hosts there is no key. */
+function hostKeyed(
+  name: string,
+  hosts: readonly (string | undefined)[],
+  paths: PathUse[],
+  reason: string,
+): CommandVerdict {
+  const base = verdict('network_write', 'network', reason, paths);
+  if (hosts.length === 0 || hosts.some((host) => host === undefined)) return base;
+  const unique = [...new Set(hosts as string[])].sort();
+  return { ...base, approvalKey: `${name} ${unique.join(' ')}`, hosts: unique };
 }
 
 const optionPaths = (parsed: ParsedArguments, writes: ReadonlySet<string>, reads: ReadonlySet<string>): PathUse[] => {
@@ -417,58 +447,130 @@ function curlDataFiles(parsed: ParsedArguments): PathUse[] {
   return paths;
 }
 
-/** The network_write rows for network clients; the approval key names the host for curl, wget and httpie. */
+/** curl options that send it somewhere the URL operands do not say (a proxy, another address, a socket, a config). */
+const CURL_REROUTES = new Set([
+  '-K',
+  '--config',
+  '-x',
+  '--proxy',
+  '--preproxy',
+  '--noproxy',
+  '--resolve',
+  '--connect-to',
+  '--unix-socket',
+  '--abstract-unix-socket',
+  '--interface',
+  '--dns-servers',
+  '--doh-url',
+  '-:',
+  '--next',
+  '--proxy1.0',
+  '--socks4',
+  '--socks4a',
+  '--socks5',
+  '--socks5-hostname',
+]);
+const WGET_REROUTES = new Set([
+  '-i',
+  '--input-file',
+  '-e',
+  '--execute',
+  '-H',
+  '--span-hosts',
+  '-B',
+  '--base',
+  '--config',
+]);
+const HTTPIE_REROUTES = new Set(['--proxy']);
+/** ssh-family options that run a local program or reach another host than the operand (`-o ProxyCommand=…`). */
+const SSH_REROUTES = new Set(['-o', '-F', '-J', '-W', '-S', '-D', '-L', '-R', '-e', '--rsh', '--rsync-path', '-M']);
+
+const rerouted = (parsed: ParsedArguments, options: ReadonlySet<string>): boolean =>
+  parsed.options.some(
+    (option) =>
+      options.has(option.name) ||
+      // a short cluster (`-sx`) ending in a rerouting letter takes the next word as its value
+      (/^-[A-Za-z]{2,}$/.test(option.name) && [...option.name.slice(1)].some((letter) => options.has(`-${letter}`))),
+  );
+
+/**
+ * The network_write rows for network clients. The approval key names the command and every host the line gives it
+ * (`curl a.com b.com`), so approving it covers exactly those hosts; a client whose hosts cannot all be read off the
+ * words (a dynamic URL, a config file, a proxy or resolve option) gets no key and asks every time.
+ */
 export function networkVerdict(name: string, args: readonly ShellWord[]): CommandVerdict | undefined {
-  const network = (key: string, paths: PathUse[], reason: string): CommandVerdict => ({
-    ...verdict('network_write', 'network', reason, paths),
-    approvalKey: key,
-  });
   switch (name) {
     case 'curl': {
       const parsed = parseArguments(args, { withValue: CURL_WITH_VALUE });
-      const url = parsed.options.find((option) => option.name === '--url')?.value ?? parsed.positionals[0];
-      const host = urlHost(url?.value);
+      const urls = [
+        ...parsed.options.filter((option) => option.name === '--url').map((option) => option.value),
+        ...parsed.positionals,
+      ];
+      const hosts = rerouted(parsed, CURL_REROUTES) ? [undefined] : urls.map((word) => urlHost(word?.value));
       const paths = [...optionPaths(parsed, CURL_WRITES, CURL_READS), ...curlDataFiles(parsed)];
-      return network(host ? `curl ${host}` : 'curl', paths, host ? `curl reaches ${host}` : 'curl reaches the network');
+      const known = hosts.length > 0 && hosts.every((host) => host !== undefined);
+      return hostKeyed(name, hosts, paths, known ? `curl reaches ${hosts.join(', ')}` : 'curl reaches the network');
     }
     case 'wget': {
       const parsed = parseArguments(args, { withValue: WGET_WITH_VALUE });
-      const host = urlHost(parsed.positionals[0]?.value);
-      const reason = host ? `wget reaches ${host}` : 'wget reaches the network';
-      return network(host ? `wget ${host}` : 'wget', optionPaths(parsed, WGET_WRITES, WGET_READS), reason);
+      const hosts = rerouted(parsed, WGET_REROUTES)
+        ? [undefined]
+        : parsed.positionals.map((word) => urlHost(word.value));
+      const known = hosts.length > 0 && hosts.every((host) => host !== undefined);
+      const reason = known ? `wget reaches ${hosts.join(', ')}` : 'wget reaches the network';
+      return hostKeyed(name, hosts, optionPaths(parsed, WGET_WRITES, WGET_READS), reason);
     }
     case 'http':
     case 'https':
     case 'httpie': {
       const parsed = parseArguments(args, { withValue: HTTPIE_WITH_VALUE });
       const operands = parsed.positionals.filter((word) => !HTTP_METHODS.has(word.value ?? ''));
-      const host = urlHost(operands[0]?.value);
       const paths = optionPaths(parsed, new Set(['-o', '--output']), new Set());
       for (const item of operands.slice(1)) {
         const file = /^[^=:@]+(?:=|:=)?@(.+)$/.exec(item.value ?? '')?.[1];
         if (file !== undefined) paths.push({ word: { ...item, value: file, glob: false } });
       }
-      return network(host ? `${name} ${host}` : name, paths, `${name} reaches the network`);
+      const hosts = rerouted(parsed, HTTPIE_REROUTES) || !operands[0] ? [undefined] : [urlHost(operands[0].value)];
+      return hostKeyed(name, hosts, paths, `${name} reaches the network`);
     }
     case 'scp':
     case 'rsync': {
       const parsed = parseArguments(args, { withValue: name === 'scp' ? SCP_WITH_VALUE : RSYNC_WITH_VALUE });
       if (!parsed.positionals.some((word) => isRemoteOperand(word.value))) return undefined;
       const local = parsed.positionals.filter((word) => !isRemoteOperand(word.value));
-      return network(
+      const remote = parsed.positionals.filter((word) => isRemoteOperand(word.value));
+      const hosts = rerouted(parsed, SSH_REROUTES) ? [undefined] : remote.map((word) => remoteHost(word.value ?? ''));
+      return hostKeyed(
         name,
+        hosts,
         local.map((word) => ({ word })),
         `${name} copies to or from another host`,
       );
     }
     case 'ssh': {
       const parsed = parseArguments(args, { withValue: SSH_WITH_VALUE, stopAtFirstPositional: true });
-      return parsed.positionals.length > 1 ? network('ssh', [], 'ssh runs a command on another host') : undefined;
+      if (parsed.positionals.length <= 1) return undefined;
+      const target = parsed.positionals[0]?.value ?? '';
+      const host = rerouted(parsed, SSH_REROUTES) ? undefined : urlHost(target.slice(target.lastIndexOf('@') + 1));
+      const port = parsed.options.find((option) => option.name === '-p')?.value?.value;
+      const hostPort =
+        host !== undefined && port !== undefined ? (/^\d{1,5}$/.test(port) ? `${host}:${port}` : undefined) : host;
+      return hostKeyed(name, [hostPort], [], 'ssh runs a command on another host');
     }
     case 'nc':
     case 'ncat':
-    case 'netcat':
-      return network(name, [], `${name} opens network connections`);
+    case 'netcat': {
+      // Only `nc host port` names where it goes; listening, proxies and `-e`/`-c` programs do not.
+      const parsed = parseArguments(args, { withValue: ['-p', '-s', '-w', '-i', '-q', '-x', '-X', '-e', '-c'] });
+      const [host, port] = parsed.positionals.map((word) => word.value);
+      const plain = parsed.options.every((option) => ['-v', '-n', '-z', '-w', '-q', '-N'].includes(option.name));
+      const address = plain && parsed.positionals.length === 2 ? urlHost(host) : undefined;
+      const named =
+        address !== undefined && !address.includes(':') && port !== undefined && /^\d{1,5}$/.test(port)
+          ? `${address}:${port}`
+          : undefined;
+      return hostKeyed(name, [named], [], `${name} opens network connections`);
+    }
     default:
       return undefined;
   }

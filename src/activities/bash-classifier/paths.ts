@@ -1,7 +1,7 @@
 // Node: where a shell word points, checked against the workspace with symlinks resolved (C.5.1 step 3 rules).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveInWorkspace } from '../workspace.js';
+import { isWithin, resolveInWorkspace } from '../workspace.js';
 import type { ShellWord } from './words.js';
 
 /** A word that names a path inside W. */
@@ -29,8 +29,17 @@ export interface UnknownPath {
   why: 'dynamic' | 'unknown_cwd' | 'unresolvable';
 }
 
+/** A word that names a path in the command's own HOME (outside W, its scratch space: caches and dotfiles). */
+export interface ScratchPath {
+  kind: 'scratch';
+  /** Absolute path, symlinks resolved where they exist. */
+  real: string;
+  exists: boolean;
+  directory: boolean;
+}
+
 /** The outcome of checking one path word. */
-export type PathResolution = InsidePath | OutsidePath | UnknownPath | { kind: 'none' };
+export type PathResolution = InsidePath | OutsidePath | UnknownPath | ScratchPath | { kind: 'none' };
 
 /**
  * Device files that are no place at all: reading gives nothing or noise, writing discards or reaches the command's
@@ -62,12 +71,14 @@ export function globPrefix(value: string): { directory: string; rest: string } {
 
 /**
  * Resolves a word against the working directory `cwd` (absolute, real; undefined when it cannot be known) and checks
- * it against the workspace `root` with `resolveInWorkspace`. A glob is checked by its literal directory prefix.
+ * it against the workspace `root` with `resolveInWorkspace`. A glob is checked by its literal directory prefix. A path
+ * in the command's `home` (outside W) is its scratch space, checked the same way against that directory instead.
  */
 export async function resolveShellPath(
   root: string,
   cwd: string | undefined,
   word: ShellWord,
+  home?: string,
 ): Promise<PathResolution> {
   const value = word.value;
   if (value === undefined) return { kind: 'unknown', why: 'dynamic' };
@@ -76,10 +87,13 @@ export async function resolveShellPath(
   // `~user` (the plain `~` was already expanded): another user's home is never the workspace.
   if (directory.startsWith('~')) return { kind: 'outside', shown: value };
   let absolute: string;
-  if (path.isAbsolute(directory)) absolute = directory;
+  if (path.isAbsolute(directory)) absolute = path.resolve(directory);
   else if (cwd === undefined) return { kind: 'unknown', why: 'unknown_cwd' };
   else absolute = path.resolve(cwd, directory);
 
+  if (home !== undefined && isWithin(path.resolve(home), absolute) && !isWithin(root, absolute)) {
+    return (await resolveInHome(home, absolute)) ?? { kind: 'outside', shown: value };
+  }
   const resolved = await resolveInWorkspace(root, absolute);
   if (!resolved.ok) {
     return resolved.code === 'ACCESS_DENIED'
@@ -108,4 +122,25 @@ export async function resolveShellPath(
 export function ruleTarget(resolution: InsidePath): string {
   if (resolution.globRest === undefined) return resolution.rel;
   return resolution.rel === '.' ? resolution.globRest : `${resolution.rel}/${resolution.globRest}`;
+}
+
+/** A path in the command's HOME, symlinks resolved: a link planted there that leads out of it is no scratch space. */
+async function resolveInHome(home: string, absolute: string): Promise<ScratchPath | undefined> {
+  let resolved: Awaited<ReturnType<typeof resolveInWorkspace>>;
+  try {
+    resolved = await resolveInWorkspace(home, absolute);
+  } catch {
+    // No HOME yet (the sandbox makes it on first use): nothing below it exists, so nothing can lead out of it.
+    return { kind: 'scratch', real: absolute, exists: false, directory: false };
+  }
+  if (!resolved.ok) return undefined;
+  return { kind: 'scratch', real: resolved.real, exists: resolved.exists, directory: await isDirectory(resolved.real) };
+}
+
+async function isDirectory(real: string): Promise<boolean> {
+  try {
+    return (await stat(real)).isDirectory();
+  } catch {
+    return false;
+  }
 }

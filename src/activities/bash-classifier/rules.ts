@@ -3,9 +3,17 @@
 import { gitVerdict } from './git.js';
 import { isInteractiveSsh, moduleArgument, networkVerdict, packageManagerVerdict } from './network.js';
 import type { CommandContext, CommandVerdict, PathUse } from './verdict.js';
-import { readPaths, verdict } from './verdict.js';
+import { DANGEROUS_VARIABLE, overrideReason, readPaths, verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
-import { hasOption, hasShortLetter, isOptionWord, parseArguments } from './words.js';
+import {
+  hasOption,
+  hasShortLetter,
+  isOptionWord,
+  literalWord,
+  optionMatches,
+  optionName,
+  parseArguments,
+} from './words.js';
 
 const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0']);
 const DISK = new Set(['mkfs', 'fdisk', 'sfdisk', 'parted', 'wipefs']);
@@ -218,9 +226,9 @@ const VALUE_OPTIONS: Record<string, readonly string[]> = {
 
 /** Option values that are paths the command reads (or writes, for the `write` ones). */
 const PATH_VALUE_OPTIONS: Record<string, { reads?: readonly string[]; writes?: readonly string[] }> = {
-  cp: { reads: ['-t', '--target-directory'] },
-  mv: { reads: ['-t', '--target-directory'] },
-  ln: { reads: ['-t', '--target-directory'] },
+  cp: { writes: ['-t', '--target-directory'] },
+  mv: { writes: ['-t', '--target-directory'] },
+  ln: { writes: ['-t', '--target-directory'] },
   touch: { reads: ['-r', '--reference'] },
   truncate: { reads: ['-r', '--reference'] },
   chmod: { reads: ['--reference'] },
@@ -365,10 +373,60 @@ function operandPaths(name: string, parsed: ParsedArguments): PathUse[] {
   const valued = PATH_VALUE_OPTIONS[name];
   for (const option of parsed.options) {
     if (!option.value) continue;
-    if (valued?.writes?.includes(option.name)) paths.push({ word: option.value, write: true });
-    else if (valued?.reads?.includes(option.name)) paths.push({ word: option.value });
+    if (optionMatches(option, valued?.writes ?? [])) paths.push({ word: option.value, write: true });
+    else if (optionMatches(option, valued?.reads ?? [])) paths.push({ word: option.value });
   }
   return paths;
+}
+
+/**
+ * What `cp` and `ln` write: the destination, or, when it is a directory (an existing one, or `-t DIR`), the name each
+ * source gets in it (`dir/<basename>`), so `cp x/.git .` is judged as writing `.git`. Sources are read, except link
+ * targets: a link makes whatever it points at writable through it, so they are judged as write targets too, and a
+ * symbolic one is resolved from the directory the link is made in (`ln -s ../../x sub/dir/link`), unless `-r`.
+ */
+async function copyPaths(name: 'cp' | 'ln', parsed: ParsedArguments, context: CommandContext): Promise<PathUse[]> {
+  const targetOption = parsed.options.find(
+    (option) => option.value !== undefined && optionMatches(option, ['-t', '--target-directory']),
+  )?.value;
+  const noTargetDirectory = hasOption(parsed, '-T', '--no-target-directory') || hasShortLetter(parsed, 'T');
+  const symbolic =
+    name === 'ln' &&
+    (hasOption(parsed, '-s', '--symbolic') || hasShortLetter(parsed, 's')) &&
+    !(hasOption(parsed, '-r', '--relative') || hasShortLetter(parsed, 'r'));
+  const link = name === 'ln';
+  const sources = [...parsed.positionals];
+  let destination = targetOption;
+  if (destination === undefined && (sources.length >= 2 || !link)) destination = sources.pop();
+  const uses: PathUse[] = [];
+  let intoDirectory = targetOption !== undefined;
+  if (destination !== undefined && !intoDirectory && !noTargetDirectory) {
+    const resolution = await context.resolve(destination);
+    intoDirectory =
+      sources.length > 1 ||
+      sources.some((source) => source.glob) ||
+      (resolution.kind === 'inside' && resolution.exists && resolution.directory);
+  }
+  // `ln -s target` alone makes the link in the working directory.
+  const directory = destination ?? literalWord('.');
+  for (const source of sources) {
+    const linkFrom = symbolic
+      ? { linkFrom: { word: directory, directory: intoDirectory || destination === undefined } }
+      : {};
+    // A copy's source that is protected asks as before (it spreads a secret); a link's target is written through it.
+    uses.push({ word: source, write: true, ...(link ? {} : { glob: 'source' as const }), ...linkFrom });
+    if (intoDirectory || destination === undefined)
+      uses.push({ word: entryIn(directory, source), write: true, glob: 'entry' });
+  }
+  if (destination !== undefined) uses.push({ word: destination, write: true });
+  return uses;
+}
+
+/** The path `source` gets inside directory `directory` (`dir/<basename of source>`), as a shell word. */
+function entryIn(directory: ShellWord, source: ShellWord): ShellWord {
+  const base = source.value?.replace(/\/+$/, '').split('/').pop();
+  const value = directory.value === undefined || base === undefined ? undefined : `${directory.value}/${base}`;
+  return { text: `${directory.text}/${source.text}`, value, glob: directory.glob || source.glob, start: source.start };
 }
 
 /** True when the command's operands are paths, so operands appended by `xargs` cannot be checked. */
@@ -430,7 +488,9 @@ export async function commandVerdict(
   const network = networkVerdict(name, args);
   if (network) return network;
 
-  // read_only
+  // read_only, except for the options of read-only commands that run a program, write files or set the clock
+  const unsafe = unsafeReadOption(name, args, parsed);
+  if (unsafe) return unsafe;
   if (READ_COMMANDS.has(name)) {
     const extra = readCommandExtras(name, args, parsed, paths);
     if (extra) return extra;
@@ -451,7 +511,15 @@ export async function commandVerdict(
   }
 
   // write
-  if (name === 'mkdir' || name === 'touch' || name === 'cp' || name === 'ln') {
+  if (name === 'cp' && (hasOption(parsed, '-s', '--symbolic-link') || hasShortLetter(parsed, 's'))) {
+    return verdict('unclassified', 'copy_links', 'cp -s makes symbolic links whose targets depend on where they land');
+  }
+  if (name === 'cp' || name === 'ln') {
+    const uses = await copyPaths(name, parsed, context);
+    const options = operandPaths(name, { ...parsed, positionals: [] }).filter((use) => !use.write);
+    return verdict('write', 'file_write', `${name} creates or copies files`, [...uses, ...options]);
+  }
+  if (name === 'mkdir' || name === 'touch') {
     return verdict(
       'write',
       'file_write',
@@ -475,6 +543,65 @@ export async function commandVerdict(
     return verdict('unclassified', 'sed_script', 'sed with a script that may write or run commands', sedPaths(args));
   if (CODE_RUNNERS.test(name)) return verdict('unclassified', 'code_execution', `${name} runs arbitrary code`);
   return verdict('unclassified', 'unclassified', `${name} is not a classified command`);
+}
+
+/** Options of read-only commands that run a program of the caller's choosing. */
+const PROGRAM_OPTIONS: Record<string, readonly string[]> = {
+  sort: ['--compress-program'],
+};
+
+/**
+ * A read-only command used in a way that is not: an option that runs a program (`sort --compress-program=sh`, also
+ * abbreviated), writes files everywhere (`tree -R`), sets the clock (`date -s`), or a builtin that sets a variable which
+ * changes what later commands run (`read PATH`, `printf -v PATH`, `getopts o PATH`, `let PATH=1`).
+ */
+function unsafeReadOption(
+  name: string,
+  args: readonly ShellWord[],
+  parsed: ParsedArguments,
+): CommandVerdict | undefined {
+  const programs = PROGRAM_OPTIONS[name];
+  const program = programs ? parsed.options.find((option) => optionMatches(option, programs)) : undefined;
+  if (program) return verdict('unclassified', 'runs_program', `${name} ${program.name} runs another program`);
+  if (name === 'tree' && (hasOption(parsed, '-R') || hasShortLetter(parsed, 'R')))
+    return verdict('unclassified', 'writes_everywhere', 'tree -R writes a file into every directory');
+  if (name === 'date' && (hasOption(parsed, '-s', '--set') || hasShortLetter(parsed, 's')))
+    return verdict('unclassified', 'sets_clock', 'date -s sets the system clock');
+  const variables = assignedVariables(name, args);
+  const dangerous = variables.find((variable) => variable === undefined || DANGEROUS_VARIABLE.test(variable));
+  if (variables.length > 0 && (dangerous !== undefined || variables.includes(undefined))) {
+    return verdict(
+      'unclassified',
+      'environment_override',
+      dangerous === undefined
+        ? `${name} sets a variable only known at run time`
+        : overrideReason(dangerous, 'later commands'),
+    );
+  }
+  return undefined;
+}
+
+/** The variables a builtin assigns (undefined for one only known at run time). */
+function assignedVariables(name: string, args: readonly ShellWord[]): (string | undefined)[] {
+  switch (name) {
+    case 'read': {
+      const parsed = parseArguments(args, { withValue: ['-a', '-d', '-i', '-n', '-N', '-p', '-t', '-u'] });
+      const arrays = parsed.options
+        .filter((option) => optionName(option) === '-a')
+        .map((option) => option.value?.value);
+      return [...arrays, ...parsed.positionals.map((word) => word.value)];
+    }
+    case 'printf': {
+      const parsed = parseArguments(args, { withValue: ['-v'], stopAtFirstPositional: true });
+      return parsed.options.filter((option) => optionName(option) === '-v').map((option) => option.value?.value);
+    }
+    case 'getopts':
+      return args.slice(1, 2).map((word) => word.value);
+    case 'let':
+      return args.map((word) => (word.value === undefined ? undefined : /^\s*([A-Za-z_]\w*)/.exec(word.value)?.[1]));
+    default:
+      return [];
+  }
 }
 
 /** `rm -rf .`, `rm -rf *` (in W), `rm -rf "$PWD"`, `rm -r ../` from a subdirectory: the workspace root itself. */

@@ -1,18 +1,20 @@
 // Node: walks the tree-sitter-bash syntax tree of a command and classifies each segment (C.5.2): statements split at
 // `;` `&&` `||` `|` `&` and newlines, compound statements opened up, command substitutions classified recursively,
 // redirections and path arguments checked against the workspace, and the working directory tracked through `cd`.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { fileWriteRule } from '../../core/permissions/file-rules.js';
 import { levelSeverity } from '../../core/permissions/levels.js';
 import type { BashSegment, FileWritePolicy, PermissionAction } from '../../core/permissions/types.js';
 import type { RiskLevel } from '../../tools/define-tool.js';
 import type { SyntaxNode } from './parser.js';
 import { nestsDeeperThan, withParsedScript } from './parser.js';
-import type { InsidePath, PathResolution } from './paths.js';
+import type { InsidePath, PathResolution, ScratchPath } from './paths.js';
 import { isStandardDevice, resolveShellPath, ruleTarget } from './paths.js';
 import { matchForbiddenPattern, normalizeCommand } from './patterns.js';
 import { commandVerdict, takesPathOperands } from './rules.js';
 import type { CommandVerdict, PathUse } from './verdict.js';
-import { verdict } from './verdict.js';
+import { DANGEROUS_VARIABLE, overrideReason, verdict } from './verdict.js';
 import type { ShellWord } from './words.js';
 import { evaluateWord, literalWord } from './words.js';
 import { commandName, unwrapCommand } from './wrappers.js';
@@ -102,9 +104,6 @@ const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 const OUTPUT_OPERATORS = new Set(['>', '>>', '&>', '&>>', '>|', '<>', '>&']);
 const TRUNCATING_OPERATORS = new Set(['>', '&>', '>|', '>&']);
-/** Variables that change which program runs or how: setting them hides what a later command does. */
-const DANGEROUS_VARIABLE =
-  /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS|SHELLOPTS|BASHOPTS|PS4|HOME|CDPATH|GIT_\w+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHON\w*|PERL5\w*|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/;
 /** Directories whose programs are taken by their basename; a program elsewhere (`./ls`) may be anything. */
 const SYSTEM_BIN = new Set([
   '/bin',
@@ -128,6 +127,13 @@ class SegmentDraft {
   deniedPath: string | undefined;
   /** A `sh -c` wrapper with nothing of its own: its script's segments stand for it. */
   transparent = false;
+  /** The rule of the command's own row (undefined for bare redirections and assignments). */
+  commandRule: string | undefined;
+  /** The hosts a network command names, all of them; undefined when they cannot be read off its words. */
+  hosts: string[] | undefined;
+  runsCode = false;
+  /** Set when a glob in an option position was judged on the files there now: sound only if nothing makes files first. */
+  expansionJudged: string | undefined;
 
   constructor(readonly text: string) {}
 
@@ -138,7 +144,10 @@ class SegmentDraft {
       this.rule = verdict.rule;
       this.reason = verdict.reason;
     }
+    this.commandRule = verdict.rule;
     this.approvalKey = verdict.approvalKey;
+    this.hosts = verdict.hosts;
+    this.runsCode ||= verdict.runsCode === true;
   }
 
   raise(level: RiskLevel, rule: string, reason: string): void {
@@ -182,8 +191,110 @@ class SegmentDraft {
       segment.approvalKey = this.approvalKey;
     }
     if (this.deniedPath !== undefined && this.level !== 'forbidden') segment.deniedPath = this.deniedPath;
+    const offline =
+      !this.runsCode &&
+      (this.level === 'read_only' || this.level === 'write' || this.level === 'destructive') &&
+      (this.commandRule === undefined || OFFLINE_RULES.has(this.commandRule));
+    SEGMENT_FACTS.set(segment, {
+      offline,
+      ...(this.level === 'network_write' && this.hosts ? { hosts: this.hosts } : {}),
+      ...(this.expansionJudged !== undefined && action === 'allow' ? { expansionJudged: this.expansionJudged } : {}),
+    });
     return segment;
   }
+}
+
+/** What the line-level rules need to know about a segment beyond what is recorded (see `finishLine`). */
+interface SegmentFacts {
+  /** The segment cannot reach the network whatever the sandbox allows (reads, file and git writes, deletions). */
+  offline: boolean;
+  hosts?: string[];
+  expansionJudged?: string;
+}
+
+const SEGMENT_FACTS = new WeakMap<BashSegment, SegmentFacts>();
+
+/** Dotfiles in the commands' HOME that make git, ssh, curl, wget or package managers run programs or go elsewhere. */
+const HOME_PROTECTED: readonly string[] = [
+  '.gitconfig',
+  '.config/git/**',
+  '.ssh/**',
+  '.curlrc',
+  '.wgetrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.config/pip/**',
+  '.pip/**',
+  '.netrc',
+  '.bashrc',
+  '.profile',
+  '.bash_profile',
+];
+
+/** Rows of commands that open no connection of their own. Build runners, interpreters and unknown programs may. */
+const OFFLINE_RULES = new Set([
+  'read_command',
+  'search',
+  'find',
+  'sed_print',
+  'git_read',
+  'cd_inside',
+  'assignment',
+  'test',
+  'version_query',
+  'file_write',
+  'git_write',
+  'git_protected_write',
+  'redirect_write',
+  'delete',
+  'move',
+  'permissions',
+  'in_place_edit',
+  'kill',
+  'git_destructive',
+]);
+
+/**
+ * The rules that look at the whole command line once every segment is known:
+ * - a network approval covers exactly what it names: when any other part of the line may reach the network too (a
+ *   build runner, an interpreter, anything not known to be offline), no segment keeps an approval key, so the line
+ *   asks every time and approving it remembers nothing;
+ * - a glob judged on today's files holds only when no other part of the line can make files first;
+ * - `networkHosts`: every host the network segments name, when each of them names its hosts.
+ */
+export function finishLine(segments: BashSegment[]): { segments: BashSegment[]; networkHosts?: string[] } {
+  const facts = segments.map((segment) => SEGMENT_FACTS.get(segment) ?? { offline: false });
+  const network = segments.filter((segment) => segment.level === 'network_write');
+  const reachesNetwork = segments.some(
+    (segment, index) => segment.level !== 'network_write' && facts[index]?.offline !== true,
+  );
+  const othersRead = (index: number): boolean =>
+    segments.every((segment, other) => other === index || segment.level === 'read_only');
+  const finished = segments.map((segment, index) => {
+    let result = segment;
+    const judged = facts[index]?.expansionJudged;
+    if (judged !== undefined && !othersRead(index)) {
+      result = {
+        ...result,
+        level: levelSeverity(result.level) > levelSeverity('unclassified') ? result.level : 'unclassified',
+        rule: 'option_like_glob',
+        reason: `${judged}, and another part of the command line can create files before it expands`,
+        action: result.action === 'deny' ? 'deny' : 'ask',
+      };
+    }
+    if (network.length > 0 && reachesNetwork && result.approvalKey !== undefined) {
+      const { approvalKey: _dropped, ...rest } = result;
+      result = {
+        ...rest,
+        reason: `${rest.reason}; another part of the command line may reach the network too, so an approval covers only this call`,
+      };
+    }
+    return result;
+  });
+  const hosts = network.map((segment) => facts[segments.indexOf(segment)]?.hosts);
+  if (network.length === 0 || hosts.some((list) => list === undefined)) return { segments: finished };
+  return { segments: finished, networkHosts: [...new Set(hosts.flat() as string[])].sort() };
 }
 
 /** Classifies a script (the whole command, or the script of `sh -c`) into segments. */
@@ -340,7 +451,7 @@ class Walker {
     draft.apply(verdict('read_only', 'assignment', 'sets shell variables'));
     for (const name of assignedNames(node)) {
       if (DANGEROUS_VARIABLE.test(name))
-        draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what later commands run`);
+        draft.raise('unclassified', 'environment_override', overrideReason(name, 'later commands'));
     }
     await this.substitute(findSubstitutions([node]), draft, scope);
     this.segments.splice(insertAt, 0, draft.finish(this.options.bashWriteAutoAllow));
@@ -387,7 +498,7 @@ class Walker {
     for (const assignment of assignments) {
       const name = assignment.childForFieldName('name')?.text ?? '';
       if (DANGEROUS_VARIABLE.test(name))
-        draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
+        draft.raise('unclassified', 'environment_override', overrideReason(name, 'the command'));
     }
 
     let directoryTarget: { row: CommandVerdict; resolution?: PathResolution } | undefined;
@@ -400,7 +511,7 @@ class Walker {
       const unwrapped = unwrapCommand(words);
       for (const name of unwrapped.assignments) {
         if (DANGEROUS_VARIABLE.test(name))
-          draft.raise('unclassified', 'environment_override', `sets ${name}, which changes what the command runs`);
+          draft.raise('unclassified', 'environment_override', overrideReason(name, 'the command'));
       }
       if (unwrapped.opaque) draft.raise('unclassified', 'wrapper_option', unwrapped.opaque);
       const [commandWord, ...args] = unwrapped.words;
@@ -410,9 +521,11 @@ class Walker {
       } else {
         const row = await commandVerdict(name, args, {
           piped,
-          resolve: (word) => resolveShellPath(this.options.root, scope.cwd, word),
+          resolve: (word) => resolveShellPath(this.options.root, scope.cwd, word, this.options.home),
         });
         draft.apply(row);
+        if (row.protectedWrite !== undefined) draft.blockWrite('protected_path', row.protectedWrite);
+        await this.checkOptionGlobs(name, args, draft, scope);
         if (row.script !== undefined) {
           // Shown only when it adds something of its own (an assignment, a redirect): otherwise its script stands for it.
           draft.transparent = draft.level === 'read_only';
@@ -429,6 +542,7 @@ class Walker {
           draft.raise('unclassified', 'xargs_operands', `xargs gives ${name} operands that are only known at run time`);
         }
         const resolutions = await this.checkPaths(row.paths, draft, scope);
+        checkDynamicOptions(name, args, draft);
         if (row.directoryChange) {
           const target = row.directoryChange.target;
           directoryTarget = { row, ...(target ? { resolution: resolutions.get(target) } : {}) };
@@ -451,6 +565,38 @@ class Walker {
     this.segments.push(...(await classifyScript(script, cloneScope(scope), this.options, this.depth + 1)));
   }
 
+  /**
+   * Globs in option positions (before `--`; `find` takes no `--`) that can expand to a name starting with `-`: a file
+   * named `--pre=sh` makes `rg x *` run programs. Judged on the files there now when that is all it depends on.
+   */
+  private async checkOptionGlobs(
+    name: string,
+    args: readonly ShellWord[],
+    draft: SegmentDraft,
+    scope: Scope,
+  ): Promise<void> {
+    if (OPTION_SAFE.has(name)) return;
+    const end = name === 'find' ? -1 : args.findIndex((word) => word.value === '--');
+    for (const word of end === -1 ? args : args.slice(0, end)) {
+      if (!word.glob || word.value === undefined) continue;
+      const risk = optionGlobRisk(word.value);
+      if (risk === 'none') continue;
+      const shown = `${word.text} can expand to an option of ${name}`;
+      if (risk === 'option') {
+        draft.raise('unclassified', 'option_like_glob', `${shown} (its expansion starts with '-')`);
+        continue;
+      }
+      const dashed = scope.cwd === undefined ? undefined : await dashedEntry(scope.cwd);
+      if (dashed === undefined)
+        draft.raise('unclassified', 'option_like_glob', `${shown} (the directory cannot be listed)`);
+      else if (dashed !== null)
+        draft.raise('unclassified', 'option_like_glob', `${shown} (the file '${dashed}' is here)`);
+      else if (scope.repeats)
+        draft.raise('unclassified', 'option_like_glob', `${shown} (it repeats, and files may appear in between)`);
+      else draft.expansionJudged ??= shown;
+    }
+  }
+
   /** Checks path arguments; returns each word's resolution (cd needs its target's). */
   private async checkPaths(
     uses: readonly PathUse[],
@@ -459,24 +605,62 @@ class Walker {
   ): Promise<Map<ShellWord, PathResolution>> {
     const resolutions = new Map<ShellWord, PathResolution>();
     for (const use of uses) {
-      const resolution = await resolveShellPath(this.options.root, scope.cwd, use.word);
+      const resolution = use.linkFrom
+        ? await this.resolveLinkTarget(use.word, use.linkFrom, scope)
+        : await resolveShellPath(this.options.root, scope.cwd, use.word, this.options.home);
       resolutions.set(use.word, resolution);
       if (resolution.kind === 'outside') draft.deny(resolution.shown);
       else if (resolution.kind === 'unknown') unknownPath(draft, resolution.why);
+      else if (use.write && use.word.glob && resolution.kind === 'inside' && !globJudgedAsPattern(use, resolution))
+        globWriteTarget(draft, use.word);
       else if (resolution.kind === 'inside' && use.write) {
-        this.writeTarget(draft, resolution, use.truncates === true);
-      }
+        this.writeTarget(draft, resolution, use.truncates === true, use.linkFrom !== undefined);
+      } else if (resolution.kind === 'scratch' && use.write) this.homeWrite(draft, resolution, use.word);
     }
     return resolutions;
   }
 
-  private writeTarget(draft: SegmentDraft, resolution: InsidePath, truncates: boolean): void {
+  /** HOME is scratch space, except the dotfiles that make later commands run programs (`~/.gitconfig`, `~/.ssh`). */
+  private homeWrite(draft: SegmentDraft, resolution: ScratchPath, word: ShellWord): void {
+    const rel = path.relative(path.resolve(this.options.home), resolution.real).split(path.sep).join('/');
+    if (word.glob && !rel.includes('/')) {
+      globWriteTarget(draft, word);
+      return;
+    }
+    if (rel !== '' && fileWriteRule(rel, { writeProtected: HOME_PROTECTED }).rule === 'protected_path') {
+      draft.blockWrite(
+        'protected_path',
+        `writes ~/${rel}, configuration in the commands' home that can make later commands run programs`,
+      );
+    }
+  }
+
+  /** A symbolic link's target, as the link will resolve it: from the directory the link is made in. */
+  private async resolveLinkTarget(
+    target: ShellWord,
+    from: { word: ShellWord; directory: boolean },
+    scope: Scope,
+  ): Promise<PathResolution> {
+    if (target.value !== undefined && target.value.startsWith('/')) {
+      return resolveShellPath(this.options.root, scope.cwd, target, this.options.home);
+    }
+    const place = await resolveShellPath(this.options.root, scope.cwd, from.word, this.options.home);
+    if (place.kind === 'unknown') return place;
+    if (place.kind === 'outside' || place.kind === 'none') return { kind: 'unknown', why: 'unresolvable' };
+    if (from.word.glob) return { kind: 'unknown', why: 'dynamic' };
+    const directory = from.directory ? place.real : path.dirname(place.real);
+    return resolveShellPath(this.options.root, directory, target, this.options.home);
+  }
+
+  private writeTarget(draft: SegmentDraft, resolution: InsidePath, truncates: boolean, linkTarget = false): void {
     const target = ruleTarget(resolution);
     const rule = fileWriteRule(target, this.options.policy);
     if (rule.action === 'ask') {
       const reason =
         rule.rule === 'protected_path'
-          ? `writes protected path ${target}`
+          ? linkTarget
+            ? `makes a link to protected path ${target}, which writes through the link would change`
+            : `writes protected path ${target}`
           : `writes ${target}, which is not in writeAutoAllow`;
       draft.blockWrite(rule.rule, reason);
     }
@@ -501,7 +685,8 @@ class Walker {
       if (SUBSTITUTIONS.has(target.type)) continue; // classified as a substitution
       const word = evaluateWord(target, environment);
       if (word.value !== undefined && isStandardDevice(word.value)) continue;
-      const resolution = await resolveShellPath(this.options.root, scope.cwd, { ...word, glob: false });
+      // bash expands a glob in a redirection target when it matches one file: `>> .gi?/config` writes .git/config.
+      const resolution = await resolveShellPath(this.options.root, scope.cwd, word, this.options.home);
       if (resolution.kind === 'outside') {
         draft.deny(resolution.shown);
         continue;
@@ -510,9 +695,16 @@ class Walker {
         unknownPath(draft, resolution.why);
         continue;
       }
-      if (resolution.kind !== 'inside' || !OUTPUT_OPERATORS.has(operator)) continue;
+      if (!OUTPUT_OPERATORS.has(operator)) continue;
+      if (resolution.kind === 'scratch') {
+        draft.raise('write', 'redirect_write', `writes ${word.value ?? word.text} in the command's home`);
+        this.homeWrite(draft, resolution, word);
+        continue;
+      }
+      if (resolution.kind !== 'inside') continue;
       draft.raise('write', 'redirect_write', `writes ${resolution.rel}`);
-      this.writeTarget(draft, resolution, TRUNCATING_OPERATORS.has(operator));
+      if (word.glob) globWriteTarget(draft, word);
+      else this.writeTarget(draft, resolution, TRUNCATING_OPERATORS.has(operator));
     }
   }
 
@@ -549,7 +741,10 @@ class Walker {
     } else {
       // `cd` alone goes to $HOME, which has to pass the same boundary check.
       const resolved = resolution ?? (change.target ? undefined : await this.checkHome(draft, scope));
-      if (resolved?.kind === 'inside') next = resolved.directory ? resolved.real : from;
+      // A glob names a directory only the shell knows (`cd .gi*` may enter .git): the cwd is unknown after it.
+      if (change.target?.glob) next = undefined;
+      else if (resolved?.kind === 'inside') next = resolved.directory ? resolved.real : from;
+      else if (resolved?.kind === 'scratch') next = resolved.exists && resolved.directory ? resolved.real : undefined;
       else if (resolved?.kind === 'outside') next = undefined;
     }
     scope.previous = from;
@@ -558,7 +753,13 @@ class Walker {
   }
 
   private async checkHome(draft: SegmentDraft, scope: Scope): Promise<PathResolution> {
-    const resolution = await resolveShellPath(this.options.root, scope.cwd, literalWord(this.options.home));
+    const home = literalWord(this.options.home);
+    const resolution = await resolveShellPath(
+      this.options.root,
+      scope.cwd,
+      { ...home, glob: false },
+      this.options.home,
+    );
     if (resolution.kind === 'outside') draft.deny(this.options.home);
     return resolution;
   }
@@ -589,6 +790,115 @@ class Walker {
         } else await this.visitStatement(child, scope);
       }
     }
+  }
+}
+
+/** See `PathUse.glob`: whether the write rules may match this glob as a pattern rather than ask. */
+function globJudgedAsPattern(use: PathUse, resolution: InsidePath): boolean {
+  if (use.glob === 'source') return true;
+  if (use.glob !== 'entry' || resolution.globRest === undefined) return false;
+  const rest = resolution.globRest;
+  return !rest.includes('/') && !rest.startsWith('.') && !rest.startsWith('{');
+}
+
+/** A write target with glob characters: what it names is up to the shell, and may be a protected path. */
+function globWriteTarget(draft: SegmentDraft, word: ShellWord): void {
+  draft.blockWrite(
+    'glob_write_target',
+    `writes ${word.text}, a pattern the shell expands when the command runs, so what it writes (perhaps a protected path) is not known before`,
+  );
+}
+
+/**
+ * A word only known at run time in an option position (`read X < f; rg $X .`) may be `--pre=sh` as much as a glob
+ * may: it asks. After `--` it is an operand; `printf` takes options only before its format.
+ */
+function checkDynamicOptions(name: string, args: readonly ShellWord[], draft: SegmentDraft): void {
+  if (OPTION_SAFE.has(name)) return;
+  const end = name === 'find' ? -1 : args.findIndex((word) => word.value === '--');
+  const positions = name === 'printf' ? args.slice(0, 1) : end === -1 ? args : args.slice(0, end);
+  const dynamic = positions.find((word) => word.value === undefined);
+  if (dynamic) {
+    draft.raise(
+      'unclassified',
+      'dynamic_option',
+      `${dynamic.text} is only known at run time and may be an option of ${name}`,
+    );
+  }
+}
+
+/** Programs with no option that runs a program or writes a file, whatever a glob expands to. */
+const OPTION_SAFE = new Set(['echo', 'true', 'false', ':', 'test', '[']);
+
+/**
+ * Whether a glob's expansion can start with `-`: `option` when it certainly does (a brace alternative starts with `-`), `files` when only the files it matches decide (`*`, `?`, `[!a]`, `[+--]`), `none` otherwise.
+ */
+export function optionGlobRisk(pattern: string): 'option' | 'files' | 'none' {
+  const first = pattern[0];
+  // Already an option as written; a file whose name it matches (`--p*` → `--pre=sh`) would make it another one.
+  if (first === '-') return 'files';
+  if (first === '*' || first === '?') return 'files';
+  if (first === '[') {
+    const close = pattern.indexOf(']', pattern[1] === '!' || pattern[1] === '^' ? 3 : 2);
+    if (close === -1) return 'none';
+    const body = pattern.slice(1, close);
+    return body.startsWith('!') || body.startsWith('^') || body.includes('-') ? 'files' : 'none';
+  }
+  if (first === '{') {
+    const group = braceGroup(pattern);
+    if (group === undefined) return 'none';
+    if (group.sequence !== undefined) {
+      return /^(\d+\.\.\d+|[a-zA-Z]\.\.[a-zA-Z])(\.\.\d+)?$/.test(group.sequence) ? 'none' : 'option';
+    }
+    let worst: 'option' | 'files' | 'none' = 'none';
+    for (const alternative of group.alternatives) {
+      // Brace expansion makes words, not patterns: an alternative that starts with `-` is an option, files or not.
+      if ((alternative + group.rest).startsWith('-')) return 'option';
+      const risk = optionGlobRisk(alternative + group.rest);
+      if (risk === 'option') return 'option';
+      if (risk === 'files') worst = 'files';
+    }
+    return worst;
+  }
+  return 'none';
+}
+
+/** The leading `{a,b}` (or `{1..3}`) of a word: its alternatives and what follows; undefined when it is literal. */
+function braceGroup(pattern: string): { alternatives: string[]; sequence?: string; rest: string } | undefined {
+  let depth = 0;
+  let start = 1;
+  const alternatives: string[] = [];
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (char === '\\') {
+      index++;
+      continue;
+    }
+    if (char === '{') depth++;
+    else if (char === '}') {
+      depth--;
+      if (depth === 0) {
+        const rest = pattern.slice(index + 1);
+        const last = pattern.slice(start, index);
+        if (alternatives.length === 0)
+          return last.includes('..') ? { alternatives: [], sequence: last, rest } : undefined;
+        return { alternatives: [...alternatives, last], rest };
+      }
+    } else if (char === ',' && depth === 1) {
+      alternatives.push(pattern.slice(start, index));
+      start = index + 1;
+    }
+  }
+  return undefined;
+}
+
+/** The first entry of `directory` whose name starts with `-`; null when there is none, undefined when unreadable. */
+async function dashedEntry(directory: string): Promise<string | null | undefined> {
+  try {
+    const names = await readdir(directory);
+    return names.find((entry) => entry.startsWith('-')) ?? null;
+  } catch {
+    return undefined;
   }
 }
 

@@ -208,6 +208,11 @@ export interface ParsedOption {
   name: string;
   word: ShellWord;
   value?: ShellWord;
+  /**
+   * The listed option this word stands for when it is not spelled out: the letter of a short cluster that took the
+   * value (`-t` of `-rtDIR`), or the long option an abbreviation names (`--target-directory` of `--targ=DIR`).
+   */
+  canonical?: string;
 }
 
 /** Options and operands of an argument list. */
@@ -261,11 +266,25 @@ export function parseArguments(args: readonly ShellWord[], grammar: OptionGramma
     const text = word.value as string;
     const equals = text.startsWith('--') ? text.indexOf('=') : -1;
     const name = equals === -1 ? text : text.slice(0, equals);
+    // getopt_long takes any unambiguous prefix of a long option (`--outp` for `--output`).
+    const long = name.startsWith('--') && !withValue.has(name) ? longOptionNamed(name, withValue) : undefined;
+    const canonical = long !== undefined ? { canonical: long } : {};
     if (equals !== -1) {
-      options.push({ name, word, value: { ...word, value: text.slice(equals + 1), text: text.slice(equals + 1) } });
-    } else if (withValue.has(name) && index + 1 < args.length) {
-      options.push({ name, word, value: args[index + 1] as ShellWord });
+      const value = text.slice(equals + 1);
+      options.push({ name, word, value: { ...word, value, text: value }, ...canonical });
+    } else if ((withValue.has(name) || long !== undefined) && index + 1 < args.length) {
+      options.push({ name, word, value: args[index + 1] as ShellWord, ...canonical });
       index++;
+    } else if (/^-[^-]./.test(name) && !withValue.has(name)) {
+      // A short cluster: the first letter that takes a value takes the rest of the word, or else the next word.
+      const at = [...name].findIndex((letter, position) => position > 0 && withValue.has(`-${letter}`));
+      if (at === -1) options.push({ name, word });
+      else {
+        const rest = text.slice(at + 1);
+        const value = rest !== '' ? { ...word, value: rest, text: rest } : (args[index + 1] as ShellWord | undefined);
+        if (rest === '' && value !== undefined) index++;
+        options.push({ name, word, ...(value ? { value } : {}), canonical: `-${name[at] as string}` });
+      }
     } else {
       options.push({ name, word });
     }
@@ -273,14 +292,41 @@ export function parseArguments(args: readonly ShellWord[], grammar: OptionGramma
   return { options, positionals, endOfOptions };
 }
 
+/** The one long option of `names` that `prefix` abbreviates (at least one letter after `--`). */
+export function longOptionNamed(prefix: string, names: Iterable<string>): string | undefined {
+  if (prefix.length < 3) return undefined;
+  const matches = [...names].filter((name) => name.startsWith('--') && name.startsWith(prefix));
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** The option's name as listed: its canonical spelling when it was abbreviated or clustered. */
+export function optionName(option: ParsedOption): string {
+  return option.canonical ?? option.name;
+}
+
+/** True when the option is, or abbreviates, one of `names` (over-matching an ambiguous prefix errs on the safe side). */
+export function optionMatches(option: ParsedOption, names: Iterable<string>): boolean {
+  const list = [...names];
+  const name = optionName(option);
+  if (list.includes(name)) return true;
+  return name.startsWith('--') && name.length >= 3 && list.some((candidate) => candidate.startsWith(name));
+}
+
 /** True when any option has one of these names. */
 export function hasOption(parsed: ParsedArguments, ...names: string[]): boolean {
-  return parsed.options.some((option) => names.includes(option.name));
+  return parsed.options.some(
+    (option) => names.includes(option.name) || (option.canonical !== undefined && names.includes(option.canonical)),
+  );
 }
 
 /** True when a short-option cluster (`-abc`) contains the letter; long options are not searched. */
 export function hasShortLetter(parsed: ParsedArguments, letter: string): boolean {
-  return parsed.options.some((option) => /^-[^-]/.test(option.name) && option.name.slice(1).includes(letter));
+  return parsed.options.some((option) => {
+    if (!/^-[^-]/.test(option.name)) return false;
+    // Letters after the one that took a value are that value (`-t.git/hooks`), not options.
+    const valueAt = option.canonical !== undefined ? option.name.indexOf(option.canonical.slice(1), 1) : -1;
+    return option.name.slice(1, valueAt === -1 ? undefined : valueAt + 1).includes(letter);
+  });
 }
 
 /** The words' static values, or undefined when any of them is dynamic. */

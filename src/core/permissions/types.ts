@@ -26,7 +26,12 @@ export interface BashSegment {
   /** Short human reason, used in the "requires confirmation" text. */
   reason: string;
   action: PermissionAction;
-  /** Set on `network_write` segments whose only reason to ask is the network: an approval of this key covers them. */
+  /**
+   * Set on `network_write` segments whose only reason to ask is the network: an approval of this key covers them. It
+   * names the command and every host it reaches (`curl a.com b.com`), or the class when the hosts come from
+   * configuration (`npm install`, `git push` to a remote by name); never set when another part of the command line may
+   * reach the network too, so an approved key covers no more than what was approved.
+   */
   approvalKey?: string;
   /** The argument or redirect target that lies outside the workspace, when that is why the segment is denied. */
   deniedPath?: string;
@@ -46,8 +51,10 @@ export interface BashClassification {
   /**
    * For a `network_write` command: the hosts (lower-case names or IP literals, `host` or `host:port`) the command line
    * names, which its approval covers; the sandbox's network proxy lets through only these. Absent on a network command
-   * whose hosts cannot be read off the command line: it always asks (no remembered key covers it) and the proxy lets
-   * it reach public hosts only. Never the worker's control plane, loopback or link-local addresses (docs/security.md).
+   * whose hosts cannot be read off the command line: a client given a dynamic URL, a proxy, a resolve option or a
+   * config file always asks (no remembered key covers it); a package manager or a git remote by name, whose hosts
+   * come from configuration, keeps its class key. Either way the proxy lets it reach public hosts only. Never the
+   * worker's control plane, loopback or link-local addresses (docs/security.md).
    */
   networkHosts?: string[];
 }
