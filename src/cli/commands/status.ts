@@ -191,6 +191,7 @@ async function print(
       ...(path !== undefined ? { path } : {}),
       ...(key !== undefined ? { key } : {}),
     })),
+    ...(view?.refusedDecisions ? { refusedDecisions: view.refusedDecisions } : {}),
     breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
     usage: view?.usage ?? result?.usage ?? (await import('../../core/state.js')).emptyUsage(),
   };
@@ -209,6 +210,7 @@ async function print(
           (approval) =>
             `  ${color.yellow('approval')}    ${approval.callId}  ${approval.tool} ${approval.command ?? approval.path ?? ''}  (${approval.level}: ${approval.reason})`,
         ),
+        ...(object.refusedDecisions ?? []).map((refused) => `  ${color.red('refused')}     ${refused}`),
         ...Object.entries(object.breakers)
           .filter(([, state]) => state !== 'CLOSED')
           .map(([tool, state]) => `  ${color.red('breaker')}     ${tool} ${state}`),
