@@ -275,6 +275,45 @@ describe('a decision the operator did not sign', () => {
   });
 });
 
+describe('run --ask prompt', () => {
+  it('sends a signed approval from the terminal that follows the run', async () => {
+    const workspace = await workspaceFrom();
+    await mkdir(path.join(workspace, 'build'));
+    try {
+      await withModel(
+        [{ tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] }, { content: 'done' }],
+        async (url) => {
+          // `script` gives the CLI a terminal; the answer is typed once the prompt shows.
+          const command = [process.execPath, durableAgentBin, 'run', '--cwd', workspace, '--base-url', url, 'tidy']
+            .map((word) => `'${word}'`)
+            .join(' ');
+          const run = execa('script', ['-qefc', command, '/dev/null'], {
+            env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DURABLE_AGENT_STATE_DIR: stateDir },
+            extendEnv: false,
+            reject: false,
+            timeout: 90_000,
+          });
+          let output = '';
+          run.stdout.on('data', (chunk: Buffer) => {
+            output += chunk.toString();
+            if (/approve wipe\? \[y\]es/.test(output) && !output.includes('\u0000typed')) {
+              output += '\u0000typed';
+              run.stdin.write('y\r');
+            }
+          });
+          const result = await run;
+          expect(result.exitCode, output).toBe(0);
+          expect(output).toContain('done');
+          expect(output).not.toContain('could not record the decision');
+          expect(existsSync(path.join(workspace, 'build'))).toBe(false);
+        },
+      );
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the operator's runs", () => {
   it('keep working across continue-as-new, a reset and a fork', async () => {
     const workspace = await workspaceFrom();
