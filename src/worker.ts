@@ -15,6 +15,19 @@ import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-fi
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
 import { defaultWorkerDataDir } from './activities/worker-data.js';
+import { runProofInterceptor } from './activities/authorization/interceptor.js';
+import { createRunBindings } from './activities/authorization/run-bindings.js';
+import { createRunProofCheck } from './activities/authorization/run-proof-check.js';
+import { authorizationActivities } from './activities/authorization/verify-decision.js';
+import type { AuthorizationActivities } from './activities/authorization/verify-decision.js';
+
+/** The workflow interceptors that carry a run's proof to its activities (bundled with the workflows). */
+export const workflowInterceptorsPath = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? './workflows/authorization.ts' : './workflows/authorization.js',
+    import.meta.url,
+  ),
+);
 
 /** Entry module of the workflow bundle. */
 export const workflowsPath = fileURLToPath(
@@ -61,6 +74,12 @@ export interface AgentWorkerOptions {
   connection?: NativeConnection;
   /** The worker's own bookkeeping (write journal, commands' HOME), never inside a workspace; default `<state dir>/worker`. */
   dataDir?: string;
+  /**
+   * The operator's key (the embedded server's; see activities/authorization): every activity first checks that its run
+   * was started with a proof from it, and a signed run takes only decisions signed with it. Without one (a cluster,
+   * whose authorization is Temporal's own) any run its server admits is served.
+   */
+  operatorKey?: { key: Uint8Array; bindingsDir: string };
 }
 
 /** The Temporal workers of one agent worker process: the shared one, and the workspace one when configured. */
@@ -82,18 +101,33 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     options.connection ?? (await NativeConnection.connect({ ...options.connectionOptions, address: options.address }));
   const dataDir = options.dataDir ?? defaultWorkerDataDir(env);
   const mcpConnections = createMcpConnectionPool(env, { sandbox: commandSandbox, dataDir });
-  const activities = createActivities({
-    resolveProvider: createProviderResolver(env),
-    store: options.store,
-    commandSandbox,
-    // The Temporal frontend this worker uses and the embedded server's ports: no approved command reaches them.
-    commandNetwork: commandNetworkSettings(env, options.address),
-    ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
-    ...(options.functions ? { functions: options.functions } : {}),
-    ...(options.executors ? { executors: options.executors } : {}),
-    mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
-    dataDir,
-  });
+  const operatorKey = options.operatorKey;
+  const activities = {
+    ...createActivities({
+      resolveProvider: createProviderResolver(env),
+      store: options.store,
+      commandSandbox,
+      // The Temporal frontend this worker uses and the embedded server's ports: no approved command reaches them.
+      commandNetwork: commandNetworkSettings(env, options.address),
+      ...(options.toolTaskQueue ? { hostToolQueue: options.toolTaskQueue } : {}),
+      ...(options.functions ? { functions: options.functions } : {}),
+      ...(options.executors ? { executors: options.executors } : {}),
+      mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
+      dataDir,
+    }),
+    ...authorizationActivities(operatorKey?.key),
+  };
+  const interceptors = {
+    // A prebuilt bundle brings its own workflow interceptors (bundleWorkflowCode's workflowInterceptorModules).
+    ...(options.workflowBundle ? {} : { workflowModules: [workflowInterceptorsPath] }),
+    ...(operatorKey
+      ? {
+          activity: [
+            runProofInterceptor(createRunProofCheck(operatorKey.key, createRunBindings(operatorKey.bindingsDir))),
+          ],
+        }
+      : {}),
+  };
   // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
   // answer) is kept out of history as well.
   const dataConverter = agentDataConverter({
@@ -113,11 +147,17 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
       taskQueue: options.taskQueue,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
       activities,
+      interceptors,
     }),
   ];
   if (options.toolTaskQueue && options.toolTaskQueue !== options.taskQueue) {
     workers.push(
-      await Worker.create({ ...common, taskQueue: options.toolTaskQueue, activities: workspaceActivities(activities) }),
+      await Worker.create({
+        ...common,
+        taskQueue: options.toolTaskQueue,
+        activities: workspaceActivities(activities),
+        ...(interceptors.activity ? { interceptors: { activity: interceptors.activity } } : {}),
+      }),
     );
   }
   return {
@@ -137,8 +177,14 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
 }
 
 /** Everything that touches the workspace: tools (built-in, function, MCP), spill files, command classification. */
-function workspaceActivities(activities: Activities): Partial<Activities> {
-  const { callModel: _model, listFunctionTools: _functions, storeContent: _store, ...rest } = activities;
+function workspaceActivities(activities: Activities & AuthorizationActivities): Partial<Activities> {
+  const {
+    callModel: _model,
+    listFunctionTools: _functions,
+    storeContent: _store,
+    verifyDecision: _verify,
+    ...rest
+  } = activities;
   return rest;
 }
 

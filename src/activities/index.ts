@@ -21,7 +21,6 @@ import { createMcpCatalogs } from './mcp/catalog.js';
 import { createMcpConnectionPool } from './mcp/connections.js';
 import type { McpConnectionPool } from './mcp/connections.js';
 import { createListMcpTools } from './mcp/list-tools.js';
-import { defaultWorkerDataDir } from './worker-data.js';
 import type { McpRunServerPolicy, McpServers } from '../core/mcp-servers.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';

@@ -1,12 +1,13 @@
 import type { WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
 import { operatorName } from './operator.js';
+import type { OperatorSigner } from './operator-signing.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentResult } from '../core/state.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
-import type { PendingApproval } from '../workflows/messages.js';
+import type { ApprovalDecision, PendingApproval } from '../workflows/messages.js';
 import { approveToolCall, stateQuery } from '../workflows/messages.js';
 import { createInterface } from 'node:readline/promises';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
@@ -25,7 +26,7 @@ const POLL_MS = 300;
 /** Prints progress lines while the run works, then returns its result (also for failed or cancelled runs). */
 export async function followRun(
   handle: WorkflowHandle<typeof agentWorkflow>,
-  options: { quiet?: boolean; signal?: AbortSignal; prompt?: boolean } = {},
+  options: { quiet?: boolean; signal?: AbortSignal; prompt?: boolean; signer?: OperatorSigner } = {},
 ): Promise<FollowOutcome> {
   let seen = 0;
   const announced = new Set<string>();
@@ -39,7 +40,7 @@ export async function followRun(
       if (announced.has(approval.callId)) continue;
       announced.add(approval.callId);
       if (!options.quiet) log(formatApproval(handle.workflowId, approval));
-      if (options.prompt) await askAtTerminal(handle, approval, options.signal);
+      if (options.prompt) await askAtTerminal(handle, approval, options.signal, options.signer);
     }
   };
   let done = false;
@@ -94,6 +95,7 @@ async function askAtTerminal(
   handle: WorkflowHandle<typeof agentWorkflow>,
   approval: PendingApproval,
   signal?: AbortSignal,
+  signer?: OperatorSigner,
 ): Promise<void> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
@@ -104,17 +106,17 @@ async function askAtTerminal(
       .toLowerCase();
     const approve = answer === 'y' || answer === 'yes' || answer === 'a' || answer === 'always';
     const remember = approval.key !== undefined && (answer === 'a' || answer === 'always');
+    const decision: ApprovalDecision = {
+      tool_call_id: approval.callId,
+      decision: approve ? 'approve' : 'reject',
+      ...(remember ? { remember } : {}),
+      ...(approve ? {} : { reason: 'rejected at the terminal' }),
+      decided_by: operatorName(),
+    };
+    // The embedded worker takes only decisions signed with the operator's key, for this very call.
     await handle
       .executeUpdate(approveToolCall, {
-        args: [
-          {
-            tool_call_id: approval.callId,
-            decision: approve ? 'approve' : 'reject',
-            ...(remember ? { remember } : {}),
-            ...(approve ? {} : { reason: 'rejected at the terminal' }),
-            decided_by: operatorName(),
-          },
-        ],
+        args: [signer ? signer.decision(handle.workflowId, approval, decision) : decision],
       })
       .catch((error: unknown) =>
         log(

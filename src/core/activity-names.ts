@@ -9,4 +9,5 @@ export const ACTIVITY = {
   classifyBash: 'classifyBash',
   listMcpTools: 'listMcpTools',
   callMcpTool: 'callMcpTool',
+  verifyDecision: 'verifyDecision',
 } as const;

@@ -2,6 +2,7 @@
 // workflow's handlers and the CLI.
 import { canonicalJson } from '../tools/registry.js';
 import { contentKey } from './content-key.js';
+import type { DecisionSignature } from './authorization/proofs.js';
 
 /** A call (or a budget extension) waiting for a human decision. */
 export interface PendingApproval {
@@ -32,6 +33,8 @@ export interface ApprovalDecision {
   reason?: string;
   /** Who decided (`user@host` from the CLI); absent from a bare Signal (the Web UI). */
   decided_by?: string;
+  /** The operator's signature (the CLI with the embedded server's key): a signed run takes no decision without it. */
+  signature?: DecisionSignature;
 }
 
 /** What the Update returns once the decision is recorded. */

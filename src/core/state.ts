@@ -1,5 +1,6 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
+import type { RunAuthorization } from './authorization/proofs.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';
 import type { ChatMessage, ModelSelection, ToolChoice, Usage } from './messages.js';
 import type { PriceTable } from './price-table.js';
@@ -98,6 +99,11 @@ export interface AgentInput {
   maxTools?: number;
   /** Present when continuing as new: everything the task has accumulated so far. */
   resume?: AgentState;
+  /**
+   * The operator's proof that they started this run (the CLI with the embedded server's key). A worker holding the key
+   * runs no activity of a run without a valid one, and such a run takes only signed decisions.
+   */
+  authorization?: RunAuthorization;
 }
 
 /** One line of progress for followers (`run`, `watch`). */

@@ -1,6 +1,7 @@
 // Sandboxed: activity proxies with their retry policies. Imported by workflow code only (type-only activity imports).
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ToolActivity } from '../activities/index.js';
+import type { AuthorizationActivities } from '../activities/authorization/verify-decision.js';
 import { ACTIVITY } from '../core/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../core/messages.js';
 import type { McpListing } from '../core/run/mcp-tools.js';
@@ -90,3 +91,13 @@ export function toolActivity(
   });
   return activities[name]!;
 }
+
+/**
+ * Checks a decision's signature with the operator's key, which only the worker holds: a local activity, recorded as a
+ * marker, so a replay applies the same decisions.
+ */
+export const { [ACTIVITY.verifyDecision]: verifyDecision } = proxyLocalActivities<AuthorizationActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+  summary: 'verifyDecision',
+});

@@ -42,6 +42,7 @@ import { startProfile, stepTools } from '../core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
 import { callModel, listFunctionTools, listMcpTools, storeContent } from './activities.js';
 import { ApprovalBook } from './approvals.js';
+import { refusedDecisions, signedDecisionGuard } from './decision-guard.js';
 import type { AgentStateView, BreakerView } from './messages.js';
 import { stateQuery, storeRootsQuery, transcriptQuery } from './messages.js';
 import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
@@ -56,7 +57,11 @@ import { runToolTurn } from './tool-step.js';
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const state: AgentState = input.resume ?? initialState(workflowInfo().workflowId, systemPrompt(input), input.task);
   // What is pending is published the moment it changes (the publisher reads the book; the book reports changes).
-  const approvals: ApprovalBook = new ApprovalBook(() => publish());
+  // A run its operator signed takes only signed decisions; the others are refused and recorded in its progress.
+  const approvals: ApprovalBook = new ApprovalBook(
+    () => publish(),
+    input.authorization ? signedDecisionGuard(state, () => publish()) : undefined,
+  );
   approvals.install();
   setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq), {
     description:
@@ -273,6 +278,7 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
       ...(breaker.last_error !== undefined ? { lastError: breaker.last_error } : {}),
     };
   }
+  const refused = refusedDecisions(state);
   return {
     taskId: state.taskId,
     status: state.status,
@@ -287,5 +293,6 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
     pendingApprovals: approvals.list(),
     breakers,
     ...(state.profile ? { profile: state.profile } : {}),
+    ...(refused.length > 0 ? { refusedDecisions: refused } : {}),
   };
 }

@@ -31,6 +31,8 @@ export interface AgentStateView {
   result?: AgentResult;
   /** The run's tool profile and why it has it (`chosen`, or what `auto` matched). */
   profile?: { name: string; reason: string };
+  /** Approvals and rejections the run refused because its operator did not sign them, oldest first. */
+  refusedDecisions?: string[];
 }
 
 /** Query `state`: step, status, usage, approvals, breakers and recent progress lines (those after `afterSeq`). */

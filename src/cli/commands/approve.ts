@@ -7,7 +7,8 @@ import {
 import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import type { ApprovalDecision, ApprovalOutcome } from '../../workflows/messages.js';
-import { approveToolCall } from '../../workflows/messages.js';
+import { approveToolCall, stateQuery } from '../../workflows/messages.js';
+import { operatorSigner } from '../operator-signing.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { operatorName } from '../operator.js';
@@ -71,10 +72,18 @@ async function decide(config: Config, workflowId: string, decision: ApprovalDeci
     const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
     let outcome: ApprovalOutcome;
     connected.keepWorkerAlive();
+    const signer = operatorSigner(connected);
     try {
-      outcome = await connected.client.connection.withDeadline(Date.now() + DECISION_TIMEOUT_MS, () =>
-        handle.executeUpdate(approveToolCall, { args: [{ ...decision, decided_by: operatorName() }] }),
-      );
+      outcome = await connected.client.connection.withDeadline(Date.now() + DECISION_TIMEOUT_MS, async () => {
+        const sent: ApprovalDecision = { ...decision, decided_by: operatorName() };
+        // Signed for the pending call by that id (what it does, not only its id); a call not pending is sent as it is
+        // and refused by the run with its own reason.
+        const pending = signer
+          ? (await handle.query(stateQuery)).pendingApprovals.find((entry) => entry.callId === decision.tool_call_id)
+          : undefined;
+        const signed = signer && pending ? signer.decision(workflowId, pending, sent) : sent;
+        return await handle.executeUpdate(approveToolCall, { args: [signed] });
+      });
     } catch (error) {
       // The refusal is the server's or the workflow's text.
       log(

@@ -19,6 +19,7 @@ import { color, log } from '../output.js';
 import type { ChainRun } from '../run-chain.js';
 import { readChain } from '../run-chain.js';
 import { followStarted, modelOfBaseUrl } from './run.js';
+import { operatorSigner } from '../operator-signing.js';
 
 const options = {
   'from-step': { type: 'string' },
@@ -88,7 +89,8 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
 
     const forkId = `${workflowId}-fork-${randomBytes(4).toString('hex')}`;
     const origin: ForkOrigin = { workflowId, runId: source.run.runId, step: fromStep };
-    const original = snapshot.input;
+    // The original's proof is for the original's start; the fork is signed for its own.
+    const { authorization: _originalProof, ...original } = snapshot.input;
     // A new provider brings its own endpoint and model; a new model alone keeps the original's endpoint.
     const selection: ModelSelection = {
       ...(provider ? { provider } : original.selection),
@@ -106,10 +108,11 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
     };
     // The original's fallbacks were chosen for its model; a fork to another model gets none.
     if (provider || model) delete input.fallbackSelections;
+    const signer = operatorSigner(connected);
     const handle = await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
       workflowId: forkId,
       taskQueue: connected.taskQueue,
-      args: [input],
+      args: [signer ? signer.run(forkId, input) : input],
       memo: {
         task: original.task,
         cwd: original.workspace,
@@ -131,6 +134,7 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       json: values.json,
       detach: values.detach,
       prompt: original.askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
+      ...(signer ? { signer } : {}),
     });
   } finally {
     await connected.close();

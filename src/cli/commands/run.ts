@@ -25,6 +25,8 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { ENV_OFFER_VARIABLE } from '../worker-configuration.js';
 import { onlyModelOf } from '../endpoint-models.js';
 import { DetachedError, followRun } from '../follow.js';
+import type { OperatorSigner } from '../operator-signing.js';
+import { operatorSigner } from '../operator-signing.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from '../load-prices.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, outJson, printRunEnd } from '../output.js';
@@ -132,11 +134,12 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
   };
   try {
     const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
-    // Started by type name: the CLI never loads workflow code.
+    const signer = operatorSigner(connected);
+    // Started by type name: the CLI never loads workflow code. Signed last, just before the start.
     const handle = await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
       workflowId,
       taskQueue: connected.taskQueue,
-      args: [input],
+      args: [signer ? signer.run(workflowId, input) : input],
       memo: { task, cwd: workspace },
       staticSummary: firstLine(task),
       staticDetails: `model: ${selection.model ?? 'worker default'} · workspace: ${workspace} · mode: ${mode}`,
@@ -150,6 +153,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
       json: values.json,
       detach,
       prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
+      ...(signer ? { signer } : {}),
     });
   } finally {
     await connected.close();
@@ -164,7 +168,7 @@ export async function runCommand(argv: string[], config: Config, forceDetach = f
 export async function followStarted(
   connected: Connected,
   handle: WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>,
-  options: { link: string | undefined; json: boolean; detach: boolean; prompt: boolean },
+  options: { link: string | undefined; json: boolean; detach: boolean; prompt: boolean; signer?: OperatorSigner },
 ): Promise<number> {
   const { workflowId } = handle;
   const runId = handle.firstExecutionRunId;
@@ -178,7 +182,11 @@ export async function followStarted(
   process.once('SIGINT', onInterrupt);
   connected.keepWorkerAlive();
   try {
-    const { result, exitCode } = await followRun(handle, { signal: abort.signal, prompt: options.prompt });
+    const { result, exitCode } = await followRun(handle, {
+      signal: abort.signal,
+      prompt: options.prompt,
+      ...(options.signer ? { signer: options.signer } : {}),
+    });
     if (options.json) {
       const { status, answer, steps, toolCalls, usage } = result;
       const structured = result.result !== undefined ? { result: result.result } : {};

@@ -192,6 +192,7 @@ async function print(
       ...(path !== undefined ? { path } : {}),
       ...(key !== undefined ? { key } : {}),
     })),
+    ...(view?.refusedDecisions ? { refusedDecisions: view.refusedDecisions } : {}),
     breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
     usage: view?.usage ?? result?.usage ?? (await import('../../core/state.js')).emptyUsage(),
   };
@@ -214,6 +215,7 @@ async function print(
           (approval) =>
             `  ${color.yellow('approval')}    ${shown(approval.callId)}  ${shown(approval.tool)} ${shown(approval.command ?? approval.path ?? '')}  (${shown(approval.level)}: ${shown(approval.reason)})`,
         ),
+        ...(object.refusedDecisions ?? []).map((refused) => `  ${color.red('refused')}     ${refused}`),
         ...Object.entries(object.breakers)
           .filter(([, state]) => state !== 'CLOSED')
           .map(([tool, state]) => `  ${color.red('breaker')}     ${shown(tool)} ${shown(state)}`),

@@ -16,6 +16,8 @@ import { provisionBubblewrap } from '../bubblewrap.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { log } from '../output.js';
 import { stateDir } from '../state-dir.js';
+import { loadOrCreateOperatorKey, operatorKeyPath } from '../../activities/authorization/operator-key.js';
+import path from 'node:path';
 
 /** The command sandbox, provisioned if need be; commands never see the worker's state and content store. */
 async function workerSandbox(): Promise<CommandSandbox> {
@@ -50,6 +52,16 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
   log(
     `worker: ${address} namespace=${namespace} task-queue=${taskQueue} tool-queue=${toolTaskQueue} store=${store.description} ${describeSandbox(commandSandbox)} pid=${process.pid}`,
   );
+  // The embedded server takes no credential, so its worker acts only for runs (and decisions) signed with the key in
+  // the state directory; a cluster's authorization is Temporal's own (mTLS or API keys, its authorizer).
+  const operatorKey = clusterAddress
+    ? undefined
+    : { key: loadOrCreateOperatorKey(stateDir()), bindingsDir: path.join(stateDir(), 'run-proofs') };
+  log(
+    operatorKey
+      ? `worker: runs and decisions must be signed with the operator key ${operatorKeyPath(stateDir())}`
+      : "worker: no operator key (a cluster): every run and decision Temporal admits is served; its authorization is Temporal's",
+  );
   const payloadSizeThreshold = payloadThresholdFromEnv(process.env);
   await runWorker({
     address,
@@ -62,6 +74,7 @@ export async function workerCommand(argv: string[], config: Config): Promise<num
     store,
     payloadSizeThreshold,
     commandSandbox,
+    ...(operatorKey ? { operatorKey } : {}),
   });
   return EXIT.finished;
 }
