@@ -125,7 +125,7 @@ describe('protected paths are judged on what a write will touch', () => {
     // a network command that also writes a protected path asks, and no approval key can cover it
     ['git clone https://example.com/r .git/x', 'ask', 'git_remote'],
     // what held keeps holding
-    ['git init', 'allow', 'git_write'],
+    ['git init', 'ask', 'git_write'],
     ['git config --get user.name', 'allow', 'git_read'],
     ['git config user.name', 'allow', 'git_read'],
     ['git config --list', 'allow', 'git_read'],

@@ -26,10 +26,12 @@ const MAX_SUBSTITUTION_DEPTH = 16;
 // The walker recurses along the syntax tree; a chain of thousands of `&&` is one tree level per operator.
 const MAX_SYNTAX_DEPTH = 256;
 
-/** Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, C.5.2). */
+/**
+ * Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, C.5.2). Not `git_write`: a git write
+ * changes `.git`, which the command sandbox mounts read-only unless the operator approved the call, so it asks.
+ */
 export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = [
   'file_write',
-  'git_write',
   'build_test',
   'redirect_write',
 ];
