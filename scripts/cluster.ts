@@ -1,5 +1,6 @@
 // `npm run cluster`: a Temporal cluster on this machine as docker-compose.yml describes one — the Temporal server on
-// PostgreSQL, the Web UI, two workers playing two hosts — built and provisioned into the cache on first use.
+// PostgreSQL, the Web UI, two workers playing two hosts — built and provisioned into the cache on first use. The
+// frontend takes only clients with a certificate of the cluster's own authority (mutual TLS; see the status).
 //   npm run cluster                     start whatever is not running, then print the status
 //   npm run cluster -- --status [--json]
 //   npm run cluster -- --stop
@@ -36,6 +37,8 @@ function describe(status: ClusterStatus): string {
       (host) => `${line(`worker ${host.name}`, host)}: tool queue ${host.toolQueue}, workspaces ${host.workspaceRoot}`,
     ),
     '',
+    // Mutual TLS: the CLI, a worker and the `temporal` CLI reach the frontend with the operator's certificate only.
+    ...Object.entries(status.tls).map(([name, value]) => `export ${name}=${value}`),
     `TEMPORAL_ADDRESS=${status.address} TEMPORAL_NAMESPACE=${status.namespace} npm run demo`,
     `durable-agent run --tool-queue ${status.hosts[0]?.toolQueue ?? '…'} --cwd ${status.hosts[0]?.workspaceRoot ?? '…'}/repo "…"`,
   ].join('\n');

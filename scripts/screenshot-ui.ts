@@ -20,7 +20,7 @@ import { startCodecServer } from '../src/store/codec-server.js';
 import { createDirectoryStore } from '../src/store/directory-store.js';
 import { createAgentWorkers } from '../src/worker.js';
 import { stateQuery } from '../src/workflows/messages.js';
-import { startTestTemporalServer } from '../test/support/temporal-server.js';
+import { findFreePorts, startTestTemporalServer } from '../test/support/temporal-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const output = process.argv[2] ?? join(root, 'docs', 'img', 'web-ui-history.png');
@@ -101,8 +101,10 @@ async function screenshotLive(url: string, file: string, texts: string[]): Promi
 
 // The UI decodes payloads through the codec endpoint, so the screenshot shows stored content, not keys.
 const store = createDirectoryStore(await mkdtemp(join(tmpdir(), 'durable-agent-screenshot-store-')));
-const codec = await startCodecServer({ store, port: 0, corsOrigins: ['*'] });
-const server = await startTestTemporalServer({ ui: true, codecUrl: codec.url });
+// The UI is told the endpoint's address before either starts; the endpoint then allows the UI's origin alone.
+const [codecPort] = (await findFreePorts(1)) as [number];
+const server = await startTestTemporalServer({ ui: true, codecUrl: `http://127.0.0.1:${codecPort}` });
+const codec = await startCodecServer({ store, port: codecPort, corsOrigins: [server.uiUrl] });
 const workerConnection = await NativeConnection.connect({ address: server.address });
 const connection = await Connection.connect({ address: server.address });
 const script = JSON.parse(await readFile(join(root, 'examples/demo/script.json'), 'utf8')) as ScriptTurn[];

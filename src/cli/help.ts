@@ -91,14 +91,18 @@ The server's HTTP API, which status and list read, listens on DURABLE_AGENT_DEV_
 --status shows all three and the HTTP API's address; --stop stops them.`;
 
 /** Help text of `codec-server`. */
-export const codecServerHelp = `Usage: durable-agent codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]…
+export const codecServerHelp = `Usage: durable-agent codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]… [--allowed-host NAME:PORT]…
 
 Serves a Temporal remote codec endpoint (POST /decode, POST /encode, GET /health) that shows stored content in the
 Web UI where history carries only content keys: transcripts, tool results, large arguments and payloads Temporal
 External Storage moved to the store (DURABLE_AGENT_STORE, as the workers use it). Point the UI at it:
 TEMPORAL_CODEC_ENDPOINT=http://host:8234 for the temporalio/ui container, or the UI's Settings > Codec Server.
---cors-origin is the UI's origin as the browser sees it (repeatable; * for any; default TEMPORAL_UI_URL, else the
-embedded UI). Anyone who can reach the endpoint can read the store: keep it on a trusted network.`;
+--cors-origin is the UI's origin as the browser sees it (repeatable; default TEMPORAL_UI_URL, else the embedded UI).
+It serves only the operator: the Host must be its own address (--allowed-host names others, and is required with
+--host 0.0.0.0), a browser's Origin the UI's, and the caller on loopback the endpoint's user or root (the kernel says
+who opened the connection). A caller from elsewhere needs DURABLE_AGENT_CODEC_TOKEN, as a bearer token or as the cookie
+GET /login?token=… sets (the UI must include credentials); without the variable, one listening beyond loopback makes a
+token up and logs its sign-in link.`;
 
 /** Help text of `demo`. */
 export const demoHelp = `Usage: durable-agent demo [--provider P] [--tool-protocol react] [--json]

@@ -1,9 +1,11 @@
 // The embedded dev server's HTTP API (the frontend's JSON gateway), read with node:http: `status` and `list` answer through
-// it without loading the Temporal client. Only what this CLI can decode on its own is read here; anything else (a
+// it without loading the Temporal client (half the time of a command that loads it). It answers only requests that
+// name HTTP_API_HOST, which no browser can send. Only what this CLI can decode on its own is read here; anything else (a
 // payload in the content store, another encoding, an unexpected answer) is an HttpApiUnavailable, and the command
 // asks over gRPC instead.
 import http from 'node:http';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import { HTTP_API_HOST } from './dev-server/ports.js';
 import { isOurProcess } from './dev-server/processes.js';
 import { readRecord } from './dev-server/state-record.js';
 import type { DirectoryEnvironment } from './state-dir.js';
@@ -77,6 +79,8 @@ function exchange(url: string, method: string, body?: string): Promise<{ status:
         agent: false,
         // Payloads as the SDK stores them (base64), never re-encoded JSON, which loses what JSON cannot round-trip.
         headers: {
+          // The only Host the server answers (see HTTP_API_HOST); the connection still goes to the recorded address.
+          host: HTTP_API_HOST,
           accept: 'application/json+no-payload-shorthand',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },

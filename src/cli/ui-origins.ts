@@ -1,16 +1,12 @@
 // The browser origins of a Web UI, which the codec endpoint must allow: the UI calls it from the page, not the server.
 import type { DirectoryEnvironment } from './state-dir.js';
 
-/** The origins a browser may show the UI at `uiUrl` under: loopback is reached as 127.0.0.1 and as localhost alike. */
+/**
+ * The origin a browser shows the UI at `uiUrl` under, exactly: not a `localhost` twin of `127.0.0.1`, since a browser
+ * may resolve `localhost` to `::1`, where this UI does not listen and another local user's server could.
+ */
 export function uiOrigins(uiUrl: string): string[] {
-  const url = new URL(uiUrl);
-  const origins = [url.origin];
-  if (url.hostname === '127.0.0.1' || url.hostname === 'localhost') {
-    const twin = new URL(url.origin);
-    twin.hostname = url.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
-    origins.push(twin.origin);
-  }
-  return origins;
+  return [new URL(uiUrl).origin];
 }
 
 /** `TEMPORAL_UI_URL`'s origin, else the embedded dev server's UI (`DURABLE_AGENT_DEV_UI_PORT`, default 8233). */

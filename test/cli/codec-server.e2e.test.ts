@@ -70,6 +70,15 @@ describe('codec-server command', () => {
     const badOrigin = await run(['--port', '0', '--cors-origin', 'localhost']);
     expect(badOrigin.exitCode).toBe(2);
     expect(badOrigin.stderr).toContain('--cors-origin localhost is not a URL');
+    const anyOrigin = await run(['--port', '0', '--cors-origin', '*']);
+    expect(anyOrigin.exitCode).toBe(2);
+    expect(anyOrigin.stderr).toContain('--cors-origin * would let any web page read the store');
+    const everywhere = await run(['--port', '0', '--host', '0.0.0.0']);
+    expect(everywhere.exitCode).toBe(2);
+    expect(everywhere.stderr).toContain('--host 0.0.0.0 needs --allowed-host NAME:PORT');
+    const badHost = await run(['--port', '0', '--allowed-host', 'http://localhost:8234']);
+    expect(badHost.exitCode).toBe(2);
+    expect(badHost.stderr).toContain('--allowed-host http://localhost:8234 is not NAME:PORT');
     const help = await run(['--help']);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toMatch(/^Usage: durable-agent codec-server/);
@@ -77,15 +86,12 @@ describe('codec-server command', () => {
 });
 
 describe('Web UI origins', () => {
-  it('allows loopback under both names, and a cluster UI as configured', () => {
-    expect(uiOrigins('http://127.0.0.1:8233')).toEqual(['http://127.0.0.1:8233', 'http://localhost:8233']);
-    expect(uiOrigins('http://localhost:8080/namespaces')).toEqual(['http://localhost:8080', 'http://127.0.0.1:8080']);
+  it('allows the UI’s origin exactly as given, loopback too, and a cluster UI as configured', () => {
+    expect(uiOrigins('http://127.0.0.1:8233')).toEqual(['http://127.0.0.1:8233']);
+    expect(uiOrigins('http://localhost:8080/namespaces')).toEqual(['http://localhost:8080']);
     expect(uiOrigins('https://temporal.example.com')).toEqual(['https://temporal.example.com']);
-    expect(defaultUiOrigins({})).toEqual(['http://127.0.0.1:8233', 'http://localhost:8233']);
-    expect(defaultUiOrigins({ DURABLE_AGENT_DEV_UI_PORT: '9000' })).toEqual([
-      'http://127.0.0.1:9000',
-      'http://localhost:9000',
-    ]);
+    expect(defaultUiOrigins({})).toEqual(['http://127.0.0.1:8233']);
+    expect(defaultUiOrigins({ DURABLE_AGENT_DEV_UI_PORT: '9000' })).toEqual(['http://127.0.0.1:9000']);
     expect(defaultUiOrigins({ TEMPORAL_UI_URL: 'https://ui.internal/' })).toEqual(['https://ui.internal']);
   });
 });

@@ -20,6 +20,7 @@ import {
   temporalServerArgs,
 } from '../../src/cli/dev-server/index.js';
 import type { DevServerInfo } from '../../src/cli/dev-server/index.js';
+import { HTTP_API_HOST } from '../../src/cli/dev-server/ports.js';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
 import { findFreePorts } from '../support/temporal-server.js';
 
@@ -42,6 +43,37 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** One request to the HTTP API with the Host given (a browser sends the URL's; fetch cannot send another). */
+async function httpApi(
+  method: 'GET' | 'POST',
+  host: string,
+  apiPath = '/api/v1/namespaces/default/workflows/no-such-run',
+): Promise<{ status: number; text: string }> {
+  const { default: http } = await import('node:http');
+  const record = JSON.parse(await fs.readFile(path.join(lifecycleStateDir, 'dev-server.json'), 'utf8')) as {
+    server: { httpUrl: string };
+  };
+  return await new Promise((resolve, reject) => {
+    const request = http.request(
+      `${record.server.httpUrl}${apiPath}`,
+      {
+        method,
+        agent: false,
+        headers: { host, 'content-type': 'text/plain', origin: 'https://attacker.example' },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
+    request.on('error', reject);
+    request.end(method === 'POST' ? '{"signalName":"toolDecision","input":{"payloads":[]}}' : undefined);
+  });
+}
+
+let lifecycleStateDir = '';
 
 async function temporaryDirectory(prefix: string): Promise<string> {
   return await fs.mkdtemp(path.join(os.tmpdir(), prefix));
@@ -75,6 +107,7 @@ describe('embedded dev server lifecycle', () => {
 
   beforeAll(async () => {
     stateDir = await temporaryDirectory('dev-server-state-');
+    lifecycleStateDir = stateDir;
     [port, uiPort, codecPort] = (await findFreePorts(3)) as [number, number, number];
   });
 
@@ -126,9 +159,22 @@ describe('embedded dev server lifecycle', () => {
     const flag = (name: string) => commandLine[commandLine.indexOf(name) + 1];
     expect(flag('--ui-codec-endpoint')).toBe(`http://127.0.0.1:${codecPort}`);
     expect(flag('--dynamic-config-value')).toBe('system.enableActivityEagerExecution=true');
+    expect(commandLine).toContain(`frontend.httpAllowedHosts=["${HTTP_API_HOST}"]`);
     expect(`http://127.0.0.1:${flag('--http-port')}`).toBe(httpUrl);
-    // The HTTP API answers there.
-    expect((await fetch(`${httpUrl}/api/v1/namespaces/default/workflows/no-such-run`)).status).toBe(404);
+    // The HTTP API answers there, to the one Host the CLI sends.
+    expect(await httpApi('GET', HTTP_API_HOST)).toMatchObject({ status: 404 });
+  });
+
+  it('refuses every HTTP API request a web page can make: its own or a rebound Host, even a simple POST', async () => {
+    const signal = '/api/v1/namespaces/default/workflows/no-such-run/signal/toolDecision';
+    for (const host of [new URL(httpUrl).host, `localhost:${new URL(httpUrl).port}`, 'rebind.attacker.example']) {
+      for (const answer of [await httpApi('GET', host), await httpApi('POST', host, signal)]) {
+        expect(answer.status, host).toBe(403);
+        expect(answer.text).toContain('Host not allowed');
+      }
+    }
+    // With the CLI's Host the signal reaches Temporal (no such workflow): the refusal above is the Host's.
+    expect(await httpApi('POST', HTTP_API_HOST, signal)).toMatchObject({ status: 404 });
     // The UI hands the endpoint to the browser through its settings.
     const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
       Codec: { Endpoint: string };
@@ -208,9 +254,12 @@ describe('embedded dev server lifecycle', () => {
     expect(started.reused).toBe(false);
     expect(reused).toEqual({ ...started, reused: true });
     // The endpoint reads the store the embedded worker writes: <stateDir>/store by default.
-    const health = await fetch(`${server.codecUrl}/health`, { headers: { Origin: 'http://localhost:' + uiPort } });
+    const health = await fetch(`${server.codecUrl}/health`, { headers: { Origin: server.uiUrl } });
     expect(await health.json()).toEqual({ status: 'ok', store: `directory ${path.join(stateDir, 'store')}` });
-    expect(health.headers.get('access-control-allow-origin')).toBe(`http://localhost:${uiPort}`);
+    expect(health.headers.get('access-control-allow-origin')).toBe(server.uiUrl);
+    // Only the origin the UI is served at: `localhost` may be `::1`, which is not this UI's.
+    const twin = await fetch(`${server.codecUrl}/health`, { headers: { Origin: `http://localhost:${uiPort}` } });
+    expect(twin.status).toBe(403);
     codecPid = started.pid;
     expect((await devServerStatus({ stateDir })).codec).toEqual({ url: server.codecUrl, pid: codecPid, running: true });
     await expect(fs.readFile(path.join(stateDir, 'logs', 'codec-server.log'), 'utf8')).resolves.toContain(
@@ -442,6 +491,7 @@ describe('embedded dev server failures', () => {
     const headless = temporalServerArgs({ port: 7233, uiPort: null, dbFile: 'db', codecUrl: 'http://127.0.0.1:8234' });
     expect(headless).not.toContain('--ui-codec-endpoint');
     expect(headless.join(' ')).toContain('--dynamic-config-value system.enableActivityEagerExecution=true');
+    expect(headless.join(' ')).toContain(`--dynamic-config-value frontend.httpAllowedHosts=["${HTTP_API_HOST}"]`);
     expect(temporalServerArgs({ port: 7233, uiPort: 8233, dbFile: 'db' })).not.toContain('--ui-codec-endpoint');
   });
 

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { isPortFree } from '../../src/cli/dev-server/ports.js';
 import type { ClusterStatus } from '../../src/cli/cluster/control.js';
 import { serverPorts } from '../../src/cli/cluster/server-config.js';
+import { clusterTlsFiles, clusterTlsOptions } from '../../src/cli/cluster/tls.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(root, 'bin', 'durable-agent.js');
@@ -19,8 +20,13 @@ export interface TestCluster {
   /** `npm run cluster` with these arguments; fails the test when it fails. */
   script(args?: string[]): Promise<string>;
   status(): Promise<ClusterStatus>;
-  /** The CLI against the cluster. */
-  cli(args: string[]): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
+  /** The CLI against the cluster, with the operator's client certificate unless `withoutTls`. */
+  cli(
+    args: string[],
+    options?: { withoutTls?: boolean },
+  ): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
+  /** The SDK's TLS options with the operator's client certificate. */
+  tls(): ReturnType<typeof clusterTlsOptions>;
   remove(): Promise<void>;
 }
 
@@ -68,10 +74,17 @@ export async function prepareTestCluster(): Promise<TestCluster> {
     stateDir,
     script,
     status: async () => JSON.parse(await script(['--status', '--json'])) as ClusterStatus,
-    cli: async (args) => {
+    tls: () => clusterTlsOptions(clusterTlsFiles(path.join(stateDir, 'cluster'))),
+    cli: async (args, options = {}) => {
       const status = JSON.parse(await script(['--status', '--json'])) as ClusterStatus;
       const result = await execa(process.execPath, [bin, ...args], {
-        env: { ...env, TEMPORAL_ADDRESS: status.address, TEMPORAL_NAMESPACE: status.namespace, NO_COLOR: '1' },
+        env: {
+          ...env,
+          ...(options.withoutTls ? {} : status.tls),
+          TEMPORAL_ADDRESS: status.address,
+          TEMPORAL_NAMESPACE: status.namespace,
+          NO_COLOR: '1',
+        },
         extendEnv: false,
         reject: false,
         stdin: 'ignore',

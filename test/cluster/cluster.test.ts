@@ -3,10 +3,13 @@
 // search attributes queried on PostgreSQL visibility. Every run appends numbered lines through EditFile; the files
 // must end with each line exactly once.
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverPorts } from '../../src/cli/cluster/server-config.js';
+import { clusterTlsFiles, ensureClusterTls } from '../../src/cli/cluster/tls.js';
 import { isProcessAlive } from '../../src/cli/dev-server/processes.js';
 import { buildCliIfStale } from '../support/cli-build.js';
 import { prepareTestCluster } from './cluster-script.js';
@@ -36,6 +39,18 @@ async function isRunning(pid: number): Promise<boolean> {
   if (!(await isProcessAlive(pid))) return false;
   const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
+/** A client certificate and key of a throwaway authority the cluster never saw. */
+async function foreignClientCertificate(): Promise<{ crt: Buffer; key: Buffer }> {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'foreign-ca-'));
+  try {
+    await ensureClusterTls(directory, () => {});
+    const files = clusterTlsFiles(directory);
+    return { crt: await fs.readFile(files.clientCertFile), key: await fs.readFile(files.clientKeyFile) };
+  } finally {
+    await fs.rm(directory, { recursive: true, force: true });
+  }
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
@@ -135,7 +150,7 @@ beforeAll(async () => {
   await cluster.script();
   timings.start = seconds(Date.now() - started);
   const status = await cluster.status();
-  connection = await Connection.connect({ address: status.address });
+  connection = await Connection.connect({ address: status.address, tls: await cluster.tls() });
   client = new Client({ connection, namespace: status.namespace });
 }, 30 * 60_000);
 
@@ -162,6 +177,54 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     expect(Object.keys(attributes.customAttributes)).toEqual(
       expect.arrayContaining(['AgentStatus', 'AgentStep', 'AgentPendingApprovals', 'AgentCostUsd', 'AgentModel']),
     );
+  });
+
+  it('refuses a client without a certificate of the cluster: no TLS, TLS alone, another authority, the CLI', async () => {
+    const status = await cluster.status();
+    const operator = await cluster.tls();
+    const foreign = await foreignClientCertificate();
+    const attempts = {
+      'no TLS': { address: status.address },
+      'TLS without a client certificate': {
+        address: status.address,
+        tls: {
+          serverNameOverride: operator.serverNameOverride,
+          serverRootCACertificate: operator.serverRootCACertificate,
+        },
+      },
+      'a certificate of another authority': {
+        address: status.address,
+        tls: { ...operator, clientCertPair: foreign },
+      },
+    };
+    for (const [what, options] of Object.entries(attempts)) {
+      const refused = await Connection.connect({ ...options, connectTimeout: 2_000 }).then(
+        async (opened) => {
+          // A connection may open lazily: the first call is what the server has to answer.
+          try {
+            await opened.workflowService.getSystemInfo({});
+            return false;
+          } catch {
+            return true;
+          } finally {
+            await opened.close();
+          }
+        },
+        () => true,
+      );
+      expect(refused, what).toBe(true);
+    }
+    // The HTTP API shares the frontend's TLS settings: plain HTTP gets no answer.
+    const httpPort = serverPorts(Number(status.address.split(':')[1])).frontendHttp;
+    const http = await fetch(`http://127.0.0.1:${httpPort}/api/v1/namespaces`).catch(() => undefined);
+    expect(http?.ok ?? false).toBe(false);
+    const list = await cluster.cli(['list', '--json'], { withoutTls: true });
+    expect(list.exitCode).not.toBe(0);
+    expect(list.stderr).toMatch(/cannot reach Temporal|Connection|handshake|UNAVAILABLE|tls/i);
+    // With the operator's certificate the same CLI gets its answer, and so does the Web UI server, which holds it.
+    expect((await cluster.cli(['list', '--json'])).exitCode).toBe(0);
+    const ui = await fetch(`${status.uiUrl}/api/v1/namespaces/${status.namespace}/workflows`);
+    expect(ui.status).toBe(200);
   });
 
   it('finishes every run with nothing lost or duplicated when the server is killed and restarted mid-run', async () => {

@@ -4,6 +4,7 @@ import type { Payload } from '@temporalio/common';
 import { encodeReferencePayload } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentKey, refString } from '../../src/core/content-key.js';
+import type { ContentKey } from '../../src/core/content-key.js';
 import { startCodecServer } from '../../src/store/codec-server.js';
 import type { CodecServer } from '../../src/store/codec-server.js';
 import { contentStoreDriver } from '../../src/store/temporal-driver.js';
@@ -204,13 +205,122 @@ describe('codec endpoint', () => {
     expect((await post('/elsewhere', { payloads: [] })).status).toBe(404);
   });
 
-  it('allows any origin with *', async () => {
-    const open = await startCodecServer({ store, port: 0, corsOrigins: ['*'], log: () => {} });
+  it('refuses * as an origin: any page in the browser could read the store', async () => {
+    await expect(startCodecServer({ store, port: 0, corsOrigins: ['*'], log: () => {} })).rejects.toThrow(
+      'named Web UI origins only',
+    );
+  });
+});
+
+describe('codec endpoint access', () => {
+  const secret = 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+  let secretKey: ContentKey;
+  const port = () => new URL(server.url).port;
+
+  beforeAll(async () => {
+    secretKey = await store.put(secret);
+  });
+
+  /** One raw HTTP/1.1 exchange: fetch cannot send another Host than the URL's, which is what a rebound page does. */
+  async function raw(request: string): Promise<{ status: number; text: string }> {
+    const net = await import('node:net');
+    const socket = net.connect(Number(port()), '127.0.0.1');
+    socket.write(request);
+    const chunks: Buffer[] = [];
+    for await (const chunk of socket) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    return { status: Number(text.split(' ')[1]), text };
+  }
+
+  const decodeBody = () => JSON.stringify({ payloads: [jsonPayload({ file: refString(secretKey) })] });
+
+  it('decodes for the operator on its own address, by 127.0.0.1 or localhost', async () => {
+    for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`]) {
+      const answer = await raw(
+        `POST /decode HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nOrigin: ${uiOrigin}\r\n` +
+          `Content-Length: ${decodeBody().length}\r\nConnection: close\r\n\r\n${decodeBody()}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain(base64(JSON.stringify({ file: secret })).slice(0, 16));
+    }
+  });
+
+  it('refuses a rebound name, a foreign origin, a null origin and a simple cross-site POST, with 0 bytes of the store', async () => {
+    const attempts = [
+      // DNS rebinding: the page's own name, now resolving to 127.0.0.1.
+      `Host: rebind.attacker.example:${port()}\r\nOrigin: http://rebind.attacker.example:${port()}\r\nContent-Type: application/json`,
+      `Host: rebind.attacker.example:${port()}\r\nContent-Type: application/json`,
+      `Host: 127.0.0.1\r\nContent-Type: application/json`,
+      `Content-Type: application/json`,
+      // A page in the operator's browser calling the right address.
+      `Host: 127.0.0.1:${port()}\r\nOrigin: https://attacker.example\r\nContent-Type: application/json`,
+      `Host: 127.0.0.1:${port()}\r\nOrigin: null\r\nContent-Type: application/json`,
+      `Host: 127.0.0.1:${port()}\r\nOrigin: ${uiOrigin}.attacker.example\r\nContent-Type: application/json`,
+      // A form or no-cors fetch: no preflight, so no JSON content type.
+      `Host: 127.0.0.1:${port()}\r\nContent-Type: text/plain`,
+    ];
+    for (const headers of attempts) {
+      const answer = await raw(
+        `POST /decode HTTP/1.1\r\n${headers}\r\nContent-Length: ${decodeBody().length}\r\nConnection: close\r\n\r\n${decodeBody()}`,
+      );
+      expect(answer.status, headers).toBeGreaterThanOrEqual(400);
+      expect(answer.text).not.toContain('wJalrXUtnFEMI');
+      expect(answer.text).not.toContain(base64(JSON.stringify({ file: secret })).slice(0, 16));
+      expect(answer.text).not.toContain('access-control-allow-origin');
+    }
+  });
+
+  it('refuses another local user, whatever headers they send', async () => {
+    const { execa } = await import('execa');
+    const probe = `const r = await fetch(${JSON.stringify(`${server.url}/decode`)}, { method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: ${JSON.stringify(uiOrigin)} }, body: ${JSON.stringify(decodeBody())} });
+      const health = await fetch(${JSON.stringify(`${server.url}/health`)});
+      console.log(JSON.stringify({ status: r.status, text: await r.text(), health: health.status, store: await health.text() }));`;
+    const result = await execa(
+      'setpriv',
+      ['--reuid', '65534', '--regid', '65534', '--clear-groups', process.execPath, '--input-type=module', '-e', probe],
+      { reject: false, cwd: '/' },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const answer = JSON.parse(result.stdout) as { status: number; text: string; health: number; store: string };
+    expect(answer.status).toBe(403);
+    expect(answer.text).toContain('(uid 65534) is not the operator');
+    expect(answer.text).not.toContain('wJalrXUtnFEMI');
+    expect(answer.health).toBe(403);
+    expect(answer.store).not.toContain('/var/lib/agent/store');
+  });
+
+  it('serves a caller that is not the operator only with its token, set as a cookie by the sign-in link', async () => {
+    const token = 'codec-token-for-this-test';
+    const guarded = await startCodecServer({
+      store,
+      port: 0,
+      corsOrigins: [uiOrigin],
+      token,
+      operatorUids: [],
+      log: () => {},
+    });
     try {
-      const response = await fetch(`${open.url}/health`, { headers: { Origin: 'http://ui.internal:8080' } });
-      expect(response.headers.get('access-control-allow-origin')).toBe('http://ui.internal:8080');
+      const call = (headers: Record<string, string>) =>
+        fetch(`${guarded.url}/decode`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: decodeBody(),
+        });
+      expect((await call({})).status).toBe(403);
+      expect((await call({ Authorization: 'Bearer wrong' })).status).toBe(401);
+      expect((await call({ Cookie: 'durable-agent-codec=wrong' })).status).toBe(401);
+      expect((await fetch(`${guarded.url}/login?token=wrong`)).status).toBe(401);
+      const login = await fetch(`${guarded.url}/login?token=${token}`);
+      expect(login.status).toBe(200);
+      const cookie = login.headers.get('set-cookie')!;
+      expect(cookie).toMatch(/^durable-agent-codec=codec-token-for-this-test; Path=\/; HttpOnly; SameSite=Strict/);
+      const signedIn = await call({ Cookie: cookie.split(';')[0]!, Origin: uiOrigin });
+      expect(signedIn.status).toBe(200);
+      expect(JSON.stringify(await signedIn.json())).toContain(base64(JSON.stringify({ file: secret })).slice(0, 16));
+      expect((await call({ Authorization: `Bearer ${token}` })).status).toBe(200);
     } finally {
-      await open.close();
+      await guarded.close();
     }
   });
 });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { isOurProcess, terminate } from '../dev-server/processes.js';
 import type { ProcessRecord } from '../dev-server/state-record.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
+import { clusterTlsEnvironment, clusterTlsFiles } from './tls.js';
 
 const STOP_GRACE_MS = 15_000;
 
@@ -31,6 +32,8 @@ export interface ClusterStatus {
     ui: ClusterProcessStatus;
   } & Record<string, ClusterProcessStatus>;
   hosts: { name: string; toolQueue: string; workspaceRoot: string; pid: number | null; running: boolean }[];
+  /** Temporal's client settings for the operator's certificate (TEMPORAL_TLS_*): the frontend refuses clients without. */
+  tls: Record<string, string>;
 }
 
 async function processStatus(record: ProcessRecord | undefined): Promise<ClusterProcessStatus> {
@@ -64,6 +67,7 @@ export async function clusterStatus(directory: string): Promise<ClusterStatus> {
       ...Object.fromEntries(hosts.map((host) => [`worker ${host.name}`, { pid: host.pid, running: host.running }])),
     },
     hosts,
+    tls: fs.existsSync(clusterTlsFiles(directory).caFile) ? clusterTlsEnvironment(clusterTlsFiles(directory)) : {},
   };
 }
 

@@ -1,6 +1,7 @@
 // The configuration files of the cluster's Temporal server and Web UI server. Both read YAML, of which JSON is a part,
 // so they are written as JSON. The server's is the settings of the auto-setup image in docker-compose.yml: every role
 // in one process, persistence and visibility on PostgreSQL with the postgres12 plugin, the same history shard count.
+import type { ClusterTls } from './tls.js';
 import { DATABASES, HISTORY_SHARDS, SQL_PLUGIN } from './topology.js';
 
 /** Where the server's roles listen: the frontend's gRPC port is the cluster's address, the rest are internal. */
@@ -45,8 +46,31 @@ export interface DatabaseAccess {
   password: string;
 }
 
+/**
+ * Mutual TLS everywhere the server speaks gRPC: the frontend (and its HTTP API, which shares its TLS settings) and its
+ * roles towards each other require a certificate of the cluster's authority; its system worker presents the server's.
+ */
+function serverTls(tls: ClusterTls): Record<string, unknown> {
+  const server = {
+    certFile: tls.serverCertFile,
+    keyFile: tls.serverKeyFile,
+    requireClientAuth: true,
+    clientCaFiles: [tls.caFile],
+  };
+  const client = { serverName: tls.serverName, rootCaFiles: [tls.caFile] };
+  return {
+    internode: { server, client },
+    frontend: { server, client },
+    systemWorker: { certFile: tls.serverCertFile, keyFile: tls.serverKeyFile, client },
+  };
+}
+
 /** The Temporal server's configuration (`<root>/config/<env>.yaml`). */
-export function temporalServerConfig(ports: ServerPorts, database: DatabaseAccess): Record<string, unknown> {
+export function temporalServerConfig(
+  ports: ServerPorts,
+  database: DatabaseAccess,
+  tls: ClusterTls,
+): Record<string, unknown> {
   const store = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: SQL_PLUGIN,
@@ -74,7 +98,7 @@ export function temporalServerConfig(ports: ServerPorts, database: DatabaseAcces
         'postgres-visibility': store(DATABASES.visibility, 10),
       },
     },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' }, tls: serverTls(tls) },
     services: {
       frontend: role(ports.frontend, ports.frontendMembership, ports.frontendHttp),
       history: role(ports.history, ports.historyMembership),
@@ -99,15 +123,26 @@ export function temporalServerConfig(ports: ServerPorts, database: DatabaseAcces
   };
 }
 
-/** The Web UI server's configuration: the frontend to talk to, where to listen, the codec endpoint it names. */
+/**
+ * The Web UI server's configuration: the frontend to talk to (with the operator's client certificate), where to
+ * listen, the codec endpoint it names.
+ */
 export function uiServerConfig(options: {
   frontend: string;
   port: number;
   namespace: string;
+  tls: ClusterTls;
   codecEndpoint?: string;
 }): Record<string, unknown> {
   return {
     temporalGrpcAddress: options.frontend,
+    tls: {
+      caFile: options.tls.caFile,
+      certFile: options.tls.clientCertFile,
+      keyFile: options.tls.clientKeyFile,
+      serverName: options.tls.serverName,
+      enableHostVerification: true,
+    },
     host: '127.0.0.1',
     port: options.port,
     enableUi: true,

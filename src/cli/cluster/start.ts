@@ -20,6 +20,8 @@ import { ClusterError } from './errors.js';
 import { findPostgres, initPostgres, postgresCommand } from './postgres.js';
 import type { PostgresInstallation } from './postgres.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
+import { clusterTlsEnvironment, clusterTlsOptions, ensureClusterTls } from './tls.js';
+import type { ClusterTls } from './tls.js';
 import type { ClusterRecord, HostRecord } from './record.js';
 import { MAX_FRONTEND_PORT, serverPorts, temporalServerConfig, uiServerConfig } from './server-config.js';
 import {
@@ -83,6 +85,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     })),
   };
   const save = () => writeClusterRecord(directory, record);
+  const tls = await ensureClusterTls(directory, log);
 
   // Before anything starts: a port another process holds (the embedded dev server's 7233) stops the start at once.
   const serverRunning = record.server !== undefined && (await isOurProcess(record.server));
@@ -98,7 +101,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
   if (!serverRunning) {
     const root = path.join(directory, 'temporal');
     await fsp.mkdir(path.join(root, 'config'), { recursive: true });
-    const config = temporalServerConfig(record.serverPorts, { port: record.postgresPort, ...database });
+    const config = temporalServerConfig(record.serverPorts, { port: record.postgresPort, ...database }, tls);
     await fsp.writeFile(path.join(root, 'config', 'cluster.yaml'), `${JSON.stringify(config, null, 2)}\n`, {
       mode: 0o600,
     });
@@ -111,7 +114,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     );
     await save();
   }
-  await registerNamespace(record, record.server!);
+  await registerNamespace(record, record.server!, tls);
 
   if (uiBinary) {
     record.uiUrl = `http://${HOST}:${uiPort}`;
@@ -123,7 +126,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
         );
       const root = path.join(directory, 'ui');
       await fsp.mkdir(path.join(root, 'config'), { recursive: true });
-      const config = uiServerConfig({ frontend: record.address, port: uiPort, namespace: record.namespace });
+      const config = uiServerConfig({ frontend: record.address, port: uiPort, namespace: record.namespace, tls });
       await fsp.writeFile(path.join(root, 'config', 'cluster.yaml'), `${JSON.stringify(config, null, 2)}\n`);
       log(`Starting the Web UI on ${record.uiUrl}`);
       record.ui = await startProcess([uiBinary, '--root', root, '--config', 'config', '--env', 'cluster', 'start'], {
@@ -144,10 +147,10 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
 
   for (const host of record.hosts) {
     if (host.process && (await isOurProcess(host.process))) continue;
-    host.process = await startHost(host, record, { directory, env, log });
+    host.process = await startHost(host, record, { directory, env, log, tls });
     await save();
   }
-  await waitForHosts(record);
+  await waitForHosts(record, tls);
   return record;
 }
 
@@ -266,11 +269,12 @@ async function waitFor(process: ProcessRecord, what: string, ready: () => Promis
 }
 
 /** Creates the namespace when missing and registers the agent search attributes in it, through the APIs. */
-async function registerNamespace(record: ClusterRecord, server: ProcessRecord): Promise<void> {
+async function registerNamespace(record: ClusterRecord, server: ProcessRecord, tls: ClusterTls): Promise<void> {
+  const tlsOptions = await clusterTlsOptions(tls);
   await waitFor(server, `answer on ${record.address} with namespace ${record.namespace} ready`, async () => {
     let connection: Connection | undefined;
     try {
-      connection = await Connection.connect({ address: record.address, connectTimeout: 2_000 });
+      connection = await Connection.connect({ address: record.address, tls: tlsOptions, connectTimeout: 2_000 });
       const ready = connection;
       await ready.withDeadline(Date.now() + 10_000, async () => {
         const namespaces = await ready.workflowService.listNamespaces({ pageSize: 100 });
@@ -295,7 +299,7 @@ async function registerNamespace(record: ClusterRecord, server: ProcessRecord): 
 async function startHost(
   host: HostRecord,
   record: ClusterRecord,
-  options: { directory: string; env: DirectoryEnvironment; log: (line: string) => void },
+  options: { directory: string; env: DirectoryEnvironment; log: (line: string) => void; tls: ClusterTls },
 ): Promise<ProcessRecord> {
   const hostDir = path.join(options.directory, 'hosts', host.name);
   await fsp.mkdir(host.workspaceRoot, { recursive: true });
@@ -320,6 +324,8 @@ async function startHost(
       logName: `worker-${host.name}.log`,
       env: {
         ...workerEnvironment(options.env),
+        // The operator's client certificate: the frontend refuses a worker without one.
+        ...clusterTlsEnvironment(options.tls),
         // Each host keeps its own state; the content store is shared, as a bucket is between real hosts.
         DURABLE_AGENT_STATE_DIR: path.join(hostDir, 'state'),
         DURABLE_AGENT_STORE: 'dir',
@@ -330,8 +336,12 @@ async function startHost(
 }
 
 /** Waits until every host's worker polls its tool queue. */
-async function waitForHosts(record: ClusterRecord): Promise<void> {
-  const connection = await Connection.connect({ address: record.address, connectTimeout: 5_000 });
+async function waitForHosts(record: ClusterRecord, tls: ClusterTls): Promise<void> {
+  const connection = await Connection.connect({
+    address: record.address,
+    tls: await clusterTlsOptions(tls),
+    connectTimeout: 5_000,
+  });
   try {
     for (const host of record.hosts) {
       const worker = host.process!;

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { parseArgs } from 'node:util';
+import { isLoopbackAddress } from '../../store/loopback-peer.js';
 import { DEFAULT_CODEC_PORT, startCodecServer } from '../../store/codec-server.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
@@ -6,7 +9,11 @@ import { log } from '../output.js';
 import { stateDir } from '../state-dir.js';
 import { defaultUiOrigins } from '../ui-origins.js';
 
-/** `codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]…`: runs until SIGINT/SIGTERM. */
+/**
+ * `codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]… [--allowed-host NAME:PORT]…`: runs until
+ * SIGINT/SIGTERM. Callers from another machine need DURABLE_AGENT_CODEC_TOKEN; one listening beyond loopback without
+ * it makes one up and logs its sign-in link.
+ */
 export async function codecServerCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -14,18 +21,40 @@ export async function codecServerCommand(argv: string[]): Promise<number> {
       port: { type: 'string', default: String(DEFAULT_CODEC_PORT) },
       host: { type: 'string', default: '127.0.0.1' },
       'cors-origin': { type: 'string', multiple: true },
+      'allowed-host': { type: 'string', multiple: true },
     },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port ${values.port} is not a port number`);
   const corsOrigins = (values['cors-origin'] ?? defaultUiOrigins(process.env)).map(origin);
+  const allowedHosts = values['allowed-host']?.map(allowedHost);
+  const everywhere = values.host === '0.0.0.0' || values.host === '::';
+  if (everywhere && !allowedHosts)
+    throw new UsageError(
+      `--host ${values.host} needs --allowed-host NAME:PORT for each name a browser reaches this endpoint by`,
+    );
+  const token =
+    process.env.DURABLE_AGENT_CODEC_TOKEN ||
+    (isLoopbackAddress(values.host) ? undefined : randomBytes(24).toString('base64url'));
   const store = storeFromEnv(process.env, { stateDir: stateDir() });
 
-  const server = await startCodecServer({ store, port, host: values.host, corsOrigins, log });
+  const server = await startCodecServer({
+    store,
+    port,
+    host: values.host,
+    corsOrigins,
+    ...(allowedHosts ? { allowedHosts } : {}),
+    ...(token ? { token } : {}),
+    log,
+  });
   log(
     `codec endpoint: ${server.url} store=${store.description} cors-origins=${corsOrigins.join(',')} pid=${process.pid}`,
   );
+  if (token && !process.env.DURABLE_AGENT_CODEC_TOKEN) {
+    const [name] = allowedHosts ?? [new URL(server.url).host];
+    log(`codec endpoint: sign in once in the browser: http://${name}/login?token=${token}`);
+  }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -36,10 +65,19 @@ export async function codecServerCommand(argv: string[]): Promise<number> {
 
 /** A browser sends `http://host:port` with no path or trailing slash; a URL given with one still matches. */
 function origin(value: string): string {
-  if (value === '*') return value;
+  if (value === '*')
+    throw new UsageError('--cors-origin * would let any web page read the store; name the Web UI’s origin');
   try {
     return new URL(value).origin;
   } catch {
-    throw new UsageError(`--cors-origin ${value} is not a URL (e.g. http://localhost:8080) or *`);
+    throw new UsageError(`--cors-origin ${value} is not a URL (e.g. http://localhost:8080)`);
   }
+}
+
+/** `name:port` as a browser sends it in Host. */
+function allowedHost(value: string): string {
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/i.exec(value);
+  if (!match || (match[1]!.startsWith('[') && !net.isIPv6(match[1]!.slice(1, -1))))
+    throw new UsageError(`--allowed-host ${value} is not NAME:PORT (e.g. localhost:8234)`);
+  return value.toLowerCase();
 }

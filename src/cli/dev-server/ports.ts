@@ -6,6 +6,13 @@ import { DevServerError } from './errors.js';
 /** The loopback address every embedded process listens on. */
 export const HOST = '127.0.0.1';
 
+/**
+ * The one Host header the embedded server's HTTP API answers (`frontend.httpAllowedHosts`), which this CLI sends. A
+ * browser always sends the name of the URL it fetches, and a `.invalid` name never resolves (RFC 6761): no web page,
+ * rebound or not, can send it, so every request a page makes to the HTTP API is refused before it reaches Temporal.
+ */
+export const HTTP_API_HOST = 'durable-agent-cli.invalid';
+
 /** Default gRPC port of the embedded server (`DURABLE_AGENT_DEV_PORT` overrides). */
 export const DEFAULT_DEV_PORT = 7233;
 

@@ -7,7 +7,7 @@ import type { DirectoryEnvironment } from '../state-dir.js';
 import type { TemporalBinary } from '../temporal-binary.js';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
-import { codecPortFromEnv, DEFAULT_DEV_PORT, freePort, HOST, isPortFree, portFromEnv } from './ports.js';
+import { codecPortFromEnv, DEFAULT_DEV_PORT, freePort, HOST, HTTP_API_HOST, isPortFree, portFromEnv } from './ports.js';
 import { isOurProcess, logTail, logToStderr, spawnDetached, terminate } from './processes.js';
 import { ensureSearchAttributes, searchAttributeArgs } from './search-attributes.js';
 import { prepareStateDir, readRecord, updateRecord } from './state-record.js';
@@ -168,6 +168,9 @@ export function temporalServerArgs(options: {
   // A workflow task that schedules an activity gets it back in the same round trip when this worker can run it:
   // one model call or tool call per step saves a task-queue dispatch each.
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  // The HTTP API cannot be turned off (start-dev opens it on a free port when not given one); it answers only the
+  // Host this CLI sends, which no browser can: a page's simple POST and a DNS-rebound name are both refused.
+  args.push('--dynamic-config-value', `frontend.httpAllowedHosts=${JSON.stringify([HTTP_API_HOST])}`);
   // Write-ahead logging: a commit appends to the log instead of rewriting pages, about a third less server CPU a step.
   // `synchronous=normal` keeps the database consistent through a crash of the server or of this machine's processes;
   // only a power cut can lose the last commits, a trade a single-user embedded server can make (a cluster uses
