@@ -60,13 +60,19 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
       await symlink(planted.home, path.join(workspace, '.agent', 'home'));
       await symlink(planted.spill, path.join(workspace, '.agent', 'tool-output'));
       await operator.own(workspace);
-      const before = await Promise.all(
-        [...Object.values(planted), laterJournal, laterHome].map((directory) => treeFingerprint(directory)),
-      );
+      const outside = { ...planted, laterJournal, laterHome };
+      const fingerprints = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            Object.entries(outside).map(async ([name, directory]) => [name, await treeFingerprint(directory)]),
+          ),
+        ) as Record<string, string>;
+      const before = await fingerprints();
       const run = await hostileRun(
         operator,
         workspace,
         [
+          { tool_calls: [call('r0', 'ReadFile', { path: 'a.txt' })] },
           { tool_calls: [call('w1', 'WriteFile', { path: 'a.txt', content: 'two\n' })] },
           bashTurn('home', 'mkdir -p ~/.cache && echo cached > ~/.cache/probe; echo $HOME', 'seq 1 400000'),
           { tool_calls: [call('r1', 'ReadFile', { path: 'a.txt' })] },
@@ -82,9 +88,7 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
         { ask: 'approve' },
       );
       expect(run.result?.status, run.cli.stderr).toBe('completed');
-      const after = await Promise.all(
-        [...Object.values(planted), laterJournal, laterHome].map((directory) => treeFingerprint(directory)),
-      );
+      const after = await fingerprints();
       expect(after).toEqual(before);
       expect(await readFile(path.join(workspace, 'a.txt'), 'utf8')).toBe('three\n');
     },
@@ -103,10 +107,7 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
         operator,
         workspace,
         [
-          bashTurn(
-            'make',
-            "truncate -s 480M big.txt && printf 'first line\\n' | dd of=big.txt conv=notrunc status=none",
-          ),
+          bashTurn('make', "yes 'first line' | head -c 16384 > big.txt && truncate -s 480M big.txt"),
           {
             tool_calls: [1, 2, 3, 4].map((index) => call(`read${index}`, 'ReadFile', { path: 'big.txt', limit: 1 })),
           },
@@ -114,7 +115,7 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
         { ask: 'approve' },
       );
       expect(run.result?.status, run.cli.stderr).toBe('completed');
-      expect(run.toolMessages.get('read1')).toContain('first line');
+      expect(run.toolMessages.get('read1'), run.toolMessages.get('make1')).toContain('first line');
       const growth = (await peakBytes(pid)) - peakBefore;
       expect(growth / MiB).toBeLessThan(64);
     },

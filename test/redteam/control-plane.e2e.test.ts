@@ -277,6 +277,13 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         await curlAs(identity, ['content-type: application/json', `host: rebind.example:${operator.ports.codec}`]),
       ];
       for (const attempt of attempts) expect(leaks(String(attempt.stdout))).toBe(false);
+      // The probe would see a leak: the operator's own client, from the Web UI's origin, is shown the content.
+      const operatorView = await curlAs(identity, [
+        'content-type: application/json',
+        'x-namespace: default',
+        `origin: ${uiOrigin}`,
+      ]);
+      expect(leaks(String(operatorView.stdout))).toBe(true);
     },
     REDTEAM_TEST_MS,
   );

@@ -104,7 +104,7 @@ describe.each(workerIdentities())('network approvals, $label worker', (identity)
           bashTurn('f', `curl -s --max-time 5 ${a.url} && make`),
           bashTurn(
             'g',
-            `curl -s --max-time 3 ${a.url}; curl -s --max-time 3 http://127.0.0.1:${frontend}/ && echo REACHED-LOOPBACK; curl -s --max-time 3 http://169.254.169.254/ && echo REACHED-METADATA; ${probe}`,
+            `curl -s --max-time 3 ${a.url}; curl -sf --max-time 3 http://127.0.0.1:${frontend}/ && echo REACHED-LOOPBACK; curl -sf --max-time 3 http://169.254.169.254/ && echo REACHED-METADATA; ${probe}`,
           ),
           { content: 'done' },
         ],
@@ -153,7 +153,7 @@ describe.each(workerIdentities())('network approvals, $label worker', (identity)
         expect(b.hits()).toBe(1);
         const outputs = [...toolMessagesOf(model).values()].map(printed).join('\n');
         expect(outputs).toContain('hello from A');
-        expect(outputs).not.toMatch(/REACHED-/);
+        expect(outputs).not.toMatch(/^REACHED-/m);
       } finally {
         await model.close();
       }
