@@ -80,7 +80,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
 
   /** `durable-agent <args>` as the attacker, pointed at the operator's embedded server. */
   function attackerCli(args: string[]) {
-    return runAs(attacker as Identity, process.execPath, [durableAgentBin, ...args], {
+    return runAs(attacker, process.execPath, [durableAgentBin, ...args], {
       env: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: attackerHome,

@@ -82,8 +82,9 @@ export function printed(envelopeText: string | undefined): string {
   if (envelopeText === undefined) return '';
   try {
     const envelope = JSON.parse(envelopeText) as { data?: { stdout?: unknown; stderr?: unknown } };
+    const text = (value: unknown): string => (typeof value === 'string' ? value : '');
     const { stdout, stderr } = envelope.data ?? {};
-    if (typeof stdout === 'string' || typeof stderr === 'string') return `${String(stdout ?? '')}\n${String(stderr ?? '')}`;
+    if (typeof stdout === 'string' || typeof stderr === 'string') return `${text(stdout)}\n${text(stderr)}`;
   } catch {
     // Not an envelope: the text as it came.
   }
@@ -97,7 +98,7 @@ export function allPrinted(run: HostileRun): string {
 
 /** The tool messages of the last request the model was sent, by call id. */
 export function toolMessagesOf(model: ScriptedModelServer): Map<string, string> {
-  const messages = (model.requests.at(-1)?.messages ?? []) as ChatMessage[];
+  const messages: ChatMessage[] = model.requests.at(-1)?.messages ?? [];
   const byCall = new Map<string, string>();
   for (const message of messages) {
     if (message.role === 'tool') byCall.set(message.tool_call_id, String(message.content));

@@ -30,11 +30,7 @@ const MAX_SYNTAX_DEPTH = 256;
  * Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, C.5.2). Not `git_write`: a git write
  * changes `.git`, which the command sandbox mounts read-only unless the operator approved the call, so it asks.
  */
-export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = [
-  'file_write',
-  'build_test',
-  'redirect_write',
-];
+export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = ['file_write', 'build_test', 'redirect_write'];
 
 /** What every segment of one classification shares. */
 export interface ClassifierOptions {
