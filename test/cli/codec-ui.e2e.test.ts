@@ -10,6 +10,7 @@ import { refString } from '../../src/core/content-key.js';
 import { startCodecServer } from '../../src/store/codec-server.js';
 import type { CodecServer } from '../../src/store/codec-server.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
+import { requireChromium } from '../support/optional-tools.js';
 import { findFreePorts, startTestTemporalServer } from '../support/temporal-server.js';
 import type { TestTemporalServer } from '../support/temporal-server.js';
 
@@ -24,9 +25,9 @@ let page: string;
 let key: string;
 
 /** The page's DOM once the UI has made every call it makes (a closed run's page goes quiet). */
-async function renderedBy(user: 'operator' | 'nobody'): Promise<string> {
+async function renderedBy(user: 'operator' | 'nobody', chromium: string): Promise<string> {
   const profile = await mkdtemp(join(profiles, `chromium-${user}-`));
-  const browser = ['chromium', '--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`];
+  const browser = [chromium, '--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`];
   const flags = ['--virtual-time-budget=15000', '--dump-dom', page];
   if (user === 'operator')
     return (await execa(browser[0]!, [...browser.slice(1), ...flags], { timeout: 90_000 })).stdout;
@@ -70,14 +71,14 @@ afterAll(async () => {
 });
 
 describe('the Web UI and the codec endpoint in a browser', () => {
-  it("shows the stored content in the operator's browser", async () => {
-    const dom = await renderedBy('operator');
+  it("shows the stored content in the operator's browser", async (context) => {
+    const dom = await renderedBy('operator', await requireChromium(context));
     expect(dom).toContain('codec-ui-proof');
     expect(dom).toContain(SECRET);
   }, 120_000);
 
-  it("shows another local user's browser the content key and not a byte of the content", async () => {
-    const dom = await renderedBy('nobody');
+  it("shows another local user's browser the content key and not a byte of the content", async (context) => {
+    const dom = await renderedBy('nobody', await requireChromium(context));
     // The same page rendered, with the input as history holds it.
     expect(dom).toContain('codec-ui-proof');
     expect(dom).toContain(key);

@@ -7,6 +7,7 @@ import type { TestContext } from 'vitest';
 import { locateRipgrep, RG_PATH_VARIABLE } from '../../src/activities/search/grep-rg.js';
 import { fetchDebianBinary } from '../../src/cli/debian-binary.js';
 import { cacheDir } from '../../src/cli/state-dir.js';
+import { findOnPath } from '../../src/activities/executables.js';
 
 /** A tool a test needs is not installed; the message says how to install it. */
 export class ToolUnavailableError extends Error {
@@ -58,4 +59,17 @@ export async function provisionRipgrep(log: (line: string) => void): Promise<voi
     }
   }
   process.env[RG_PATH_VARIABLE] = cached;
+}
+
+/**
+ * Headless Chromium for the Web UI tests. Debian's package is too large to fetch into the cache, so without one the
+ * test is skipped with the reason on a developer's machine, and fails in CI (CI=true), where .ci/run installs it.
+ */
+export async function requireChromium(context: TestContext): Promise<string> {
+  const found = await findOnPath('chromium');
+  if (found !== undefined) return found;
+  const reason = 'chromium not on PATH — install it (apt-get install chromium) to run the Web UI tests';
+  if (process.env.CI === 'true') throw new ToolUnavailableError(`${reason} (CI=true: tests are not skipped in CI)`);
+  context.skip(reason);
+  throw new Error('unreachable: skip() throws');
 }
