@@ -97,6 +97,8 @@ describe('module loading', () => {
       'dist/cli/help.js',
       'dist/cli/main.js',
       'dist/cli/output.js',
+      // Everything the CLI prints goes through the control-character escaping.
+      'dist/core/terminal-text.js',
     ]);
   });
 
