@@ -46,7 +46,7 @@ export default tseslint.config(
   },
   {
     // Workflow, core and tool-contract code ends up in Temporal's deterministic sandbox.
-    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/tools/**/*.ts'],
+    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/tools/**/*.ts', 'src/protocol/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -92,7 +92,7 @@ export default tseslint.config(
   },
   {
     // Pure functions take time as data; only workflow code reads Temporal's deterministic clock.
-    files: ['src/core/**/*.ts', 'src/tools/**/*.ts'],
+    files: ['src/core/**/*.ts', 'src/tools/**/*.ts', 'src/protocol/**/*.ts'],
     rules: {
       'no-restricted-globals': [
         'error',

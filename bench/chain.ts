@@ -1,7 +1,7 @@
 // The histories of a continue-as-new chain, and why a run of it stopped.
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import { ACTIVITY } from '../src/core/activity-names.js';
+import { ACTIVITY } from '../src/protocol/activity-names.js';
 
 /**
  * Every run's history, oldest first, found by following each run's continue-as-new link to the next: exact as soon

@@ -2,7 +2,7 @@
 // in-process floor. A step's time is the gap between two model requests reaching the scripted server (no simulated
 // latency): the answer's trip back, the tool calls, the bookkeeping and the next request.
 import { randomBytes } from 'node:crypto';
-import type { ScriptTurn } from '../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../src/scripted-model/server.js';
 import { createDirectoryStore } from '../src/store/directory-store.js';
 import type { DurableEnv } from './durable-env.js';
 import { BENCH_TASK } from './durable-env.js';

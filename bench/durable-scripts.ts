@@ -2,7 +2,7 @@
 // them, one call or several a step, ending with an answer.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ScriptTurn } from '../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../src/scripted-model/server.js';
 
 /** Size of each file a step reads: a typical source file. */
 export const FILE_BYTES = 4096;

@@ -3,16 +3,16 @@
 // workflow tasks: what a durable run costs above this loop is the price of durability.
 import type { Activities, ToolActivity } from '../src/activities/index.js';
 import { createActivities } from '../src/activities/index.js';
-import type { ToolActivityInput } from '../src/activities/tool-request.js';
-import { abbreviateParams } from '../src/core/envelope.js';
-import type { ModelSelection } from '../src/core/messages.js';
-import type { ReadStateStore } from '../src/core/read-state.js';
+import type { ToolActivityInput } from '../src/protocol/tool-activity.js';
+import { abbreviateParams } from '../src/protocol/envelope.js';
+import type { ModelSelection } from '../src/protocol/model.js';
+import type { ReadStateStore } from '../src/protocol/read-state.js';
 import { initialState } from '../src/core/state.js';
 import { normalizeToolCallIds, planToolCalls, toAssistantToolCalls } from '../src/core/tool-calls.js';
 import type { PlannedCall } from '../src/core/tool-calls.js';
 import { systemPrompt } from '../src/core/transcript.js';
-import { appendMessages, takeWrites, workflowMessage } from '../src/core/transcript-ref.js';
-import type { MessageRef } from '../src/core/transcript-ref.js';
+import { appendMessages, takeWrites, workflowMessage } from '../src/protocol/transcript-ref.js';
+import type { MessageRef } from '../src/protocol/transcript-ref.js';
 import { createProviderResolver } from '../src/providers/resolve-provider.js';
 import type { ContentStore } from '../src/store/content-store.js';
 import { builtinTools, toolSearch } from '../src/tools/index.js';

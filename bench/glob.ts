@@ -29,7 +29,7 @@ const GLOB_CASES: readonly GlobCase[] = [
   { pattern: '**/[!a-m]*.ts' },
   { pattern: '**/*.{ts,js,md}' },
   { pattern: '**/*.TS' },
-  { pattern: 'src/core/envelope.ts' },
+  { pattern: 'src/protocol/envelope.ts' },
   { pattern: '**/+(index|types).ts' },
   { pattern: '**/*.json' },
   { pattern: '*.ts', path: 'src/core' },

@@ -4,7 +4,7 @@
 // Usage: node --import tsx bench/memory-child.ts <ours|baseline> <workspace> <command>
 import { execa } from 'execa';
 import { performance } from 'node:perf_hooks';
-import { abbreviateParams } from '../src/core/envelope.js';
+import { abbreviateParams } from '../src/protocol/envelope.js';
 import { createBashExecutor } from '../src/activities/executors/bash.js';
 import { runTool } from '../src/activities/run-tool.js';
 

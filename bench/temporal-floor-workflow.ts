@@ -2,7 +2,7 @@
 // it. Each step is one activity standing in for the model call, an upsert of the step's search attributes, and one
 // local activity reading a file, the order a step of the read script takes.
 import { proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import { AGENT_SEARCH_ATTRIBUTES } from '../src/workflows/search-attributes.js';
+import { AGENT_SEARCH_ATTRIBUTES } from '../src/protocol/search-attributes.js';
 
 export interface FloorActivities {
   /** Waits the model latency and answers with a small result, as a model step answers with content keys. */

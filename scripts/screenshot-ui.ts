@@ -14,12 +14,12 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { execa } from 'execa';
 import { approvalSummary } from '../src/core/approvals.js';
-import { startScriptedModelServer } from '../src/providers/scripted-server.js';
-import type { ScriptTurn } from '../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../src/scripted-model/server.js';
+import type { ScriptTurn } from '../src/scripted-model/server.js';
 import { startCodecServer } from '../src/store/codec-server.js';
 import { createDirectoryStore } from '../src/store/directory-store.js';
 import { createAgentWorkers } from '../src/worker.js';
-import { stateQuery } from '../src/workflows/messages.js';
+import { stateQuery } from '../src/protocol/run-messages.js';
 import { findFreePorts, startTestTemporalServer } from '../test/support/temporal-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

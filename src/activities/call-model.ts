@@ -3,7 +3,7 @@
 import type { Context } from '@temporalio/activity';
 import { currentActivityContext } from './activity-context.js';
 import { CancelledFailure } from '@temporalio/common';
-import type { ChatMessage, ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../core/messages.js';
+import type { ChatMessage, ModelRequest, ModelSelection, ModelTurn, ToolSchema } from '../protocol/model.js';
 import type { ModelProvider, StreamProgress } from '../providers/model-provider.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { toModelFailure } from './failures.js';

@@ -1,10 +1,10 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
-import { ACTIVITY } from '../core/activity-names.js';
+import { ACTIVITY } from '../protocol/activity-names.js';
 import { createCallModel } from './call-model.js';
 import type { ClassifyBashInput } from './classify-bash.js';
 import { classifyBash } from './classify-bash.js';
-import type { ToolSchema } from '../core/messages.js';
-import type { PendingWrites } from '../core/transcript-ref.js';
+import type { ToolSchema } from '../protocol/model.js';
+import type { PendingWrites } from '../protocol/transcript-ref.js';
 import { builtinExecutors } from './executors/index.js';
 import type { ToolExecutor } from './executors/types.js';
 import type { CommandSandbox } from './sandbox/command-sandbox.js';
@@ -13,7 +13,7 @@ import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelStep } from './model-step.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
-import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
+import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import { createTranscriptStore } from './transcript-store.js';
 import { defaultWorkerDataDir } from './worker-data.js';
 import { mcpCallExecutor } from './mcp/call-tool.js';

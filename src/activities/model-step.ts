@@ -1,13 +1,13 @@
 // Node: the callModel activity as the workflow sees it. It stores what the workflow made, rebuilds the messages from
 // the store, calls the model, and hands back a turn whose huge strings are stored and referred to by key, so history
 // grows by the same few kilobytes a step however long the run and however large its files.
-import type { ModelRequest, ModelTurn } from '../core/messages.js';
+import type { ModelRequest, ModelTurn } from '../protocol/model.js';
 import { applyCompaction, planCompaction, summaryRequest } from '../core/compaction.js';
 import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
-import { transcriptOf } from '../core/transcript-ref.js';
+import { transcriptOf } from '../protocol/transcript-ref.js';
 import type { ResolveTools, ResolvedModelRequest } from './call-model.js';
-import type { ContentKey } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { requestTools } from './call-model.js';
 import { checkFinalResult, outputSchemaValidator } from './output-schema.js';

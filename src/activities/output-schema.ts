@@ -5,7 +5,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { parseArguments } from '../core/arguments/parse-arguments.js';
 import { FINAL_RESULT_TOOL, isFinalResultCall } from '../core/final-result.js';
-import type { FinalResultCheck, RawToolCall } from '../core/messages.js';
+import type { FinalResultCheck, RawToolCall } from '../protocol/model.js';
 import { draft07 } from './ajv.js';
 
 /** A run's schema is compiled once per worker, not once per step. */

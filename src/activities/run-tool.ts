@@ -12,12 +12,12 @@ import {
   renderEnvelope,
   spillDirectory,
 } from '../core/budget.js';
-import { abbreviateParams, envelopeSize, errorEnvelope } from '../core/envelope.js';
-import type { Envelope, EnvelopeContext } from '../core/envelope.js';
+import { abbreviateParams, envelopeSize, errorEnvelope } from '../protocol/envelope.js';
+import type { Envelope, EnvelopeContext } from '../protocol/envelope.js';
 import type { ExecutorContext, ToolExecutor } from './executors/types.js';
 import type { ContentStore } from '../store/content-store.js';
 import { spillForBudget, withUnsavedSpill } from './spill.js';
-import type { ToolActivityInput, ToolActivityResult } from './tool-request.js';
+import type { ToolActivityInput, ToolActivityResult } from '../protocol/tool-activity.js';
 import { realWorkspaceRoot } from './workspace.js';
 import { defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
 

@@ -8,7 +8,7 @@ import { lstat, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { SPILL_ROOT, spillDirectory, spillFileName, spillRelativePath } from '../core/budget.js';
 import type { SpillSuffix } from '../core/budget.js';
-import type { Envelope } from '../core/envelope.js';
+import type { Envelope } from '../protocol/envelope.js';
 import type { ContentStore } from '../store/content-store.js';
 import { ConfinedDirectory, isLinkInWorkspace, withConfinedDirectory } from './files/confined.js';
 import { realWorkspaceRoot } from './workspace.js';

@@ -2,17 +2,17 @@
 // the key and a summary; layer 2 of the output budget reads the turn's messages back when they add up to too much.
 import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
 import type { BudgetReason } from '../core/budget.js';
-import type { ContentKey } from '../core/content-key.js';
-import type { Envelope } from '../core/envelope.js';
-import { serializeEnvelope } from '../core/envelope.js';
-import type { ChatMessage } from '../core/messages.js';
-import type { ToolOutcome } from '../core/tool-outcome.js';
-import { outcomeOf, withFallbackNote } from '../core/tool-outcome.js';
-import type { MessageRef, PendingWrites } from '../core/transcript-ref.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import type { Envelope } from '../protocol/envelope.js';
+import { serializeEnvelope } from '../protocol/envelope.js';
+import type { ChatMessage } from '../protocol/model.js';
+import type { ToolOutcome } from '../protocol/tool-outcome.js';
+import { outcomeOf, withFallbackNote } from '../protocol/tool-outcome.js';
+import type { MessageRef, PendingWrites } from '../protocol/transcript-ref.js';
 import type { ToolExecutor } from './executors/types.js';
 import { runTool } from './run-tool.js';
 import { spillForBudget, withUnsavedSpill } from './spill.js';
-import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-request.js';
+import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { realWorkspaceRoot } from './workspace.js';
 

@@ -2,11 +2,11 @@
 // cache keyed by content key is always right; a step reads from the store only what is new since the last one.
 import { ApplicationFailure } from '@temporalio/common';
 import { LRUCache } from 'lru-cache';
-import type { ContentKey } from '../core/content-key.js';
-import { contentKey, parseRef, REF_PREFIX, refString } from '../core/content-key.js';
-import type { ChatMessage } from '../core/messages.js';
-import type { MessageRef, PendingWrites, TranscriptRef } from '../core/transcript-ref.js';
-import { parseNode, serializeMessage, tokensOf } from '../core/transcript-ref.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import { contentKey, parseRef, REF_PREFIX, refString } from '../protocol/content-key.js';
+import type { ChatMessage } from '../protocol/model.js';
+import type { MessageRef, PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
+import { parseNode, serializeMessage, tokensOf } from '../protocol/transcript-ref.js';
 import type { ContentStore } from '../store/content-store.js';
 import { MissingContentError } from '../store/content-store.js';
 

@@ -1,6 +1,6 @@
 // Node: the content store as the CLI uses it, from the same settings as the workers (DURABLE_AGENT_STORE). Loaded on
 // first use: most commands never read it, and the S3 client behind it would cost every command its load time.
-import type { ContentKey } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from '../store/content-store.js';
 import { stateDir } from './state-dir.js';
 

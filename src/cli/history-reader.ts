@@ -1,14 +1,14 @@
 // Reads an agent run step by step out of its Temporal event history: pure parsing, no server, so the same code reads
 // a history fetched from the server and one saved as JSON (`temporal workflow show --output json`, historyToJSON).
-import { ACTIVITY } from '../core/activity-names.js';
+import { ACTIVITY } from '../protocol/activity-names.js';
 import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
 import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
-import type { ChatMessage, ModelRequest, ModelTurn, RawToolCall } from '../core/messages.js';
+import type { ChatMessage, ModelRequest, ModelTurn, RawToolCall } from '../protocol/model.js';
 import type { ForkOrigin } from '../core/run/fork.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
 import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
-import type { StoredToolResult, ToolActivityInput } from '../activities/tool-request.js';
+import type { StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import type { RiskLevel } from '../tools/define-tool.js';
 import { shorten } from '../tools/define-tool.js';
 import { runStatusOf } from './run-status.js';

@@ -1,7 +1,7 @@
 // Replays a recorded history against a workflow bundle and, when the code no longer fits the history, names the event
 // where they part: the nondeterminism message alone often says what differed but not where.
-import { ACTIVITY } from '../core/activity-names.js';
-import { HISTORY_FORMAT } from '../core/messages.js';
+import { ACTIVITY } from '../protocol/activity-names.js';
+import { HISTORY_FORMAT } from '../protocol/model.js';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ReplayError, Worker } from '@temporalio/worker';

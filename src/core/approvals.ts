@@ -1,7 +1,7 @@
 // Sandbox-safe: the shapes of a human approval (C.4 askPolicy "wait" / "prompt"), shared by the turn rules, the
 // workflow's handlers and the CLI.
 import { canonicalJson } from '../tools/registry.js';
-import { contentKey } from './content-key.js';
+import { contentKey } from '../protocol/content-key.js';
 import type { DecisionSignature } from './authorization/proofs.js';
 
 /** A call (or a budget extension) waiting for a human decision. */

@@ -1,7 +1,7 @@
 // Sandbox-safe: pure functions over plain data; time comes in as `now` (workflow clock, ms), never from Date.
 // The per-tool circuit breaker of TOOL-SPEC C.10: the workflow keeps one BreakerState per tool name and per task.
-import { BREAKER_COUNTED_CODES } from './envelope.js';
-import type { Envelope } from './envelope.js';
+import { BREAKER_COUNTED_CODES } from '../protocol/envelope.js';
+import type { Envelope } from '../protocol/envelope.js';
 
 /** The three breaker states of C.10. */
 export type CircuitState = 'CLOSED' | 'OPEN' | 'HALF_OPEN';

@@ -1,7 +1,7 @@
 // Sandbox-safe: pure functions only (no Buffer, no clock). Used by the tool activity (layer 1) and the workflow (layer 2).
 // The two-level output budget of TOOL-SPEC C.9 and the empty-result normalisation of C.3 step 7.
-import { envelopeSize, utf8ByteLength } from './envelope.js';
-import type { Envelope } from './envelope.js';
+import { envelopeSize, utf8ByteLength } from '../protocol/envelope.js';
+import type { Envelope } from '../protocol/envelope.js';
 
 /** Layer 1: the largest envelope one tool call may return (C.9; env `AGENT_MAX_TOOL_RESULT_BYTES`). */
 export const MAX_TOOL_RESULT_BYTES = 50_000;

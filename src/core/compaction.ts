@@ -1,6 +1,6 @@
 // Sandbox-safe: transcript compaction. When the transcript nears the model's context budget, the older turns are
 // replaced by a summary written by the model itself; the system prompt, the task and the recent turns stay verbatim.
-import type { ChatMessage } from './messages.js';
+import type { ChatMessage } from '../protocol/model.js';
 import { approximateTokens } from './pricing.js';
 
 /** The summariser's instructions (the system message of a compaction request). */

@@ -1,5 +1,5 @@
 // Sandbox-safe: TOOL-SPEC C.12 input mapping for function tools (a single raw `input` string).
-import type { Repair } from './envelope.js';
+import type { Repair } from '../protocol/envelope.js';
 
 /** The mapped input, or the INVALID_PARAM the model gets back. */
 export type FunctionInputResult =

@@ -2,19 +2,19 @@
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
 import type { RunAuthorization } from './authorization/proofs.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';
-import type { ChatMessage, ModelSelection, ToolChoice, Usage } from './messages.js';
+import type { ChatMessage, ModelSelection, ToolChoice, Usage } from '../protocol/model.js';
 import type { PriceTable } from './price-table.js';
 import type { BudgetLimits, CostLedger } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
-import type { ReadStateStore } from './read-state.js';
+import type { ReadStateStore } from '../protocol/read-state.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
 import type { McpToolDescriptor } from '../tools/mcp-tool.js';
-import type { ContentKey } from './content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
 import type { McpServers } from './mcp-servers.js';
 import type { ProfileName } from './tool-selection/profiles.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
-import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
-import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from './transcript-ref.js';
+import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
+import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';
 
 /**
  * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `continued` ends a run that handed its task on

@@ -2,9 +2,9 @@
 // Pure functions of the turn and the registry, so a replay makes the same plan.
 import { parseArguments } from './arguments/parse-arguments.js';
 import { fixArguments } from './arguments/fix-arguments.js';
-import type { Envelope, ErrorCode, Repair } from './envelope.js';
-import { abbreviateParams, errorEnvelope } from './envelope.js';
-import type { RawToolCall, ToolCallMessagePart } from './messages.js';
+import type { Envelope, ErrorCode, Repair } from '../protocol/envelope.js';
+import { abbreviateParams, errorEnvelope } from '../protocol/envelope.js';
+import type { RawToolCall, ToolCallMessagePart } from '../protocol/model.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { isFunctionTool } from '../tools/function-tool.js';
 import { mapFunctionInput } from './function-input.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../core/messages.js';
+import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from '../tools/define-tool.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
@@ -9,7 +9,7 @@ export interface StreamProgress {
 }
 
 /**
- * What a provider receives: the project's transcript and tool schemas (core/messages), which the adapter translates
+ * What a provider receives: the project's transcript and tool schemas (protocol/model), which the adapter translates
  * to its API; it answers with a ModelTurn whatever its API's shape.
  */
 export interface ProviderRequest {

@@ -2,14 +2,14 @@
 // environment; the selection (recorded in workflow history) may name an endpoint but never carries a key.
 import { commaList } from '../core/comma-list.js';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelSelection } from '../core/messages.js';
+import type { ModelSelection } from '../protocol/model.js';
 import type { ModelProvider } from './model-provider.js';
-import { anthropicMessagesFactory } from './anthropic-messages.js';
-import { createOpenAIChatProvider } from './openai-chat.js';
+import { anthropicMessagesFactory } from './anthropic/anthropic-messages.js';
+import { createOpenAIChatProvider } from './openai-chat/openai-chat.js';
 import { maxModelOutputBytesFromEnv } from './output-cap.js';
-import { openAIResponsesFactory } from './openai-responses.js';
-import { withReactFallback } from './react-fallback.js';
-import { createReactProvider } from './react-protocol.js';
+import { openAIResponsesFactory } from './openai-responses/openai-responses.js';
+import { withReactFallback } from './react/fallback.js';
+import { createReactProvider } from './react/protocol.js';
 
 /** The model used when neither the run nor the worker names one. */
 export const DEFAULT_MODEL = 'gpt-4.1-mini';

@@ -7,7 +7,7 @@
 // `[DONE]` ends the stream, an event carrying `error` is thrown as the SDK's APIError.
 import { APIError } from 'openai';
 import type { OutputMeter } from './output-cap.js';
-import type { StreamChunk } from './stream-assembler.js';
+import type { StreamChunk } from './openai-chat/stream-assembler.js';
 
 // An event ends at a blank line; servers may use any of the three line endings.
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;

@@ -1,6 +1,6 @@
 // Node: the content-addressed store. Every message, tool result and spilled output is written once under the hash of
 // its bytes and read back by that key from any worker and from the CLI.
-import type { ContentKey } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
 
 /** One stored object, as listed for garbage collection. */
 export interface StoredObject {

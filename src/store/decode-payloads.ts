@@ -3,7 +3,7 @@
 // anything else passes through untouched. Nothing here fails a request: a payload that cannot be read shows why.
 import type { Payload } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow/index.js';
-import { isContentKey } from '../core/content-key.js';
+import { isContentKey } from '../protocol/content-key.js';
 import type { ContentStore } from './content-store.js';
 import { createContentExpander } from './expand-content.js';
 import type { ExpandLimits } from './expand-content.js';

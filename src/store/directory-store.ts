@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ContentKey } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from './content-store.js';
 import { CorruptContentError, MissingContentError } from './content-store.js';
 import { contentBytes, keyHex, sha256Hex } from './object-key.js';

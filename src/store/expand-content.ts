@@ -1,8 +1,8 @@
 // Node: makes a value that carries content keys readable for a person (the Web UI's codec endpoint). Reference strings
 // become the content they stand for, a bare key is shown with its content a bounded number of hops deep, and content
 // over a size limit is cut with the command that prints all of it. The result is for display only, never agent input.
-import type { ContentKey } from '../core/content-key.js';
-import { isContentKey, parseRef } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import { isContentKey, parseRef } from '../protocol/content-key.js';
 import type { ContentStore } from './content-store.js';
 import { MissingContentError } from './content-store.js';
 

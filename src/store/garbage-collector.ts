@@ -1,7 +1,7 @@
 // Node: mark and sweep over a content store. Marks everything reachable from the roots (the keys open runs refer to)
 // by following the keys each stored text mentions; sweeps what is unreachable and older than a threshold.
-import type { ContentKey } from '../core/content-key.js';
-import { referencedKeys } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import { referencedKeys } from '../protocol/content-key.js';
 import type { ContentStore } from './content-store.js';
 import { MissingContentError } from './content-store.js';
 

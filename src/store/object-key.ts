@@ -1,8 +1,8 @@
 // Node: content keys computed with node:crypto (native SHA-256, several times faster than the portable hash the
 // workflow uses) for the stores, which hash every byte they write and read.
 import { createHash } from 'node:crypto';
-import type { ContentKey } from '../core/content-key.js';
-import { isContentKey } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import { isContentKey } from '../protocol/content-key.js';
 
 /** The bytes of stored content: UTF-8 for a string, the same memory for bytes (no copy). */
 export function contentBytes(content: string | Uint8Array): Buffer {

@@ -12,7 +12,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
-import type { ContentKey } from '../core/content-key.js';
+import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from './content-store.js';
 import { CorruptContentError, MissingContentError, StoreUnavailableError } from './content-store.js';
 import { contentBytes, keyHex, sha256Hex } from './object-key.js';

@@ -3,7 +3,7 @@
 import proto from '@temporalio/proto';
 import { StorageDriverClaim } from '@temporalio/common';
 import type { Payload, StorageDriver } from '@temporalio/common';
-import { isContentKey } from '../core/content-key.js';
+import { isContentKey } from '../protocol/content-key.js';
 import type { ContentStore } from './content-store.js';
 
 const PayloadProto = proto.temporal.api.common.v1.Payload;

@@ -3,7 +3,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
-import { ACTIVITY } from '../core/activity-names.js';
+import { ACTIVITY } from '../protocol/activity-names.js';
 import { defineTool, shorten } from './define-tool.js';
 import type { RiskLevel, ToolActivityPolicy, ToolContract } from './define-tool.js';
 

@@ -2,8 +2,8 @@
 // Pure data and functions: the workflow owns one per task and passes breaker and discovery state in as data.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { Repair } from '../core/envelope.js';
-import type { ToolSchema } from '../core/messages.js';
+import type { Repair } from '../protocol/envelope.js';
+import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
 import { breakerKeysOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';

@@ -1,7 +1,7 @@
 // Sandbox-safe: pure conversion of tool contracts to the JSON Schema shapes each model API expects.
 // The zod input schema is the only source; every format is derived from it (TOOL-SPEC C.2, C.12).
 import { z } from 'zod';
-import type { ToolSchema } from '../core/messages.js';
+import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
 
 /** A JSON Schema node as plain data. */

@@ -2,8 +2,8 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ToolActivity } from '../activities/index.js';
 import type { AuthorizationActivities } from '../activities/authorization/verify-decision.js';
-import { ACTIVITY } from '../core/activity-names.js';
-import type { ModelRequest, ModelTurn } from '../core/messages.js';
+import { ACTIVITY } from '../protocol/activity-names.js';
+import type { ModelRequest, ModelTurn } from '../protocol/model.js';
 import type { McpListing } from '../core/run/mcp-tools.js';
 import type { AgentInput } from '../core/state.js';
 import type { ToolActivityPolicy } from '../tools/define-tool.js';

@@ -12,8 +12,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { referencedKeys } from '../core/content-key.js';
-import type { ModelTurn } from '../core/messages.js';
+import { referencedKeys } from '../protocol/content-key.js';
+import type { ModelTurn } from '../protocol/model.js';
 import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../core/run/budget-gate.js';
 import { currentDetails, publishedValues } from '../core/run/published.js';
 import {
@@ -37,15 +37,15 @@ import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/too
 import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
 import { initialState, toResult } from '../core/state.js';
 import { systemPrompt } from '../core/transcript.js';
-import { takeWrites } from '../core/transcript-ref.js';
+import { takeWrites } from '../protocol/transcript-ref.js';
 import { startProfile, stepTools } from '../core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
 import { callModel, listFunctionTools, listMcpTools, storeContent } from './activities.js';
 import { ApprovalBook } from './approvals.js';
 import { refusedDecisions, signedDecisionGuard } from './decision-guard.js';
-import type { AgentStateView, BreakerView } from './messages.js';
-import { stateQuery, storeRootsQuery, transcriptQuery } from './messages.js';
-import { AGENT_SEARCH_ATTRIBUTES } from './search-attributes.js';
+import type { AgentStateView, BreakerView } from '../protocol/run-messages.js';
+import { stateQuery, storeRootsQuery, transcriptQuery } from '../protocol/run-messages.js';
+import { AGENT_SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
 import type { TurnShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
 import { runToolTurn } from './tool-step.js';

@@ -6,7 +6,7 @@ import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core
 import { approvalSummary, timedOutDecision } from '../core/approvals.js';
 import type { DecisionSubject } from '../core/authorization/proofs.js';
 import { DECISION_NOT_SIGNED } from '../core/authorization/proofs.js';
-import { approveToolCall, toolDecision } from './messages.js';
+import { approveToolCall, toolDecision } from '../protocol/run-messages.js';
 
 /** How a decision reached the run. */
 export type DecisionChannel = 'Update' | 'Signal';

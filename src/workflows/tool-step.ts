@@ -1,8 +1,8 @@
 // Sandboxed and deterministic: the awaits of one turn's tool calls. Every rule — the plan, the gates, the ask policy,
 // fallbacks, envelopes, the turn budget — is in core/turn; this file only runs what a call needs next.
 import { isCancellation } from '@temporalio/workflow';
-import { ACTIVITY } from '../core/activity-names.js';
-import type { ModelTurn } from '../core/messages.js';
+import { ACTIVITY } from '../protocol/activity-names.js';
+import type { ModelTurn } from '../protocol/model.js';
 import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../core/turn/call.js';
 import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/turn/call.js';
 import {
@@ -15,7 +15,7 @@ import {
   turnBudgetRequest,
 } from '../core/turn/turn.js';
 import type { ExecutablePlan } from '../core/tool-calls.js';
-import { takeWrites } from '../core/transcript-ref.js';
+import { takeWrites } from '../protocol/transcript-ref.js';
 import { toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
 

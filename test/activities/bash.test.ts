@@ -15,8 +15,8 @@ import {
 } from '../../src/activities/executors/bash.js';
 import type { RunToolOptions } from '../../src/activities/run-tool.js';
 import { runTool } from '../../src/activities/run-tool.js';
-import type { ToolActivityInput, ToolActivityResult } from '../../src/activities/tool-request.js';
-import { envelopeSize } from '../../src/core/envelope.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../src/protocol/tool-activity.js';
+import { envelopeSize } from '../../src/protocol/envelope.js';
 import { commandHomeDirectory, workspaceDataDirectory } from '../../src/activities/worker-data.js';
 import { makeExecutorContext } from './executor-context.js';
 

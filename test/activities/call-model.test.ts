@@ -2,11 +2,11 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCallModel } from '../../src/activities/call-model.js';
-import type { ModelTurn, ToolSchema } from '../../src/core/messages.js';
+import type { ModelTurn, ToolSchema } from '../../src/protocol/model.js';
 import type { ResolvedModelRequest as ModelRequest } from '../../src/activities/call-model.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 
 const schemas: Record<string, ToolSchema> = {
   ReadFile: {

@@ -3,8 +3,8 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { abbreviateParams } from '../../src/core/envelope.js';
-import type { ReadStateStore, ReadStateUpdate } from '../../src/core/read-state.js';
+import { abbreviateParams } from '../../src/protocol/envelope.js';
+import type { ReadStateStore, ReadStateUpdate } from '../../src/protocol/read-state.js';
 import type { ExecutorContext } from '../../src/activities/executors/types.js';
 import { workspaceDataDirectory } from '../../src/activities/worker-data.js';
 

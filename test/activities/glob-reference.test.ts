@@ -41,7 +41,7 @@ const cases: GlobCase[] = [
   { pattern: '**/upper.ts' },
   { pattern: '**/build' },
   { pattern: '**/*.log' },
-  { pattern: 'src/core/envelope.ts' },
+  { pattern: 'src/protocol/envelope.ts' },
   { pattern: 'src/core/*.ts', path: '.' },
   { pattern: '*.ts', path: 'src/core' },
   { pattern: '**/*.ts', path: 'src/activities' },

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { createModelStep } from '../../src/activities/model-step.js';
 import { createTranscriptStore } from '../../src/activities/transcript-store.js';
-import { parseRef } from '../../src/core/content-key.js';
-import type { ModelTurn } from '../../src/core/messages.js';
-import { EMPTY_TRANSCRIPT } from '../../src/core/transcript-ref.js';
+import { parseRef } from '../../src/protocol/content-key.js';
+import type { ModelTurn } from '../../src/protocol/model.js';
+import { EMPTY_TRANSCRIPT } from '../../src/protocol/transcript-ref.js';
 import { createMemoryStore } from '../support/memory-store.js';
 
 function stepReturning(argumentsText: string) {

@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExecutorContext, ToolExecutor } from '../../src/activities/executors/types.js';
 import { isFinalAttempt, runTool } from '../../src/activities/run-tool.js';
 import { pruneSpillDirectories, writeSpillFile } from '../../src/activities/spill.js';
-import type { ToolActivityInput, ToolActivityResult } from '../../src/activities/tool-request.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../src/protocol/tool-activity.js';
 import { MAX_TOOL_RESULT_BYTES, renderEnvelope } from '../../src/core/budget.js';
-import { envelopeSize, okEnvelope } from '../../src/core/envelope.js';
+import { envelopeSize, okEnvelope } from '../../src/protocol/envelope.js';
 
 let workspace: string;
 

@@ -4,10 +4,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { storedToolActivity } from '../../src/activities/stored-results.js';
 import { INLINE_STRING_BYTES, createTranscriptStore } from '../../src/activities/transcript-store.js';
-import { REF_PREFIX, contentKey, refString } from '../../src/core/content-key.js';
-import { okEnvelope } from '../../src/core/envelope.js';
-import type { PendingWrites } from '../../src/core/transcript-ref.js';
-import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../../src/core/transcript-ref.js';
+import { REF_PREFIX, contentKey, refString } from '../../src/protocol/content-key.js';
+import { okEnvelope } from '../../src/protocol/envelope.js';
+import type { PendingWrites } from '../../src/protocol/transcript-ref.js';
+import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../../src/protocol/transcript-ref.js';
 import { createMemoryStore } from '../support/memory-store.js';
 
 function chainOf(steps: number, pending: PendingWrites) {

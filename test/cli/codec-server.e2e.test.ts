@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refString } from '../../src/core/content-key.js';
+import { refString } from '../../src/protocol/content-key.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { defaultUiOrigins, uiOrigins } from '../../src/cli/ui-origins.js';
 import { durableAgentBin } from '../support/cli.js';

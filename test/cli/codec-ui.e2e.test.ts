@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refString } from '../../src/core/content-key.js';
+import { refString } from '../../src/protocol/content-key.js';
 import { startCodecServer } from '../../src/store/codec-server.js';
 import type { CodecServer } from '../../src/store/codec-server.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';

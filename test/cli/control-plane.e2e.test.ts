@@ -16,9 +16,9 @@ import { ensureDevServer, stopDevServer } from '../../src/cli/dev-server/index.j
 import type { DevServerInfo } from '../../src/cli/dev-server/index.js';
 import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
 import type { AgentInput } from '../../src/core/state.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
-import { stateQuery } from '../../src/workflows/messages.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
+import { stateQuery } from '../../src/protocol/run-messages.js';
 import { durableAgentBin } from '../support/cli.js';
 import { workspaceFrom } from '../support/harness.js';
 import { findFreePorts } from '../support/temporal-server.js';

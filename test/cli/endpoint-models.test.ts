@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { onlyModelOf } from '../../src/cli/endpoint-models.js';
 import { UsageError } from '../../src/cli/exit-codes.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {

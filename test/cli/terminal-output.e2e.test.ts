@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, temporalAddress, workspaceFrom } from '../support/harness.js';

@@ -6,8 +6,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chatDialect } from '../../src/providers/scripted-chat.js';
-import type { ScriptTurn } from '../../src/providers/scripted-script.js';
+import { chatDialect } from '../../src/scripted-model/chat.js';
+import type { ScriptTurn } from '../../src/scripted-model/script.js';
 
 /** The file every run edits, relative to its workspace; it starts as `END\n`. */
 export const NOTES_FILE = 'notes.txt';

@@ -12,8 +12,8 @@ import {
   resolveBreakerConfig,
 } from '../../src/core/breaker.js';
 import type { BreakerState } from '../../src/core/breaker.js';
-import { errorEnvelope, okEnvelope } from '../../src/core/envelope.js';
-import type { ErrorCode } from '../../src/core/envelope.js';
+import { errorEnvelope, okEnvelope } from '../../src/protocol/envelope.js';
+import type { ErrorCode } from '../../src/protocol/envelope.js';
 
 const config = { threshold: 3, recovery_ms: 10_000, countAllErrors: false };
 const context = { tool_call_id: 'call_1', cwd: '.', params_input: {} };

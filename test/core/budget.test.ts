@@ -15,8 +15,8 @@ import {
   spillFileName,
   spillRelativePath,
 } from '../../src/core/budget.js';
-import type { Envelope } from '../../src/core/envelope.js';
-import { envelopeSize, errorEnvelope, okEnvelope, utf8ByteLength } from '../../src/core/envelope.js';
+import type { Envelope } from '../../src/protocol/envelope.js';
+import { envelopeSize, errorEnvelope, okEnvelope, utf8ByteLength } from '../../src/protocol/envelope.js';
 
 const context = { tool_call_id: 'call_1', cwd: '.', params_input: { path: 'a.txt' } };
 

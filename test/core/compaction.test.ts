@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyCompaction, planCompaction, SUMMARY_PREFIX, summaryRequest } from '../../src/core/compaction.js';
-import type { ChatMessage } from '../../src/core/messages.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
 
 function turn(id: string): ChatMessage[] {
   return [

@@ -1,6 +1,6 @@
 // C.3 steps 1-4 as pure functions: id normalisation, planning (names, parsing, repair, duplicates) and partitioning.
 import { describe, expect, it } from 'vitest';
-import type { RawToolCall } from '../../src/core/messages.js';
+import type { RawToolCall } from '../../src/protocol/model.js';
 import type { ExecutablePlan, PlannedCall } from '../../src/core/tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../../src/core/tool-calls.js';
 import { builtinTools, toolSearch } from '../../src/tools/index.js';

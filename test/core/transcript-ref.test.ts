@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { contentKey, parseRef, referencedKeys, refString } from '../../src/core/content-key.js';
-import type { PendingWrites } from '../../src/core/transcript-ref.js';
+import { contentKey, parseRef, referencedKeys, refString } from '../../src/protocol/content-key.js';
+import type { PendingWrites } from '../../src/protocol/transcript-ref.js';
 import {
   EMPTY_TRANSCRIPT,
   appendMessages,
   parseNode,
   takeWrites,
   workflowMessage,
-} from '../../src/core/transcript-ref.js';
+} from '../../src/protocol/transcript-ref.js';
 
 describe('content keys', () => {
   it('hash UTF-8 bytes to a sha256 key', () => {

@@ -3,18 +3,18 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
-import type { ChatMessage, ToolSchema } from '../../src/core/messages.js';
+import type { ChatMessage, ToolSchema } from '../../src/protocol/model.js';
 import { emptyCostLedger, recordModelCall } from '../../src/core/pricing.js';
 import {
   anthropicKeyFor,
   anthropicMessagesFactory,
   createAnthropicMessagesProvider,
-} from '../../src/providers/anthropic-messages.js';
-import { DEFAULT_MAX_TOKENS } from '../../src/providers/anthropic-request.js';
-import { toFinishReason } from '../../src/providers/anthropic-stream.js';
+} from '../../src/providers/anthropic/anthropic-messages.js';
+import { DEFAULT_MAX_TOKENS } from '../../src/providers/anthropic/anthropic-request.js';
+import { toFinishReason } from '../../src/providers/anthropic/anthropic-stream.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { builtinTools } from '../../src/tools/index.js';
 
 const readFileTool: ToolSchema = {

@@ -3,20 +3,20 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
-import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages.js';
+import { createAnthropicMessagesProvider } from '../../src/providers/anthropic/anthropic-messages.js';
 import type { ModelProvider } from '../../src/providers/model-provider.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat.js';
-import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/openai-responses.js';
 import {
   DEFAULT_MAX_MODEL_OUTPUT_BYTES,
   MAX_MODEL_OUTPUT_VARIABLE,
   MODEL_OUTPUT_TOO_LARGE,
   maxModelOutputBytesFromEnv,
 } from '../../src/providers/output-cap.js';
-import { createReactProvider } from '../../src/providers/react-protocol.js';
+import { createReactProvider } from '../../src/providers/react/protocol.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 
 const CAP = 256 * 1024;
 

@@ -1,9 +1,9 @@
 import { APIError, APIUserAbortError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ToolSchema } from '../../src/core/messages.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ToolSchema } from '../../src/protocol/model.js';
 import { emptyCostLedger, recordModelCall } from '../../src/core/pricing.js';
 
 const readFileTool: ToolSchema = {

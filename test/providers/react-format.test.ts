@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, ToolSchema } from '../../src/core/messages.js';
+import type { ChatMessage, ToolSchema } from '../../src/protocol/model.js';
 import { parseArguments } from '../../src/core/arguments/parse-arguments.js';
-import { formatReminder, reactInstructions, toReactMessages } from '../../src/providers/react-format.js';
-import { finalAnswerOf, parseReactAnswer } from '../../src/providers/react-parse.js';
+import { formatReminder, reactInstructions, toReactMessages } from '../../src/providers/react/format.js';
+import { finalAnswerOf, parseReactAnswer } from '../../src/providers/react/parse.js';
 
 const readFile: ToolSchema = {
   type: 'function',

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatMessage, ToolSchema } from '../../src/core/messages.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat.js';
-import { createReactProvider } from '../../src/providers/react-protocol.js';
-import { rejectsTools } from '../../src/providers/react-fallback.js';
+import type { ChatMessage, ToolSchema } from '../../src/protocol/model.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import { createReactProvider } from '../../src/providers/react/protocol.js';
+import { rejectsTools } from '../../src/providers/react/fallback.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
-import { parseScript } from '../../src/providers/scripted-script.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import { parseScript } from '../../src/scripted-model/script.js';
 
 const readFile: ToolSchema = {
   type: 'function',

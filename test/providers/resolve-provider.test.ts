@@ -8,8 +8,8 @@ import {
   PROVIDER_FACTORIES,
   createProviderResolver,
 } from '../../src/providers/resolve-provider.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptedModelServer } from '../../src/scripted-model/server.js';
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {

@@ -2,8 +2,8 @@
 // serves the script's turns as Messages answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARISER_PROMPT } from '../../src/core/compaction.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptedModelServer } from '../../src/scripted-model/server.js';
 
 let server: ScriptedModelServer;
 beforeAll(async () => {

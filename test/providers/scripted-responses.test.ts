@@ -1,7 +1,7 @@
 // The scripted server's Responses dialect refuses, with HTTP 400 and an OpenAI error body, what the real API refuses.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {

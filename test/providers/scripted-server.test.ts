@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
-import { parseScriptText } from '../../src/providers/scripted-script.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import { parseScriptText } from '../../src/scripted-model/script.js';
 
 let server: ScriptedModelServer | undefined;
 let directory: string;
@@ -269,7 +269,7 @@ describe('scripted-server-main', () => {
   it('prints the base URL and serves the script until terminated', async () => {
     const script = join(directory, 'turns.jsonl');
     await writeFile(script, '{"content":"from the cli"}\n');
-    const entry = fileURLToPath(new URL('../../src/providers/scripted-server-main.ts', import.meta.url));
+    const entry = fileURLToPath(new URL('../../src/scripted-model/main.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', entry, '--script', script, '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StreamAssembler, assembleStream } from '../../src/providers/stream-assembler.js';
-import type { StreamChunk, StreamToolCallDelta } from '../../src/providers/stream-assembler.js';
+import { StreamAssembler, assembleStream } from '../../src/providers/openai-chat/stream-assembler.js';
+import type { StreamChunk, StreamToolCallDelta } from '../../src/providers/openai-chat/stream-assembler.js';
 
 const content = (text: string): StreamChunk => ({
   choices: [{ index: 0, delta: { content: text }, finish_reason: null }],

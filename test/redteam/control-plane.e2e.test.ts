@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { otherUser, removeOperators, runAs, startOperator, workerIdentities } from '../support/operator.js';
 import type { Identity, Operator } from '../support/operator.js';

@@ -5,8 +5,8 @@
 import http from 'node:http';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { removeOperators, startOperator, workerIdentities } from '../support/operator.js';
 import type { Operator } from '../support/operator.js';
 import { bashTurn, printed, toolMessagesOf } from '../support/redteam-runs.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { startCodecServer } from '../../src/store/codec-server.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, workspaceFrom } from '../support/harness.js';

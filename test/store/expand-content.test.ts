@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentKey, refString } from '../../src/core/content-key.js';
+import { contentKey, refString } from '../../src/protocol/content-key.js';
 import { createContentExpander } from '../../src/store/expand-content.js';
 import { createMemoryStore } from '../support/memory-store.js';
 

@@ -1,7 +1,7 @@
 // The C.1 envelope as a zod schema, for tests that judge tool messages they did not build: status, data, text, stats,
 // context and error, with the rules that tie them together (error iff status error, error.message equals text).
 import { z } from 'zod';
-import type { ChatMessage } from '../../src/core/messages.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
 
 const ERROR_CODES = [
   'NOT_FOUND',

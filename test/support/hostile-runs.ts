@@ -2,9 +2,9 @@
 // (not stuck, not failed by a crash), and the last model request — the whole transcript, as the model sees it — must
 // answer every call of every turn with one valid envelope, in order.
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ChatMessage } from '../../src/core/messages.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
 import type { AgentInput, AgentResult } from '../../src/core/state.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { answerProblems } from './envelope-schema.js';
 import type { HostileTurn } from './hostile-turns.js';
 import { toScriptTurn } from './hostile-turns.js';

@@ -5,7 +5,7 @@
 // Nothing generated can do harm when it runs: valid mutating calls only name paths inside the workspace (anything else
 // is refused by the executors' boundary), and every valid command is one of a few read-only or refused ones.
 import fc from 'fast-check';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
 
 /** How the stream of a turn ends. */
 export type TurnEnding = 'complete' | 'length' | 'cut';

@@ -1,6 +1,6 @@
 // A content store in a Map, for tests that need the ContentStore contract but not a real directory or bucket.
-import type { ContentKey } from '../../src/core/content-key.js';
-import { contentKey } from '../../src/core/content-key.js';
+import type { ContentKey } from '../../src/protocol/content-key.js';
+import { contentKey } from '../../src/protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from '../../src/store/content-store.js';
 import { MissingContentError } from '../../src/store/content-store.js';
 

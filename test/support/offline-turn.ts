@@ -1,16 +1,16 @@
 // One assistant turn through the same pure rules the workflow runs (core/turn), with the outside world played by
 // scripted answers instead of activities: what src/workflows/tool-step.ts awaits, answered in the same order.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
-import type { StoredToolResult } from '../../src/activities/tool-request.js';
+import type { StoredToolResult } from '../../src/protocol/tool-activity.js';
 import type { BudgetTurnResult } from '../../src/activities/stored-results.js';
-import { contentKey } from '../../src/core/content-key.js';
-import type { Envelope } from '../../src/core/envelope.js';
-import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../src/core/envelope.js';
-import type { ChatMessage, ModelTurn } from '../../src/core/messages.js';
+import { contentKey } from '../../src/protocol/content-key.js';
+import type { Envelope } from '../../src/protocol/envelope.js';
+import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../src/protocol/envelope.js';
+import type { ChatMessage, ModelTurn } from '../../src/protocol/model.js';
 import type { BashClassification } from '../../src/core/permissions/index.js';
 import { classificationOf } from '../../src/core/permissions/index.js';
-import { outcomeOf } from '../../src/core/tool-outcome.js';
-import { parseNode, serializeMessage, tokensOf } from '../../src/core/transcript-ref.js';
+import { outcomeOf } from '../../src/protocol/tool-outcome.js';
+import { parseNode, serializeMessage, tokensOf } from '../../src/protocol/transcript-ref.js';
 import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../../src/core/turn/call.js';
 import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/turn/call.js';
 import {

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChatMessage } from '../../src/core/messages.js';
-import { startScriptedModelServer } from '../../src/providers/scripted-server.js';
-import type { ScriptedModelServer, ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptedModelServer, ScriptTurn } from '../../src/scripted-model/server.js';
 import type { CliOutcome, Operator } from './operator.js';
 
 /** A tool call of a scripted turn: `name` with `arguments`, under `id`. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createBashExecutor } from '../../src/activities/executors/bash.js';
 import { runTool } from '../../src/activities/run-tool.js';
 import type { CommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
-import type { Envelope } from '../../src/core/envelope.js';
+import type { Envelope } from '../../src/protocol/envelope.js';
 
 /** The unprivileged worker's uid and gid (nobody). */
 export const UNPRIVILEGED_UID = 65534;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { createTranscriptStore } from '../../src/activities/transcript-store.js';
-import { transcriptQuery } from '../../src/workflows/messages.js';
+import { transcriptQuery } from '../../src/protocol/run-messages.js';
 import type { Harness } from './harness.js';
 import { startScriptedRun, toolResult, workspaceFrom } from './harness.js';
 import { chainHistories } from './history-size.js';

@@ -1,5 +1,5 @@
 // Reading a tool's result back from a request the scripted model recorded (no vitest here: the soak uses it too).
-import type { ChatMessage } from '../../src/core/messages.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
 
 /** Parses the tool message answering `callId` in a recorded request. */
 export function toolResult(messages: ChatMessage[], callId: string): Record<string, any> {

@@ -1,7 +1,7 @@
 // Polling for end-to-end tests: runs, workers and visibility move on their own; tests wait until they have.
 import type { Client } from '@temporalio/client';
-import type { AgentStateView } from '../../src/workflows/messages.js';
-import { stateQuery } from '../../src/workflows/messages.js';
+import type { AgentStateView } from '../../src/protocol/run-messages.js';
+import { stateQuery } from '../../src/protocol/run-messages.js';
 
 /** How long to keep polling, and how often. */
 export interface WaitOptions {

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError } from '@temporalio/client';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
-import { stateQuery, transcriptQuery } from '../../src/workflows/messages.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
+import { stateQuery, transcriptQuery } from '../../src/protocol/run-messages.js';
 import { createTranscriptStore } from '../../src/activities/transcript-store.js';
 import type { Harness } from '../support/harness.js';
 import {

@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import type { Harness } from '../support/harness.js';
 import { cliRunner } from '../support/cli.js';
 import { runtimeWarnings, startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';

@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/core/messages.js';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
-import { approveToolCall, stateQuery } from '../../src/workflows/messages.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
+import { approveToolCall, stateQuery } from '../../src/protocol/run-messages.js';
 import type { Harness } from '../support/harness.js';
 import {
   assertValidChatRequest,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, workspaceFrom } from '../support/harness.js';
 

@@ -3,8 +3,8 @@ import { mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/core/messages.js';
-import type { ScriptTurn } from '../../src/providers/scripted-server.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import type { Harness } from '../support/harness.js';
 import {
   assertValidChatRequest,

@@ -1,5 +1,5 @@
 // EditFile executor (TOOL-SPEC C.11): exact-match replacements behind the read-before-write lock, committed atomically (C.8).
-import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { editFile } from '../../tools/edit-file.js';
 import { applyEdits } from '../files/apply-edits.js';
 import type { EditSpec } from '../files/apply-edits.js';
@@ -16,7 +16,7 @@ import { sha256Hex } from '../files/hash.js';
 import { statSnapshot } from '../files/snapshot.js';
 import { similarNames } from '../files/suggestions.js';
 import { decodeUtf8Strict, encodeUtf8 } from '../files/text.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
 interface EditTarget {

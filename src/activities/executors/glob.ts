@@ -1,6 +1,6 @@
 // Glob executor (TOOL-SPEC C.11): workspace-relative paths of the regular files under `path` matching `pattern`.
 import { stat } from 'node:fs/promises';
-import { okEnvelope } from '../../core/envelope.js';
+import { okEnvelope } from '../../protocol/envelope.js';
 import { glob } from '../../tools/glob.js';
 import { contextWithPath } from '../files/common.js';
 import { fileSystemErrorEnvelope } from '../files/errors.js';

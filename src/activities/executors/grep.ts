@@ -1,7 +1,7 @@
 // Grep executor (TOOL-SPEC C.11): lines, files or per-file counts matching a regular expression under `path`.
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { okEnvelope } from '../../core/envelope.js';
+import { okEnvelope } from '../../protocol/envelope.js';
 import { grep } from '../../tools/grep.js';
 import { looksBinary, readHead } from '../files/binary.js';
 import { contextWithPath } from '../files/common.js';

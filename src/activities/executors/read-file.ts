@@ -1,8 +1,8 @@
 // ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8). The file is
 // streamed once; only the lines returned are held in memory (files/line-scan.ts).
-import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
-import type { ErrorCode } from '../../core/envelope.js';
-import type { ReadState } from '../../core/read-state.js';
+import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
+import type { ErrorCode } from '../../protocol/envelope.js';
+import type { ReadState } from '../../protocol/read-state.js';
 import type { FileHandle } from 'node:fs/promises';
 import { readFile } from '../../tools/read-file.js';
 import { looksBinary, readHeadOf } from '../files/binary.js';
@@ -15,7 +15,7 @@ import { handleSnapshot, sameVersion, statSnapshot } from '../files/snapshot.js'
 import type { FileSnapshot } from '../files/snapshot.js';
 import { similarNames } from '../files/suggestions.js';
 import { cutAtCodeUnits, hasUtf8Bom } from '../files/text.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
 /** Longest line shown, in characters, before it is cut. */

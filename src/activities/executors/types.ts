@@ -1,6 +1,6 @@
-import type { EnvelopeContext } from '../../core/envelope.js';
+import type { EnvelopeContext } from '../../protocol/envelope.js';
 import type { ContentStore } from '../../store/content-store.js';
-import type { ToolActivityInput, ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityInput, ToolActivityResult } from '../../protocol/tool-activity.js';
 
 /** Everything an executor needs; built once per activity attempt by activities/run-tool.ts. */
 export interface ExecutorContext {

@@ -9,7 +9,7 @@ import { checkReadBeforeWrite } from '../files/lock-gate.js';
 import { statSnapshot } from '../files/snapshot.js';
 import type { FileSnapshot } from '../files/snapshot.js';
 import { decodeUtf8Lenient } from '../files/text.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import type { ExecutorContext, ToolExecutor } from './types.js';
 
 interface WriteTarget {

@@ -1,8 +1,8 @@
 // The write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write, reading
 // an existing file behind the read-before-write gate, then journaling the intent, committing atomically and reporting
 // the new version for the read-state store.
-import type { ErrorCode } from '../../core/envelope.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ErrorCode } from '../../protocol/envelope.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import type { ExecutorContext } from '../executors/types.js';
 import { journalDirectory } from '../worker-data.js';
 import { createFileExclusively, removeLeftoverTemps, replaceFileAtomically } from './atomic-write.js';

@@ -1,12 +1,12 @@
 // Small pieces the three file executors share: typed input, path resolution as an envelope, read-state entries.
-import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
-import type { EnvelopeContext, ErrorCode } from '../../core/envelope.js';
+import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
+import type { EnvelopeContext, ErrorCode } from '../../protocol/envelope.js';
 import { fileWriteRule } from '../../core/permissions/file-rules.js';
-import type { ReadState } from '../../core/read-state.js';
+import type { ReadState } from '../../protocol/read-state.js';
 import { relativeToWorkspace } from '../../core/turn/call-paths.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ExecutorContext } from '../executors/types.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import { resolveInWorkspace } from '../workspace.js';
 import type { WorkspacePath } from '../workspace.js';
 import type { FileSnapshot } from './snapshot.js';

@@ -1,6 +1,6 @@
 // Operating-system errors of the file tools, turned into envelopes the model can act on (TOOL-SPEC C.1).
-import { errorEnvelope } from '../../core/envelope.js';
-import type { Envelope, EnvelopeContext } from '../../core/envelope.js';
+import { errorEnvelope } from '../../protocol/envelope.js';
+import type { Envelope, EnvelopeContext } from '../../protocol/envelope.js';
 
 /** The errno-style code of a Node error (`ENOENT`, `EACCES`, …), if it has one. */
 export function errorCode(error: unknown): string | undefined {

@@ -1,6 +1,6 @@
 // The read-before-write gate of TOOL-SPEC C.8, steps 1-4. Pure: the caller supplies the store entry and the file's state.
-import type { ErrorCode } from '../../core/envelope.js';
-import type { ReadState } from '../../core/read-state.js';
+import type { ErrorCode } from '../../protocol/envelope.js';
+import type { ReadState } from '../../protocol/read-state.js';
 
 /** The file as it is now, or `null` when it does not exist. */
 export interface CurrentFileState {

@@ -4,10 +4,10 @@
 // request, and the SDK tells the server (notifications/cancelled).
 import type { McpServers } from '../../core/mcp-servers.js';
 import { McpConfigError } from '../../core/mcp-servers.js';
-import { errorEnvelope } from '../../core/envelope.js';
+import { errorEnvelope } from '../../protocol/envelope.js';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS } from '../../tools/mcp-tool.js';
 import type { ExecutorContext, ToolExecutor } from '../executors/types.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import { argumentProblems } from './arguments.js';
 import type { McpCatalogs } from './catalog.js';
 import type { McpConnection, McpConnectionPool } from './connections.js';

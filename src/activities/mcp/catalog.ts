@@ -2,7 +2,7 @@
 // activity resolves tool schemas from it and the call activity finds each tool's server in it, so neither a model
 // request nor a call carries schemas or server settings through history.
 import { LRUCache } from 'lru-cache';
-import type { ContentKey } from '../../core/content-key.js';
+import type { ContentKey } from '../../protocol/content-key.js';
 import type { McpServerConfig, McpServers } from '../../core/mcp-servers.js';
 import type { ContentStore } from '../../store/content-store.js';
 import type { ToolContract } from '../../tools/define-tool.js';

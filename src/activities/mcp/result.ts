@@ -4,8 +4,8 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Envelope, EnvelopeContext, ErrorCode as EnvelopeErrorCode } from '../../core/envelope.js';
-import { errorEnvelope, okEnvelope } from '../../core/envelope.js';
+import type { Envelope, EnvelopeContext, ErrorCode as EnvelopeErrorCode } from '../../protocol/envelope.js';
+import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { canonicalJson } from '../../tools/registry.js';
 
 /** A content item the model does not get verbatim, summarised. */

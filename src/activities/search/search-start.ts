@@ -1,12 +1,12 @@
 // The start that Glob and Grep share: limits with their C.11 defaults, the call's deadline, the typed input and the
 // `path` parameter resolved inside W, with an error helper whose envelopes name that path.
 import { performance } from 'node:perf_hooks';
-import { errorEnvelope } from '../../core/envelope.js';
-import type { EnvelopeContext, ErrorCode } from '../../core/envelope.js';
+import { errorEnvelope } from '../../protocol/envelope.js';
+import type { EnvelopeContext, ErrorCode } from '../../protocol/envelope.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ExecutorContext } from '../executors/types.js';
 import { contextWithPath, parseInput, resolvePathParam } from '../files/common.js';
-import type { ToolActivityResult } from '../tool-request.js';
+import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import { MAX_SCAN_ENTRIES, SEARCH_TIMEOUT_MS } from './walk.js';
 
 /** Limits of a search traversal; the C.11 values by default, smaller in tests. */

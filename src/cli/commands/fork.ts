@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { PROVIDER_NAMES } from '../../config.js';
-import type { ModelSelection } from '../../core/messages.js';
+import type { ModelSelection } from '../../protocol/model.js';
 import type { ForkOrigin } from '../../core/run/fork.js';
 import { forkState } from '../../core/run/fork.js';
 import type { AgentInput } from '../../core/state.js';

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import type { ContentKey } from '../../core/content-key.js';
-import { referencedKeys } from '../../core/content-key.js';
+import type { ContentKey } from '../../protocol/content-key.js';
+import { referencedKeys } from '../../protocol/content-key.js';
 import { StoreUnavailableError } from '../../store/content-store.js';
 import type { GcReport, Tally } from '../../store/garbage-collector.js';
 import { collectGarbage } from '../../store/garbage-collector.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
-import { storeRootsQuery } from '../../workflows/messages.js';
+import { storeRootsQuery } from '../../protocol/run-messages.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';

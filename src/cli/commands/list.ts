@@ -191,7 +191,7 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
   const [{ ServiceError, WorkflowNotFoundError }, { connect }, { AGENT_SEARCH_ATTRIBUTES }] = await Promise.all([
     import('@temporalio/client'),
     import('../connect.js'),
-    import('../../workflows/search-attributes.js'),
+    import('../../protocol/search-attributes.js'),
   ]);
   const listedOverGrpc = (execution: Omit<WorkflowExecutionInfo, 'raw'>): ListedExecution => {
     const attributes = execution.typedSearchAttributes;

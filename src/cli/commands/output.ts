@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { ContentKey } from '../../core/content-key.js';
-import { isContentKey, parseRef } from '../../core/content-key.js';
+import type { ContentKey } from '../../protocol/content-key.js';
+import { isContentKey, parseRef } from '../../protocol/content-key.js';
 import { MissingContentError, StoreUnavailableError } from '../../store/content-store.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';

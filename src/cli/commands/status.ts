@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { AgentResult } from '../../core/state.js';
-import type { AgentStateView } from '../../workflows/messages.js';
+import type { AgentStateView } from '../../protocol/run-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import type { HttpApi } from '../http-api.js';
 import type * as httpApi from '../http-api.js';
@@ -30,7 +30,7 @@ export interface RunSnapshot {
   nextRunId?: string;
 }
 
-/** The `state` query's name (stateQuery in workflows/messages.ts), sent without loading the workflow package. */
+/** The `state` query's name (stateQuery in protocol/run-messages.ts), sent without loading the workflow package. */
 const STATE_QUERY = 'state';
 
 function workflowIdOf(argv: string[]): { workflowId: string; runId?: string; json: boolean } {
@@ -116,8 +116,8 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
   ] = await Promise.all([
     import('@temporalio/client'),
     import('../connect.js'),
-    import('../../workflows/messages.js'),
-    import('../../workflows/search-attributes.js'),
+    import('../../protocol/run-messages.js'),
+    import('../../protocol/search-attributes.js'),
   ]);
   const connected = await connect(config, { needWorker: true });
   try {

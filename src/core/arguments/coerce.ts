@@ -1,7 +1,7 @@
 // Sandbox-safe: pure functions, no Node builtins, no I/O.
 // The coercion table of TOOL-SPEC C.7 step 3: a value of the wrong JSON type becomes the declared type, or a problem.
 
-import type { Repair } from '../envelope.js';
+import type { Repair } from '../../protocol/envelope.js';
 import type { JsonSchema } from './json-schema.js';
 import { arrayItems, declaredTypes } from './json-schema.js';
 import { isPlainObject, jsonTypeOf, parseJsonAs } from './parse-arguments.js';

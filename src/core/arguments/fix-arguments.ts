@@ -6,7 +6,7 @@
 // the model was shown, so "the declared type" means what the model was told. Validation still uses the zod schema.
 
 import type { z } from 'zod';
-import type { Repair } from '../envelope.js';
+import type { Repair } from '../../protocol/envelope.js';
 import type { ParameterAlias, ToolContract } from '../../tools/define-tool.js';
 import type { JsonSchema } from './json-schema.js';
 import { acceptsString, arrayItems, declaredTypes, inputJsonSchema, objectShape, schemaAt } from './json-schema.js';

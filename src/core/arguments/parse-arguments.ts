@@ -7,8 +7,8 @@
 // `NaN`/`Infinity` into the strings "NaN"/"Infinity", gives a dangling `"key":` the value null, makes `tru` the
 // string "tru", and silently inserts commas and colons. Each of those would invent or alter a value C.6 forbids.
 
-import type { Repair } from '../envelope.js';
-import { utf8ByteLength } from '../envelope.js';
+import type { Repair } from '../../protocol/envelope.js';
+import { utf8ByteLength } from '../../protocol/envelope.js';
 import { closeTruncated, findBalancedEnd, repairLexically } from './lexical-repair.js';
 
 /** The C.6 size limit for a raw argument string. */

@@ -1,8 +1,8 @@
 // Sandbox-safe: what the operator's key signs, and the rules a signed run and a signed decision are checked by. The
 // workflow digests its own input here (it has no key); the CLI signs and the worker verifies the same messages.
 import type { ApprovalDecision } from '../approvals.js';
-import { contentKey } from '../content-key.js';
-import type { ContentKey } from '../content-key.js';
+import { contentKey } from '../../protocol/content-key.js';
+import type { ContentKey } from '../../protocol/content-key.js';
 import { canonicalJson } from '../../tools/registry.js';
 
 /** A run's proof as the CLI puts it in the workflow input: its start, signed with the operator's key. */

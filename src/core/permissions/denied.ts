@@ -1,7 +1,7 @@
 // Sandbox-safe: the texts and `details.permission` of denied calls (C.4), for the envelope the workflow builds
 // when a decision is DENY or an ASK is not approved.
 import type { ToolContract } from '../../tools/define-tool.js';
-import type { ErrorCode } from '../envelope.js';
+import type { ErrorCode } from '../../protocol/envelope.js';
 import type { PermissionAction, PermissionDecision } from './types.js';
 
 /** `details.permission` of a denied call (C.4). */

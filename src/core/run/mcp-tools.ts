@@ -1,6 +1,6 @@
 // Sandbox-safe: what the task keeps of its MCP servers' tools, listed once when it starts. Pure: the listing comes in as
 // the activity's result, time as workflow time.
-import type { ContentKey } from '../content-key.js';
+import type { ContentKey } from '../../protocol/content-key.js';
 import type { AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';
 import type { McpToolDescriptor } from '../../tools/mcp-tool.js';

@@ -1,15 +1,15 @@
 // Sandbox-safe: the run's rules between steps — when to continue as new, when to compact, which model to call after
 // which failure, what a model turn and a compaction record, how a run ends. The workflow only does the awaits.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { ACTIVITY } from '../activity-names.js';
+import { ACTIVITY } from '../../protocol/activity-names.js';
 import { DEFAULT_PRICE_TABLE } from '../price-table.js';
 import type { PriceTable } from '../price-table.js';
-import { HISTORY_FORMAT } from '../messages.js';
-import type { ModelRequest, ModelSelection, ModelTurn, ToolChoice } from '../messages.js';
+import { HISTORY_FORMAT } from '../../protocol/model.js';
+import type { ModelRequest, ModelSelection, ModelTurn, ToolChoice } from '../../protocol/model.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent, addProgress, addUsage } from '../state.js';
-import type { PendingWrites } from '../transcript-ref.js';
-import { appendMessages, workflowMessage } from '../transcript-ref.js';
+import type { PendingWrites } from '../../protocol/transcript-ref.js';
+import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 import { offeredToolNames, stepToolChoice } from './tool-choice.js';
 import type { ToolSelectionRecord } from '../tool-selection/select-tools.js';
 import { noteTurn } from '../tool-selection/select-tools.js';

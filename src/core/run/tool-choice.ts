@@ -1,15 +1,15 @@
 // Sandbox-safe: which tools the model may call at each step, and what a structured run (`outputSchema`) does with a
 // model turn. Decided from the run's input, its state and the model activity's results only.
-import type { EnvelopeContext } from '../envelope.js';
-import { errorEnvelope, okEnvelope, serializeEnvelope } from '../envelope.js';
+import type { EnvelopeContext } from '../../protocol/envelope.js';
+import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../protocol/envelope.js';
 import { FINAL_RESULT_TOOL, isFinalResultCall, MAX_RESULT_REPAIRS } from '../final-result.js';
-import type { ModelTurn, ToolChoice } from '../messages.js';
+import type { ModelTurn, ToolChoice } from '../../protocol/model.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addProgress } from '../state.js';
 import type { PlannedCall } from '../tool-calls.js';
 import { normalizeToolCallIds, toAssistantToolCalls } from '../tool-calls.js';
-import type { MessageRef } from '../transcript-ref.js';
-import { appendMessages, workflowMessage } from '../transcript-ref.js';
+import type { MessageRef } from '../../protocol/transcript-ref.js';
+import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 
 /** The tool names a step offers: the registry's visible tools, and the final tool of a structured run. */
 export function offeredToolNames(input: AgentInput, visible: readonly string[]): string[] {

@@ -1,8 +1,8 @@
 // Sandbox-safe: a tool activity that failed for good (its retries spent, its worker gone) becomes an envelope the
 // model can act on; the loop goes on. Only cancellation is not turned into an envelope: the shell rethrows it.
 import { ActivityFailure, TimeoutFailure } from '@temporalio/common';
-import type { Envelope, EnvelopeContext } from '../envelope.js';
-import { errorEnvelope } from '../envelope.js';
+import type { Envelope, EnvelopeContext } from '../../protocol/envelope.js';
+import { errorEnvelope } from '../../protocol/envelope.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 
 /** The envelope for a call whose activity failed with `error`. */

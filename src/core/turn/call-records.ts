@@ -1,14 +1,14 @@
 // Sandbox-safe: what a tool call leaves behind besides its result — the workflow-made tool message, the breaker
 // transition, the closing lifecycle event and the progress line that `run` and `watch` print.
 import type { BreakerState, BreakerTransition } from '../breaker.js';
-import type { Envelope } from '../envelope.js';
-import { serializeEnvelope } from '../envelope.js';
+import type { Envelope } from '../../protocol/envelope.js';
+import { serializeEnvelope } from '../../protocol/envelope.js';
 import type { AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';
 import type { PlannedCall } from '../tool-calls.js';
-import type { ToolOutcome } from '../tool-outcome.js';
-import { outcomeOf } from '../tool-outcome.js';
-import { workflowMessage } from '../transcript-ref.js';
+import type { ToolOutcome } from '../../protocol/tool-outcome.js';
+import { outcomeOf } from '../../protocol/tool-outcome.js';
+import { workflowMessage } from '../../protocol/transcript-ref.js';
 import type { ToolResult, TurnEnv } from './call.js';
 
 /** The call's closing lifecycle event and its progress line (`run` and `watch` print it). */

@@ -2,7 +2,7 @@
 // The workflow asks `nextNeed` what the call needs next — a classification, a human decision, an activity — does that
 // one awaited thing and reports back; every rule in between (breaker → permission → ask policy → run → breaker
 // bookkeeping → read state → fallbacks → lifecycle and progress) is decided here, deterministically.
-import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../../activities/tool-request.js';
+import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../../protocol/tool-activity.js';
 import type { ToolActivityPolicy, ToolContract } from '../../tools/define-tool.js';
 import { breakerKeysOf, failedBreakerKey } from '../../tools/define-tool.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -10,15 +10,15 @@ import type { ApprovalDecision, PendingApproval } from '../approvals.js';
 import { callIdentity, DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
 import { fixArguments } from '../arguments/fix-arguments.js';
 import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTrial } from '../breaker.js';
-import type { EnvelopeContext } from '../envelope.js';
-import { abbreviateParams, errorEnvelope, okEnvelope } from '../envelope.js';
+import type { EnvelopeContext } from '../../protocol/envelope.js';
+import { abbreviateParams, errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import type { BashClassification, PermissionDecision } from '../permissions/index.js';
 import { decidePermission, permissionDeniedError, permissionSubject } from '../permissions/index.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';
 import type { ExecutablePlan } from '../tool-calls.js';
-import type { FallbackNote, ToolOutcome } from '../tool-outcome.js';
-import type { MessageRef } from '../transcript-ref.js';
+import type { FallbackNote, ToolOutcome } from '../../protocol/tool-outcome.js';
+import type { MessageRef } from '../../protocol/transcript-ref.js';
 import { activityFailureEnvelope } from './activity-failure.js';
 import { lexicalPathOf, readStateFor } from './call-paths.js';
 import { recordFinish, setBreaker, toolNameOf, workflowResult } from './call-records.js';

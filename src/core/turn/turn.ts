@@ -3,15 +3,15 @@
 // (C.9 layer 2) and the transcript.
 import type { BudgetTurnResult } from '../../activities/stored-results.js';
 import { MAX_TURN_RESULT_BYTES } from '../budget.js';
-import type { ModelTurn } from '../messages.js';
+import type { ModelTurn } from '../../protocol/model.js';
 import { addEvent } from '../state.js';
 import type { Batch, ExecutablePlan, PlannedCall } from '../tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../tool-calls.js';
-import type { MessageRef } from '../transcript-ref.js';
-import { appendMessages, workflowMessage } from '../transcript-ref.js';
+import type { MessageRef } from '../../protocol/transcript-ref.js';
+import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 import type { ToolResult, TurnEnv } from './call.js';
 import { toolNameOf, workflowResult } from './call-records.js';
-import { errorEnvelope, okEnvelope } from '../envelope.js';
+import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { isFinalResultCall } from '../final-result.js';
 import { invalidResultPlan } from '../run/tool-choice.js';
 import { noteCalls } from '../tool-selection/select-tools.js';

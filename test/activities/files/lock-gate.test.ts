@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkReadBeforeWrite } from '../../../src/activities/files/lock-gate.js';
-import type { ReadState } from '../../../src/core/read-state.js';
+import type { ReadState } from '../../../src/protocol/read-state.js';
 
 const entry: ReadState = {
   rel: 'a.txt',

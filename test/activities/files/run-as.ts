@@ -3,8 +3,8 @@
 // project wherever it is checked out) but runs with those two capabilities dropped, via util-linux's setpriv.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ToolActivityResult } from '../../../src/activities/tool-request.js';
-import type { ReadStateStore } from '../../../src/core/read-state.js';
+import type { ToolActivityResult } from '../../../src/protocol/tool-activity.js';
+import type { ReadStateStore } from '../../../src/protocol/read-state.js';
 
 const script = fileURLToPath(new URL('./run-executor.ts', import.meta.url));
 const DROP_DAC = ['--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_override,-dac_read_search'];

@@ -3,7 +3,7 @@
 import { executeEditFile } from '../../../src/activities/executors/edit-file.js';
 import { executeReadFile } from '../../../src/activities/executors/read-file.js';
 import { executeWriteFile } from '../../../src/activities/executors/write-file.js';
-import type { ReadStateStore } from '../../../src/core/read-state.js';
+import type { ReadStateStore } from '../../../src/protocol/read-state.js';
 import { makeExecutorContext } from '../executor-context.js';
 
 const executors = { ReadFile: executeReadFile, WriteFile: executeWriteFile, EditFile: executeEditFile };

@@ -3,8 +3,8 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecutorContext, ToolExecutor } from '../../../src/activities/executors/types.js';
-import type { ToolActivityResult } from '../../../src/activities/tool-request.js';
-import type { ReadStateStore } from '../../../src/core/read-state.js';
+import type { ToolActivityResult } from '../../../src/protocol/tool-activity.js';
+import type { ReadStateStore } from '../../../src/protocol/read-state.js';
 import { applyReadStateUpdate, makeExecutorContext } from '../executor-context.js';
 
 /** Creates a real temp directory to serve as W. */

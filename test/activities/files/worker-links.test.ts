@@ -6,7 +6,7 @@ import { link, lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, utime
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spillFileName, spillDirectory } from '../../../src/core/budget.js';
-import { okEnvelope } from '../../../src/core/envelope.js';
+import { okEnvelope } from '../../../src/protocol/envelope.js';
 import { createBashExecutor } from '../../../src/activities/executors/bash.js';
 import { executeEditFile } from '../../../src/activities/executors/edit-file.js';
 import { executeReadFile } from '../../../src/activities/executors/read-file.js';

@@ -69,7 +69,7 @@ export async function createSearchWorkspace(): Promise<string> {
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, content);
   }
-  await symlink('../src/core/envelope.ts', path.join(root, 'data/link.ts'));
+  await symlink('../src/protocol/envelope.ts', path.join(root, 'data/link.ts'));
   await symlink('../src', path.join(root, 'data/linkdir'));
   return root;
 }

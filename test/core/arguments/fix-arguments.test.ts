@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fixArguments, inputJsonSchema, parseArguments, RESERVED_KEYS } from '../../../src/core/arguments/index.js';
 import type { FixResult } from '../../../src/core/arguments/index.js';
-import type { Repair } from '../../../src/core/envelope.js';
+import type { Repair } from '../../../src/protocol/envelope.js';
 import type { ToolContract } from '../../../src/tools/define-tool.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { builtinTools } from '../../../src/tools/index.js';

@@ -2,7 +2,7 @@
 // a run, and what is published for operators.
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { ModelTurn } from '../../../src/core/messages.js';
+import type { ModelTurn } from '../../../src/protocol/model.js';
 import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../../../src/core/run/budget-gate.js';
 import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
 import {

@@ -2,7 +2,7 @@
 // turn with or without a valid FinalResult leads to.
 import { describe, expect, it } from 'vitest';
 import { FINAL_RESULT_TOOL } from '../../../src/core/final-result.js';
-import type { ModelTurn } from '../../../src/core/messages.js';
+import type { ModelTurn } from '../../../src/protocol/model.js';
 import { modelRequest } from '../../../src/core/run/steps.js';
 import {
   completeWithResult,

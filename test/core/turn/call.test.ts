@@ -2,17 +2,17 @@
 // the read state and the lifecycle — no Temporal, no activities, just what a call needs next and what state it leaves.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { StoredToolResult } from '../../../src/activities/tool-request.js';
+import type { StoredToolResult } from '../../../src/protocol/tool-activity.js';
 import type { BreakerState } from '../../../src/core/breaker.js';
-import type { Envelope } from '../../../src/core/envelope.js';
-import { errorEnvelope, okEnvelope } from '../../../src/core/envelope.js';
+import type { Envelope } from '../../../src/protocol/envelope.js';
+import { errorEnvelope, okEnvelope } from '../../../src/protocol/envelope.js';
 import type { BashClassification, BashSegment } from '../../../src/core/permissions/index.js';
 import { classificationOf } from '../../../src/core/permissions/index.js';
 import type { AgentInput, AgentState } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import type { ExecutablePlan } from '../../../src/core/tool-calls.js';
 import { planToolCalls, normalizeToolCallIds } from '../../../src/core/tool-calls.js';
-import { outcomeOf } from '../../../src/core/tool-outcome.js';
+import { outcomeOf } from '../../../src/protocol/tool-outcome.js';
 import type { CallNeed, CallRun, TurnEnv } from '../../../src/core/turn/call.js';
 import {
   nextNeed,

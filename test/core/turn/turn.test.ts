@@ -1,7 +1,7 @@
 // Turn planning, the turn budget and the transcript step of core/turn/turn.ts.
 import { describe, expect, it } from 'vitest';
 import type { BudgetTurnResult } from '../../../src/activities/stored-results.js';
-import type { ContentKey } from '../../../src/core/content-key.js';
+import type { ContentKey } from '../../../src/protocol/content-key.js';
 import { MAX_TURN_RESULT_BYTES } from '../../../src/core/budget.js';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';

@@ -7,10 +7,10 @@ import type {
   ChatCompletionTool,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, ModelTurn, ToolChoice } from '../core/messages.js';
-import type { ModelProvider, ProviderRequest } from './model-provider.js';
-import { OutputMeter, maxModelOutputBytesFromEnv } from './output-cap.js';
-import { readChatChunks } from './sse-reader.js';
+import type { ChatMessage, ModelTurn, ToolChoice } from '../../protocol/model.js';
+import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { readChatChunks } from '../sse-reader.js';
 import { StreamAssembler } from './stream-assembler.js';
 
 /** Options of `createOpenAIChatProvider`. The key comes from the worker's environment, never from a workflow input. */

@@ -8,9 +8,9 @@ import type {
   Tool,
   ToolChoice as AnthropicToolChoice,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { ChatMessage, ToolChoice, ToolSchema } from '../core/messages.js';
-import type { ToolContract } from '../tools/define-tool.js';
-import { toAnthropicTool } from '../tools/schema-export.js';
+import type { ChatMessage, ToolChoice, ToolSchema } from '../../protocol/model.js';
+import type { ToolContract } from '../../tools/define-tool.js';
+import { toAnthropicTool } from '../../tools/schema-export.js';
 
 /** The provider name on the provider items (thinking blocks) this API needs back. */
 export const ANTHROPIC_PROVIDER = 'anthropic';

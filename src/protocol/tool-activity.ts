@@ -1,8 +1,8 @@
-import type { ContentKey } from '../core/content-key.js';
-import type { Envelope, Repair } from '../core/envelope.js';
-import type { ReadStateStore, ReadStateUpdate } from '../core/read-state.js';
-import type { FallbackNote, ToolOutcome } from '../core/tool-outcome.js';
-import type { MessageRef } from '../core/transcript-ref.js';
+import type { ContentKey } from './content-key.js';
+import type { Envelope, Repair } from './envelope.js';
+import type { ReadStateStore, ReadStateUpdate } from './read-state.js';
+import type { FallbackNote, ToolOutcome } from './tool-outcome.js';
+import type { MessageRef } from './transcript-ref.js';
 import type { RiskLevel } from '../tools/define-tool.js';
 
 /** The input of every tool activity. Validated, repaired arguments only; never secrets. */

@@ -5,7 +5,7 @@
 // adapter (src/providers/) translates it to its API and its API's answer back into a ModelTurn.
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import type { ContentKey } from './content-key.js';
-import type { ToolSelectionRecord } from './tool-selection/select-tools.js';
+import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js';
 
 /** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
 export interface ToolCallMessagePart {

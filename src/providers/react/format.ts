@@ -1,7 +1,7 @@
 // Node: the text protocol for models without function calling (ReAct). The tools are described in the system prompt,
 // the model answers `Thought / Action / Action Input` or `Final Answer`, and the transcript's tool calls and results
 // are written back as that same text, so every request reads as one consistent conversation in the format.
-import type { ChatMessage, ToolCallMessagePart, ToolChoice, ToolSchema } from '../core/messages.js';
+import type { ChatMessage, ToolCallMessagePart, ToolChoice, ToolSchema } from '../../protocol/model.js';
 
 /** The label of a final answer; the scripted server looks for it to know a request asks for this format. */
 export const FINAL_ANSWER_LABEL = 'Final Answer:';

@@ -1,10 +1,10 @@
 // Pure: no I/O, no clock. Turns the Anthropic Messages stream events into one ModelTurn.
 import type { RawMessageStreamEvent, StopReason, Usage } from '@anthropic-ai/sdk/resources/messages';
-import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage as TurnUsage } from '../core/messages.js';
+import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage as TurnUsage } from '../../protocol/model.js';
 import { ANTHROPIC_PROVIDER } from './anthropic-request.js';
-import type { StreamProgress } from './model-provider.js';
-import { OutputMeter } from './output-cap.js';
-import { isWholeJsonObject } from './stream-assembler.js';
+import type { StreamProgress } from '../model-provider.js';
+import { OutputMeter } from '../output-cap.js';
+import { isWholeJsonObject } from '../openai-chat/stream-assembler.js';
 
 /** One content block as it is being received, by its stream index. */
 type PendingBlock =

@@ -2,9 +2,9 @@
 // It refuses, with the API's 400 and error shape, the requests the real API refuses, so a translation mistake fails
 // a test instead of passing against a lenient stand-in.
 import { SUMMARISER_PROMPT } from '../core/compaction.js';
-import type { DialectRequest, DialectRenderOptions, ScriptedDialect, StreamEvent } from './scripted-dialect.js';
-import type { ScriptTurn } from './scripted-script.js';
-import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from './scripted-script.js';
+import type { DialectRequest, DialectRenderOptions, ScriptedDialect, StreamEvent } from './dialect.js';
+import type { ScriptTurn } from './script.js';
+import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from './script.js';
 
 /** The most `cache_control` breakpoints one request may set. */
 const MAX_CACHE_BREAKPOINTS = 4;

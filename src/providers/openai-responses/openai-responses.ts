@@ -9,15 +9,15 @@ import type {
   ToolChoiceFunction,
   ToolChoiceOptions,
 } from 'openai/resources/responses/responses';
-import type { ChatMessage, ModelTurn, ToolChoice } from '../core/messages.js';
-import { responsesToolOf } from '../tools/schema-export.js';
-import type { ModelProvider, ProviderRequest } from './model-provider.js';
-import { openAIEndpoint } from './resolve-provider.js';
-import type { ProviderSetup } from './resolve-provider.js';
+import type { ChatMessage, ModelTurn, ToolChoice } from '../../protocol/model.js';
+import { responsesToolOf } from '../../tools/schema-export.js';
+import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { openAIEndpoint } from '../resolve-provider.js';
+import type { ProviderSetup } from '../resolve-provider.js';
 import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';
 import type { ResponsesStreamEvent } from './responses-assembler.js';
-import { OutputMeter, maxModelOutputBytesFromEnv } from './output-cap.js';
-import { readEventData } from './sse-reader.js';
+import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { readEventData } from '../sse-reader.js';
 
 /** Options of `createOpenAIResponsesProvider`. The key comes from the worker's environment, never from a run. */
 export interface OpenAIResponsesProviderOptions {

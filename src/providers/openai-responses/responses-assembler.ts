@@ -1,8 +1,8 @@
 // Pure: no I/O, no clock. Turns the events of a streamed OpenAI Responses answer into one ModelTurn.
 import { APIError } from 'openai';
-import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage } from '../core/messages.js';
-import type { StreamProgress } from './model-provider.js';
-import { OutputMeter } from './output-cap.js';
+import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage } from '../../protocol/model.js';
+import type { StreamProgress } from '../model-provider.js';
+import { OutputMeter } from '../output-cap.js';
 
 /** The provider name its reasoning items are kept under in the transcript. */
 export const RESPONSES_PROVIDER = 'openai-responses';

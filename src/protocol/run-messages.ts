@@ -1,6 +1,6 @@
 // Sandbox-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { TranscriptRef } from '../core/transcript-ref.js';
+import type { TranscriptRef } from './transcript-ref.js';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../core/state.js';
 

@@ -1,7 +1,7 @@
-// Node: `node --import tsx src/providers/scripted-server-main.ts --script FILE [--port N] [--host H]`.
+// Node: `node --import tsx src/scripted-model/main.ts --script FILE [--port N] [--host H]`.
 // Prints the base URL on stdout, logs served turns on stderr, and runs until SIGINT/SIGTERM.
 import { parseArgs } from 'node:util';
-import { startScriptedModelServer } from './scripted-server.js';
+import { startScriptedModelServer } from './server.js';
 
 const usage = 'usage: scripted-server-main --script FILE [--port N] [--host 127.0.0.1]';
 

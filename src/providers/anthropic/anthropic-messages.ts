@@ -1,12 +1,12 @@
 // Node: the Anthropic Messages adapter (`--provider anthropic`), streaming, through the official SDK.
 import Anthropic, { APIUserAbortError } from '@anthropic-ai/sdk';
-import type { ModelTurn } from '../core/messages.js';
+import type { ModelTurn } from '../../protocol/model.js';
 import { maxTokensFor, toAnthropicRequest } from './anthropic-request.js';
 import { AnthropicStreamAssembler } from './anthropic-stream.js';
-import type { ModelProvider, ProviderRequest } from './model-provider.js';
-import { OutputMeter, capEventSize, maxModelOutputBytesFromEnv } from './output-cap.js';
-import type { ProviderSetup, WorkerCredentials } from './resolve-provider.js';
-import { PLACEHOLDER_API_KEY, configurationError, nonEmpty, workerKeyFor } from './resolve-provider.js';
+import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { OutputMeter, capEventSize, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import type { ProviderSetup, WorkerCredentials } from '../resolve-provider.js';
+import { PLACEHOLDER_API_KEY, configurationError, nonEmpty, workerKeyFor } from '../resolve-provider.js';
 
 /** Where Anthropic's own API is, when the worker names no endpoint. */
 export const ANTHROPIC_API_ORIGIN = 'https://api.anthropic.com';

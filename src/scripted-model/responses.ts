@@ -2,9 +2,9 @@
 // speaks. It refuses what the real API refuses for a stateless client (`store: false`, the whole input every time),
 // including a function call sent back without the reasoning item that came before it.
 import { SUMMARISER_PROMPT } from '../core/compaction.js';
-import type { DialectRenderOptions, DialectRequest, ScriptedDialect, StreamEvent } from './scripted-dialect.js';
-import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from './scripted-script.js';
-import type { ScriptTurn } from './scripted-script.js';
+import type { DialectRenderOptions, DialectRequest, ScriptedDialect, StreamEvent } from './dialect.js';
+import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from './script.js';
+import type { ScriptTurn } from './script.js';
 
 /** What a reasoning item's `encrypted_content` starts with: the server can tell its own from anything else. */
 const SEAL = 'scripted-reasoning:';

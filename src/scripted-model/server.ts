@@ -6,15 +6,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChatMessage, ToolSchema } from '../core/messages.js';
-import { anthropicDialect } from './scripted-anthropic.js';
-import { chatDialect } from './scripted-chat.js';
-import type { ScriptedDialect, StreamEvent } from './scripted-dialect.js';
-import { createResponsesDialect } from './scripted-responses.js';
-import { answerFor, loadScript } from './scripted-script.js';
-import type { ScriptTurn } from './scripted-script.js';
+import type { ChatMessage, ToolSchema } from '../protocol/model.js';
+import { anthropicDialect } from './anthropic.js';
+import { chatDialect } from './chat.js';
+import type { ScriptedDialect, StreamEvent } from './dialect.js';
+import { createResponsesDialect } from './responses.js';
+import { answerFor, loadScript } from './script.js';
+import type { ScriptTurn } from './script.js';
 
-export type { ScriptTurn } from './scripted-script.js';
+export type { ScriptTurn } from './script.js';
 
 /**
  * The APIs the server speaks, each on its own route; one script serves them all. Each server makes its own: a dialect

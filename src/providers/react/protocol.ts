@@ -2,10 +2,10 @@
 // The wrapped provider is sent no tools; the workflow still gets ordinary tool calls, so the same envelopes, argument
 // repair and permission gates apply to them as to native ones.
 import { createHash } from 'node:crypto';
-import type { ChatMessage, ModelTurn, RawToolCall, ToolChoice, Usage } from '../core/messages.js';
-import type { ModelProvider, ProviderRequest } from './model-provider.js';
-import { formatReminder, reactInstructions, toReactMessages } from './react-format.js';
-import { finalAnswerOf, parseReactAnswer } from './react-parse.js';
+import type { ChatMessage, ModelTurn, RawToolCall, ToolChoice, Usage } from '../../protocol/model.js';
+import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { formatReminder, reactInstructions, toReactMessages } from './format.js';
+import { finalAnswerOf, parseReactAnswer } from './parse.js';
 
 /** A provider that offers tools in the prompt and reads tool calls from the answer's text. */
 export function createReactProvider(inner: ModelProvider): ModelProvider {

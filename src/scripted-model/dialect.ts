@@ -1,7 +1,7 @@
 // Node: one API the scripted model server speaks. The server serves the script's turns in order whichever API asks;
 // a dialect says where its requests arrive, which requests its real API would reject, and how a turn is written back
 // as that API's answer, whole or as its event stream.
-import type { ScriptTurn } from './scripted-script.js';
+import type { ScriptTurn } from './script.js';
 
 /** One event of a stream: the SSE `event:` name (none for Chat Completions) and its JSON data. */
 export interface StreamEvent {

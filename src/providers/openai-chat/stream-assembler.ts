@@ -1,7 +1,7 @@
 // Pure: no I/O, no clock. Turns Chat Completions stream chunks into one ModelTurn (TOOL-SPEC C.15).
-import type { FinishReason, ModelTurn, RawToolCall, Usage } from '../core/messages.js';
-import type { StreamProgress } from './model-provider.js';
-import { OutputMeter } from './output-cap.js';
+import type { FinishReason, ModelTurn, RawToolCall, Usage } from '../../protocol/model.js';
+import type { StreamProgress } from '../model-provider.js';
+import { OutputMeter } from '../output-cap.js';
 
 /** One tool-call delta as compatible servers actually send it: every field optional, `index` sometimes missing. */
 export interface StreamToolCallDelta {
