@@ -87,7 +87,7 @@ export function normalizeRelativePath(inputPath: string, workspaceRoot?: string)
 export function escapesWorkspace(normalizedPath: string): boolean {
   return (
     normalizedPath === '..' ||
-    normalizedPath.startsWith('../../protocol/') ||
+    normalizedPath.startsWith('../') ||
     normalizedPath.startsWith('/') ||
     normalizedPath.startsWith('~')
   );
