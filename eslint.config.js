@@ -76,9 +76,21 @@ export default tseslint.config(
           ],
           patterns: [
             {
-              group: ['**/activities/**', '**/providers/**', '**/cli/**', '**/worker*'],
-              message: 'Only type imports from Node-side modules.',
-              allowTypeImports: true,
+              group: [
+                '**/activities/**',
+                '**/providers/**',
+                '**/scripted-model/**',
+                '**/store/**',
+                '**/history/**',
+                '**/host/**',
+                '**/dev-server/**',
+                '**/cluster/**',
+                '**/cli/**',
+                '**/worker*',
+                '**/config*',
+              ],
+              message:
+                'Workflow-side code never imports the Node side, not even types: share them through src/protocol.',
             },
           ],
         },
