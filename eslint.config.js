@@ -32,7 +32,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs', 'bin/*.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -113,6 +113,10 @@ export default tseslint.config(
         { name: 'process', message: 'No environment in sandboxed code.' },
       ],
     },
+  },
+  {
+    files: ['.dependency-cruiser.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
   {
     files: ['bin/*.js'],
