@@ -11,7 +11,7 @@ import type { CommandSandbox } from './sandbox/command-sandbox.js';
 import type { CommandNetworkSettings } from './sandbox/command-network.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
-import { createModelStep } from './model-step.js';
+import { createModelStep } from './model-call.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import { createTranscriptStore } from './transcript-store.js';

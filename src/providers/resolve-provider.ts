@@ -4,10 +4,10 @@ import { commaList } from '../core/comma-list.js';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelSelection } from '../protocol/model.js';
 import type { ModelProvider } from './model-provider.js';
-import { anthropicMessagesFactory } from './anthropic/anthropic-messages.js';
-import { createOpenAIChatProvider } from './openai-chat/openai-chat.js';
+import { anthropicMessagesFactory } from './anthropic/adapter.js';
+import { createOpenAIChatProvider } from './openai-chat/adapter.js';
 import { maxModelOutputBytesFromEnv } from './output-cap.js';
-import { openAIResponsesFactory } from './openai-responses/openai-responses.js';
+import { openAIResponsesFactory } from './openai-responses/adapter.js';
 import { withReactFallback } from './react/fallback.js';
 import { createReactProvider } from './react/protocol.js';
 

@@ -7,10 +7,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../protocol/model.js';
-import { anthropicDialect } from './anthropic.js';
-import { chatDialect } from './chat.js';
+import { anthropicDialect } from '../providers/anthropic/scripted-dialect.js';
+import { chatDialect } from '../providers/openai-chat/scripted-dialect.js';
 import type { ScriptedDialect, StreamEvent } from './dialect.js';
-import { createResponsesDialect } from './responses.js';
+import { createResponsesDialect } from '../providers/openai-responses/scripted-dialect.js';
 import { answerFor, loadScript } from './script.js';
 import type { ScriptTurn } from './script.js';
 

@@ -9,7 +9,7 @@ import {
   anthropicKeyFor,
   anthropicMessagesFactory,
   createAnthropicMessagesProvider,
-} from '../../src/providers/anthropic/anthropic-messages.js';
+} from '../../src/providers/anthropic/adapter.js';
 import { DEFAULT_MAX_TOKENS } from '../../src/providers/anthropic/anthropic-request.js';
 import { toFinishReason } from '../../src/providers/anthropic/anthropic-stream.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';

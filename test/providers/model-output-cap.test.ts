@@ -3,10 +3,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
-import { createAnthropicMessagesProvider } from '../../src/providers/anthropic/anthropic-messages.js';
+import { createAnthropicMessagesProvider } from '../../src/providers/anthropic/adapter.js';
 import type { ModelProvider } from '../../src/providers/model-provider.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
-import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/openai-responses.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/adapter.js';
+import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/adapter.js';
 import {
   DEFAULT_MAX_MODEL_OUTPUT_BYTES,
   MAX_MODEL_OUTPUT_VARIABLE,

@@ -1,6 +1,6 @@
 import { APIError, APIUserAbortError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/adapter.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ToolSchema } from '../../src/protocol/model.js';

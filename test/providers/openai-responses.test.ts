@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
 import type { ChatMessage, ModelTurn, ToolSchema } from '../../src/protocol/model.js';
 import { costOf, emptyCostLedger, priceFor, recordModelCall } from '../../src/core/pricing.js';
-import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/openai-responses.js';
+import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/adapter.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { ResponsesAssembler } from '../../src/providers/openai-responses/responses-assembler.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';

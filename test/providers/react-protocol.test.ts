@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSchema } from '../../src/protocol/model.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/adapter.js';
 import { createReactProvider } from '../../src/providers/react/protocol.js';
 import { rejectsTools } from '../../src/providers/react/fallback.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';

@@ -1,6 +1,6 @@
 // The model activity's handling of huge and hostile tool-call arguments before they go into history.
 import { describe, expect, it } from 'vitest';
-import { createModelStep } from '../../src/activities/model-step.js';
+import { createModelStep } from '../../src/activities/model-call.js';
 import { createTranscriptStore } from '../../src/activities/transcript-store.js';
 import { parseRef } from '../../src/protocol/content-key.js';
 import type { ModelTurn } from '../../src/protocol/model.js';
