@@ -1,30 +1,46 @@
-// Node: the callModel activity as the workflow sees it. It stores what the workflow made, rebuilds the messages from
-// the store, calls the model, and hands back a turn whose huge strings are stored and referred to by key, so history
-// grows by the same few kilobytes a step however long the run and however large its files.
-import type { ModelRequest, ModelTurn } from '../protocol/model.js';
+// Node: the callModel activity. It stores what the workflow made, rebuilds the messages from the store, resolves the
+// request's tool names to their contracts once and the run's selection to a provider (the key never leaves the
+// worker), calls the model with heartbeats and cancellation, and hands back a turn whose huge strings are stored and
+// referred to by key: history carries tool names and references only, and grows by the same few kilobytes a step
+// however long the run and however large its files.
+import type { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import type { ChatMessage, ModelRequest, ModelTurn } from '../protocol/model.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import { transcriptOf } from '../protocol/transcript-ref.js';
 import { applyCompaction, planCompaction, summaryRequest } from '../core/compaction.js';
 import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
-import { transcriptOf } from '../protocol/transcript-ref.js';
-import type { ResolveTools, ResolvedModelRequest } from './call-model.js';
-import type { ContentKey } from '../protocol/content-key.js';
 import type { ToolContract } from '../tools/define-tool.js';
-import { requestTools } from './call-model.js';
-import { checkFinalResult, outputSchemaValidator } from './output-schema.js';
+import { functionTools } from '../providers/function-tools.js';
+import type { ProviderRequest, StreamProgress } from '../providers/model-provider.js';
+import type { ProviderResolver } from '../providers/resolve-provider.js';
+import { currentActivityContext } from './activity-context.js';
 import { activityAttempt } from './activity-context.js';
+import { toModelFailure } from './failures.js';
+import { checkFinalResult, outputSchemaValidator } from './output-schema.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { INLINE_STRING_BYTES } from './transcript-store.js';
 
-export interface ModelStepDependencies {
+/** The contracts of the named tools: the task registry's, else the task's MCP tools' (by their stored catalog). */
+export type ResolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>) => ToolContract[];
+
+/** What the activity needs from the worker. */
+export interface ModelCallDependencies {
   transcripts: TranscriptStore;
-  callModel: (request: ResolvedModelRequest) => Promise<ModelTurn>;
+  resolveProvider: ProviderResolver;
   resolveTools: ResolveTools;
   /** The contracts of a task's MCP tools, by the key of their stored catalog. */
   mcpContracts?: (catalog: ContentKey) => Promise<ReadonlyMap<string, ToolContract>>;
 }
 
-/** Creates the `callModel` activity. */
-export function createModelStep(deps: ModelStepDependencies): (request: ModelRequest) => Promise<ModelTurn> {
+/** What the model is asked, before the provider is chosen: the request's own fields with its messages and tools. */
+type ModelAsk = Omit<ProviderRequest, 'model' | 'signal' | 'onProgress'>;
+
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
+
+/** Creates the `callModel` activity; it also runs outside an activity (no heartbeats, no cancellation then). */
+export function createModelCallActivity(deps: ModelCallDependencies): (request: ModelRequest) => Promise<ModelTurn> {
   const { transcripts } = deps;
   return async function callModel(request: ModelRequest): Promise<ModelTurn> {
     await transcripts.writeAll(request.writes);
@@ -33,18 +49,16 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
     // A schema that cannot be used fails before the model is paid for.
     const validate = request.outputSchema ? outputSchemaValidator(request.outputSchema) : undefined;
     const mcpContracts = request.mcpCatalog ? await deps.mcpContracts?.(request.mcpCatalog) : undefined;
-    const resolved: ResolvedModelRequest = {
+    const ask: ModelAsk = {
       messages,
-      toolNames: request.toolNames,
-      ...(mcpContracts ? { mcpContracts } : {}),
-      selection: request.selection,
-      step: request.step,
+      tools: deps.resolveTools(request.toolNames, mcpContracts),
       ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
       ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
     };
-    // Built once: the request sends them and the usage counts their tokens.
-    resolved.tools = requestTools(resolved, deps.resolveTools);
-    const answered = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
+    // Rendered once before the call (a contract whose schema cannot be exported fails here, unclassified): the usage
+    // counts their tokens.
+    const tools = schemaTokens(functionTools(ask));
+    const answered = await complete(deps, request, ask, tools);
     // Checked before the arguments are externalized: the result travels back whole, as the run's result.
     const finalResult = validate ? checkFinalResult(validate, answered.toolCalls) : undefined;
     const turn = await externalizeTurn(transcripts, { ...answered, ...(finalResult ? { finalResult } : {}) });
@@ -52,11 +66,43 @@ export function createModelStep(deps: ModelStepDependencies): (request: ModelReq
   };
 }
 
+/**
+ * One call of the run's provider, heartbeating while it streams; every error leaves classified (toModelFailure), a
+ * cancelled one as Temporal's CancelledFailure. The usage is completed for the ledger (`toolTokens`: the tool list's).
+ */
+async function complete(
+  deps: ModelCallDependencies,
+  request: ModelRequest,
+  ask: ModelAsk,
+  toolTokens: number,
+): Promise<ModelTurn> {
+  const context = currentActivityContext();
+  const signal = context?.cancellationSignal;
+  const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
+  try {
+    const { provider, model } = await deps.resolveProvider(request.selection);
+    const turn = await provider.complete({
+      ...ask,
+      model,
+      ...(signal ? { signal } : {}),
+      ...(heartbeat ? { onProgress: heartbeat.progress } : {}),
+    });
+    return withUsageAccounting(ask.messages, turn, toolTokens);
+  } catch (error) {
+    if (signal?.aborted) {
+      throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure('Model call cancelled');
+    }
+    throw toModelFailure(error);
+  } finally {
+    heartbeat?.stop();
+  }
+}
+
 /** The summarising call of a compaction, and the shorter transcript stored when the summary is usable. */
 async function compact(
-  deps: ModelStepDependencies,
+  deps: ModelCallDependencies,
   request: ModelRequest,
-  messages: ResolvedModelRequest['messages'],
+  messages: ChatMessage[],
 ): Promise<ModelTurn> {
   const plan = planCompaction(messages);
   if (!plan) {
@@ -70,14 +116,7 @@ async function compact(
       skipped: true,
     };
   }
-  const resolved: ResolvedModelRequest = {
-    messages: summaryRequest(messages, plan),
-    toolNames: [],
-    selection: request.selection,
-    step: request.step,
-    purpose: 'compaction',
-  };
-  const turn = withUsageAccounting(resolved, await deps.callModel(resolved), deps.resolveTools);
+  const turn = await complete(deps, request, { messages: summaryRequest(messages, plan), tools: [] }, 0);
   if (!turn.content?.trim()) return { ...turn, content: null };
   const compacted = applyCompaction(messages, plan, turn.content);
   const refs = await Promise.all(
@@ -125,15 +164,15 @@ async function externalizeTurn(transcripts: TranscriptStore, turn: ModelTurn): P
 }
 
 /**
- * Completes the usage the ledger needs: the tool list's tokens, the attempt that succeeded, and an estimate when the
- * endpoint reported nothing (some OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
+ * Completes the usage the ledger needs: the tool list's tokens (`tools`, counted on the function descriptions whichever
+ * API the run names), the attempt that succeeded, and an estimate when the endpoint reported nothing (some
+ * OpenAI-compatible servers do not), so a budget can never be bypassed by silence.
  */
-function withUsageAccounting(request: ResolvedModelRequest, turn: ModelTurn, resolveTools: ResolveTools): ModelTurn {
-  const tools = schemaTokens(request.tools ?? requestTools(request, resolveTools));
+function withUsageAccounting(messages: ChatMessage[], turn: ModelTurn, tools: number): ModelTurn {
   const attempt = activityAttempt();
   if (turn.usage.totalTokens > 0)
     return { ...turn, usage: { ...turn.usage, schemaTokens: tools }, ...(attempt ? { attempt } : {}) };
-  const promptTokens = approximateTokens(request.messages) + tools;
+  const promptTokens = approximateTokens(messages) + tools;
   const completionTokens = approximateTokens(turn.content ?? '') + approximateTokens(turn.toolCalls);
   return {
     ...turn,
@@ -145,5 +184,27 @@ function withUsageAccounting(request: ResolvedModelRequest, turn: ModelTurn, res
       estimated: true,
     },
     ...(attempt ? { attempt } : {}),
+  };
+}
+
+// Heartbeats go out on a timer, with the stream's latest progress as their details: they also cover the silence before
+// the first token, so a dead worker is noticed and cancellation is delivered. None is sent in the first interval: a
+// call that answers within it costs the server no heartbeat write at all.
+function startHeartbeat(
+  context: Context,
+  step: number,
+): { progress: (progress: StreamProgress) => void; stop: () => void } {
+  const timeoutMs = context.info.heartbeatTimeoutMs;
+  const intervalMs = timeoutMs
+    ? Math.max(100, Math.min(DEFAULT_HEARTBEAT_INTERVAL_MS, timeoutMs / 3))
+    : DEFAULT_HEARTBEAT_INTERVAL_MS;
+  let details: { step: number } & Partial<StreamProgress> = { step };
+  const timer = setInterval(() => context.heartbeat(details), intervalMs);
+  timer.unref();
+  return {
+    progress: (progress) => {
+      details = { step, ...progress };
+    },
+    stop: () => clearInterval(timer),
   };
 }

@@ -10,7 +10,7 @@ import { createFunctionTool } from './function-tool.js';
 import type { FunctionToolSpec } from './function-tool.js';
 import {
   isStrictContract,
-  toChatCompletionsTool,
+  toToolSchema,
   toInputJsonSchema,
   toStrictInputJsonSchema,
 } from './schema-export.js';
@@ -167,7 +167,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     });
   };
 
-  const getSchemas = (context: SchemaContext): ToolSchema[] => visible(context).map(toChatCompletionsTool);
+  const getSchemas = (context: SchemaContext): ToolSchema[] => visible(context).map(toToolSchema);
 
   for (const contract of initial) register(contract);
 

@@ -123,7 +123,7 @@ describe('the model output cap', () => {
     expect(maxModelOutputBytesFromEnv({ [MAX_MODEL_OUTPUT_VARIABLE]: 'lots' })).toBe(DEFAULT_MAX_MODEL_OUTPUT_BYTES);
     server = await startScriptedModelServer({ script: [endlessText, { content: 'x'.repeat(5000) }] });
     const resolve = createProviderResolver({ OPENAI_BASE_URL: server.url, [MAX_MODEL_OUTPUT_VARIABLE]: '4096' });
-    const { provider } = resolve({ provider: 'openai' });
+    const { provider } = await resolve({ provider: 'openai' });
     await expectCapFailure(provider, 4096);
     await expect(
       provider.complete({ messages: [{ role: 'user', content: 'go' }], tools: [], model: '' }),

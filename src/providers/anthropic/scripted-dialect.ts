@@ -2,7 +2,12 @@
 // It refuses, with the API's 400 and error shape, the requests the real API refuses, so a translation mistake fails
 // a test instead of passing against a lenient stand-in.
 import { SUMMARISER_PROMPT } from '../../core/compaction.js';
-import type { DialectRequest, DialectRenderOptions, ScriptedDialect, StreamEvent } from '../../scripted-model/dialect.js';
+import type {
+  DialectRequest,
+  DialectRenderOptions,
+  ScriptedDialect,
+  StreamEvent,
+} from '../../scripted-model/dialect.js';
 import type { ScriptTurn } from '../../scripted-model/script.js';
 import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from '../../scripted-model/script.js';
 
@@ -18,6 +23,9 @@ const STOP_REASONS = {
 
 type Block = Record<string, unknown> & { type?: unknown };
 type Message = { role?: unknown; content?: unknown };
+
+/** The one Messages dialect: it remembers nothing between requests. */
+export const createScriptedDialect = (): ScriptedDialect => anthropicDialect;
 
 export const anthropicDialect: ScriptedDialect = {
   path: '/v1/messages',

@@ -6,6 +6,9 @@ import type { ScriptedDialect } from '../../scripted-model/dialect.js';
 import { FINAL_ANSWER_LABEL, OBSERVATION_LABEL } from '../react/format.js';
 import { renderChunks, renderCompletion } from '../../scripted-model/script.js';
 
+/** The one Chat Completions dialect: it remembers nothing between requests. */
+export const createScriptedDialect = (): ScriptedDialect => chatDialect;
+
 export const chatDialect: ScriptedDialect = {
   path: '/v1/chat/completions',
   read(body) {

@@ -1,6 +1,7 @@
 // Node: a provider that switches to the text protocol for a model whose endpoint turns function calling away, as
 // Ollama ("<model> does not support tools"), vLLM ("auto" tool choice requires --enable-auto-tool-choice …) and
 // llama.cpp ("tools param requires --jinja flag", "Unsupported param: tools") answer a request carrying `tools`.
+import { offersTools } from '../function-tools.js';
 import type { ModelProvider } from '../model-provider.js';
 import { createReactProvider } from './protocol.js';
 
@@ -40,7 +41,7 @@ export function withReactFallback(inner: ModelProvider): ModelProvider {
       try {
         return await inner.complete(request);
       } catch (error) {
-        if (request.tools.length === 0 || request.signal?.aborted || !rejectsTools(error)) throw error;
+        if (!offersTools(request) || request.signal?.aborted || !rejectsTools(error)) throw error;
         withoutFunctionCalling.add(request.model);
         return await react.complete(request);
       }
