@@ -12,8 +12,8 @@ import { applyCompaction, planCompaction, summaryRequest } from '../core/compact
 import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
 import type { ToolContract } from '../tools/define-tool.js';
-import { functionTools } from '../providers/function-tools.js';
 import type { ProviderRequest, StreamProgress } from '../providers/model-provider.js';
+import { functionTools } from '../providers/model-provider.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import { currentActivityContext } from './activity-context.js';
 import { activityAttempt } from './activity-context.js';

@@ -1,8 +1,10 @@
 // Node: what every adapter implements. The request is the workflow's ModelRequest with what the activity resolved
 // (the messages from the store, the tools' contracts, the model); each adapter renders it, tools included, in its
 // API's terms, and turns the answer back into a ModelTurn.
-import type { ChatMessage, ModelRequest, ModelTurn } from '../protocol/model.js';
+import { finalResultToolSchema } from '../core/final-result.js';
+import type { ChatMessage, ModelRequest, ModelTurn, ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from '../tools/define-tool.js';
+import { toToolSchema } from '../tools/schema-export.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
 export interface StreamProgress {
@@ -35,4 +37,20 @@ export type ProviderRequest = Pick<ModelRequest, 'toolChoice' | 'outputSchema'> 
 export interface ModelProvider {
   readonly name: string;
   complete(request: ProviderRequest): Promise<ModelTurn>;
+}
+
+/**
+ * A request's tools as function descriptions (protocol ToolSchema): each contract's and, for a structured run, the
+ * final tool built from its output schema, last. Chat Completions sends them as they are, the Responses API flattens
+ * them, the text protocol describes them in the prompt, and the model-call activity counts their tokens in this one
+ * shape whichever API the run names.
+ */
+export function functionTools(request: Pick<ProviderRequest, 'tools' | 'outputSchema'>): ToolSchema[] {
+  const tools = request.tools.map(toToolSchema);
+  return request.outputSchema ? [...tools, finalResultToolSchema(request.outputSchema)] : tools;
+}
+
+/** Whether a request offers the model any tool at all. */
+export function offersTools(request: Pick<ProviderRequest, 'tools' | 'outputSchema'>): boolean {
+  return request.tools.length > 0 || request.outputSchema !== undefined;
 }

@@ -8,8 +8,8 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, ModelTurn, ToolChoice } from '../../protocol/model.js';
-import { functionTools } from '../function-tools.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { functionTools } from '../model-provider.js';
 import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
 import { openAIEndpoint } from '../openai-endpoint.js';
 import type { ProviderFactory } from '../setup.js';

@@ -10,8 +10,8 @@ import type {
   ToolChoiceOptions,
 } from 'openai/resources/responses/responses';
 import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../../protocol/model.js';
-import { functionTools } from '../function-tools.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { functionTools } from '../model-provider.js';
 import { openAIEndpoint } from '../openai-endpoint.js';
 import type { ProviderFactory } from '../setup.js';
 import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';

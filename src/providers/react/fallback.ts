@@ -1,8 +1,8 @@
 // Node: a provider that switches to the text protocol for a model whose endpoint turns function calling away, as
 // Ollama ("<model> does not support tools"), vLLM ("auto" tool choice requires --enable-auto-tool-choice …) and
 // llama.cpp ("tools param requires --jinja flag", "Unsupported param: tools") answer a request carrying `tools`.
-import { offersTools } from '../function-tools.js';
 import type { ModelProvider } from '../model-provider.js';
+import { offersTools } from '../model-provider.js';
 import { createReactProvider } from './protocol.js';
 
 /** How such servers word it; a message must match one of these, so no other bad request changes the protocol. */

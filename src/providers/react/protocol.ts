@@ -3,8 +3,8 @@
 // repair and permission gates apply to them as to native ones.
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ModelTurn, RawToolCall, ToolChoice, Usage } from '../../protocol/model.js';
-import { functionTools } from '../function-tools.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { functionTools } from '../model-provider.js';
 import { formatReminder, reactInstructions, toReactMessages } from './format.js';
 import { finalAnswerOf, parseReactAnswer } from './parse.js';
 
