@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL, createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { KEY_ORIGINS_VARIABLE } from '../../src/providers/setup.js';
-import { PROVIDER_NAMES } from '../../src/providers/table.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../src/providers/table.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptedModelServer } from '../../src/scripted-model/server.js';
 
@@ -90,6 +90,23 @@ describe('createProviderResolver', () => {
       'base URL',
     );
   });
+});
+
+describe('the provider table', () => {
+  it.each(PROVIDERS.map((line) => [line.name, line] as const))(
+    '%s: its folder gives a factory and the scripted server speaks its API',
+    async (name, line) => {
+      const { createProvider } = await line.load();
+      expect(createProvider).toBeTypeOf('function');
+      const dialect = (await line.scripted()).createScriptedDialect();
+      server = await startScriptedModelServer({ script: [] });
+      // An empty body is a request the route reads (and refuses), not an unknown route.
+      const response = await fetch(new URL(dialect.path, server.url), { method: 'POST', body: '{}' });
+      expect(response.status, `${name} at ${dialect.path}`).toBe(400);
+      expect(line.summary).not.toBe('');
+      expect(line.credentials.keyVariable).toMatch(/^[A-Z_]+$/);
+    },
+  );
 });
 
 describe("the worker's key goes only to its own endpoints", () => {
