@@ -10,7 +10,7 @@ import { initialState } from '../src/core/state.js';
 import { createToolIndex } from '../src/core/tool-selection/tool-index.js';
 import { stepTools } from '../src/core/tool-selection/step-tools.js';
 import type { ToolRegistry } from '../src/tools/registry.js';
-import { toChatCompletionsTool } from '../src/tools/schema-export.js';
+import { toToolSchema } from '../src/tools/schema-export.js';
 import { createTaskRegistry } from '../src/tools/task-registry.js';
 import type { BenchRow } from './measure.js';
 import { formatMs, median } from './measure.js';
@@ -38,7 +38,7 @@ function stepOneTools(registry: ToolRegistry, task: string, maxTools: number): s
 }
 
 function schemaTokens(registry: ToolRegistry, names: readonly string[]): number {
-  return countTokens(JSON.stringify(names.map((name) => toChatCompletionsTool(registry.get(name)!))));
+  return countTokens(JSON.stringify(names.map((name) => toToolSchema(registry.get(name)!))));
 }
 
 function recallOf(task: FixtureTask, shown: readonly string[]): number {

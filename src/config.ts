@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { PROVIDER_NAMES } from './providers/table.js';
 
-/** The model providers a run can name (`--provider`, DURABLE_AGENT_PROVIDER). */
-export const PROVIDER_NAMES = ['openai', 'openai-responses', 'anthropic', 'scripted'] as const;
+/** The model providers a run can name (`--provider`, DURABLE_AGENT_PROVIDER): the provider table's names. */
+export { PROVIDER_NAMES };
 
 const environment = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),

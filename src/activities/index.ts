@@ -1,9 +1,7 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
 import { ACTIVITY } from '../protocol/activity-names.js';
-import { createCallModel } from './call-model.js';
 import type { ClassifyBashInput } from './classify-bash.js';
 import { classifyBash } from './classify-bash.js';
-import type { ToolSchema } from '../protocol/model.js';
 import type { PendingWrites } from '../protocol/transcript-ref.js';
 import { builtinExecutors } from './executors/index.js';
 import type { ToolExecutor } from './executors/types.js';
@@ -11,7 +9,7 @@ import type { CommandSandbox } from './sandbox/command-sandbox.js';
 import type { CommandNetworkSettings } from './sandbox/command-network.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
-import { createModelStep } from './model-step.js';
+import { createModelCallActivity } from './model-call.js';
 import { createBudgetTurn, storedToolActivity } from './stored-results.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import { createTranscriptStore } from './transcript-store.js';
@@ -28,7 +26,6 @@ import type { FunctionToolSpec } from '../tools/function-tool.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { builtinTools } from '../tools/index.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
-import { toChatCompletionsTool } from '../tools/schema-export.js';
 
 /** What the activities need from the composition root. */
 export interface ActivityDependencies {
@@ -77,16 +74,13 @@ export function createActivities(deps: ActivityDependencies) {
   const functionActivities: Record<string, ToolActivity> = Object.fromEntries(
     functions.map((definition) => [definition.name, toolActivity(definition.name, functionExecutor(definition))]),
   );
-  // The workflow sends tool names only; schemas are resolved here so history stays small (STYLE 10). MCP tools come
-  // from the task's catalog, which the request names by key.
-  const resolveContracts = (names: string[], mcp?: ReadonlyMap<string, ToolContract>): ToolContract[] =>
+  // The workflow sends tool names only; their contracts are resolved here so history stays small (STYLE 10). MCP
+  // tools come from the task's catalog, which the request names by key.
+  const resolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>): ToolContract[] =>
     names.flatMap((name) => {
       const contract = registry.get(name) ?? mcp?.get(name);
       return contract ? [contract] : [];
     });
-  const resolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>): ToolSchema[] =>
-    resolveContracts(names, mcp).map(toChatCompletionsTool);
-  const callModel = createCallModel({ resolveProvider: deps.resolveProvider, resolveTools, resolveContracts });
   const mcp = {
     servers: deps.mcp?.servers ?? {},
     connections:
@@ -100,9 +94,9 @@ export function createActivities(deps: ActivityDependencies) {
   };
   return {
     ...functionActivities,
-    [ACTIVITY.callModel]: createModelStep({
+    [ACTIVITY.callModel]: createModelCallActivity({
       transcripts,
-      callModel,
+      resolveProvider: deps.resolveProvider,
       resolveTools,
       mcpContracts: (key) => mcp.catalogs.contracts(key),
     }),

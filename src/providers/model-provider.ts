@@ -1,5 +1,10 @@
-import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../protocol/model.js';
+// Node: what every adapter implements. The request is the workflow's ModelRequest with what the activity resolved
+// (the messages from the store, the tools' contracts, the model); each adapter renders it, tools included, in its
+// API's terms, and turns the answer back into a ModelTurn.
+import { finalResultToolSchema } from '../core/final-result.js';
+import type { ChatMessage, ModelRequest, ModelTurn, ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from '../tools/define-tool.js';
+import { toToolSchema } from '../tools/schema-export.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
 export interface StreamProgress {
@@ -9,31 +14,43 @@ export interface StreamProgress {
 }
 
 /**
- * What a provider receives: the project's transcript and tool schemas (protocol/model), which the adapter translates
- * to its API; it answers with a ModelTurn whatever its API's shape.
+ * A ModelRequest as a provider receives it: its tool choice and output schema (a structured run's final tool, which
+ * each adapter offers beside the contracts) as the workflow sent them, the transcript read back, the named tools
+ * resolved to their contracts once, and the model chosen.
  */
-export interface ProviderRequest {
+export type ProviderRequest = Pick<ModelRequest, 'toolChoice' | 'outputSchema'> & {
   messages: ChatMessage[];
-  tools: ToolSchema[];
-  /**
-   * The same tools as their contracts, for APIs that take the plain input schema rather than the strict rewrite in
-   * `tools` (Anthropic: optional fields stay optional, defaults and bounds stay in the schema).
-   */
-  toolContracts?: readonly ToolContract[];
+  tools: readonly ToolContract[];
   model: string;
-  /** Which tools the model may call (default `auto`); ignored when no tools are sent. */
-  toolChoice?: ToolChoice;
   signal?: AbortSignal;
   /** Called as stream chunks arrive, so the activity can heartbeat while the answer is still coming. */
   onProgress?: (progress: StreamProgress) => void;
-}
+};
 
 /**
- * One model adapter. It maps its SDK's errors itself: a failure worth retrying stays a plain error (or an
- * ApplicationFailure with `nextRetryDelay` from `retry-after`), one that is not is a non-retryable ApplicationFailure;
- * `classifyModelError` (activities/failures) does this for the errors the openai SDK throws.
+ * One model adapter. It throws its SDK's errors as they are (and an SDK-style abort error when the request's signal
+ * fired): the model-call activity classifies every one of them once, in activities/failures.ts, as a retryable or
+ * non-retryable ApplicationFailure (a response the Responses API reports failed is thrown as the SDK's APIError too,
+ * with a 400 when retrying cannot help). Only an answer past the output cap (output-cap.ts) is thrown by the adapter
+ * as a non-retryable ApplicationFailure of its own.
  */
 export interface ModelProvider {
   readonly name: string;
   complete(request: ProviderRequest): Promise<ModelTurn>;
+}
+
+/**
+ * A request's tools as function descriptions (protocol ToolSchema): each contract's and, for a structured run, the
+ * final tool built from its output schema, last. Chat Completions sends them as they are, the Responses API flattens
+ * them, the text protocol describes them in the prompt, and the model-call activity counts their tokens in this one
+ * shape whichever API the run names.
+ */
+export function functionTools(request: Pick<ProviderRequest, 'tools' | 'outputSchema'>): ToolSchema[] {
+  const tools = request.tools.map(toToolSchema);
+  return request.outputSchema ? [...tools, finalResultToolSchema(request.outputSchema)] : tools;
+}
+
+/** Whether a request offers the model any tool at all. */
+export function offersTools(request: Pick<ProviderRequest, 'tools' | 'outputSchema'>): boolean {
+  return request.tools.length > 0 || request.outputSchema !== undefined;
 }

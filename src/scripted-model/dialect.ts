@@ -62,3 +62,11 @@ export interface ScriptedDialect {
   /** The event a stream fails with (a turn's `stream_error`), sent after `sent` events. */
   streamError(error: { code?: string | undefined; message: string }, sent: number): StreamEvent;
 }
+
+/**
+ * What a provider folder's `scripted-dialect.ts` exports (the provider table names it): a dialect for each server,
+ * since a dialect may remember what it answered.
+ */
+export interface ScriptedDialectModule {
+  createScriptedDialect(): ScriptedDialect;
+}

@@ -1,5 +1,5 @@
-// Node: a scripted model behind real HTTP in the APIs of the providers (scripted-dialect), so tests and demos run the
-// real SDK clients. Turns are served in order to whoever asks, in whichever API it asks; every request body is
+// Node: a scripted model behind real HTTP in the APIs of the providers (each provider folder's scripted-dialect.ts,
+// named by the provider table), so tests and demos run the real SDK clients. Turns are served in order to whoever asks, in whichever API it asks; every request body is
 // recorded; running out of turns fails loudly.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,24 +7,32 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, ToolSchema } from '../protocol/model.js';
-import { anthropicDialect } from './anthropic.js';
-import { chatDialect } from './chat.js';
+import { PROVIDERS } from '../providers/table.js';
 import type { ScriptedDialect, StreamEvent } from './dialect.js';
-import { createResponsesDialect } from './responses.js';
 import { answerFor, loadScript } from './script.js';
 import type { ScriptTurn } from './script.js';
 
 export type { ScriptTurn } from './script.js';
 
 /**
- * The APIs the server speaks, each on its own route; one script serves them all. Each server makes its own: a dialect
- * may remember what it answered (the Responses API checks that reasoning comes back with the calls it led to).
+ * The APIs the server speaks, each on its own route (providers of one API share it); one script serves them all. Each
+ * server makes its own: a dialect may remember what it answered (the Responses API checks that reasoning comes back
+ * with the calls it led to).
  */
-const DIALECTS: readonly (() => ScriptedDialect)[] = [
-  () => chatDialect,
-  createResponsesDialect,
-  () => anthropicDialect,
-];
+async function createDialects(): Promise<ScriptedDialect[]> {
+  const modules = await Promise.all(PROVIDERS.map((line) => line.scripted()));
+  const dialects = new Map<string, ScriptedDialect>();
+  for (const module of new Set(modules)) {
+    const dialect = module.createScriptedDialect();
+    if (!dialects.has(dialect.path)) dialects.set(dialect.path, dialect);
+  }
+  return [...dialects.values()];
+}
+
+/** The body of the server's own errors (an unknown route, a failure of its own): the OpenAI error shape. */
+function serverErrorBody(code: string, message: string): unknown {
+  return { error: { message, type: 'scripted_model_error', code } };
+}
 
 /** One request body as received (Chat Completions' shape typed; other APIs' bodies are recorded as they came). */
 export interface RecordedRequest {
@@ -75,7 +83,7 @@ export interface ScriptedModelServer {
 /** Starts the scripted model server; see docs/scripted-model.md for the script format. */
 export async function startScriptedModelServer(options: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
   const turns = await loadScript(options.script);
-  const dialects = DIALECTS.map((make) => make());
+  const dialects = await createDialects();
   const log = options.log ?? (() => undefined);
   const requests: RecordedRequest[] = [];
   const failures: string[] = [];
@@ -168,7 +176,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   };
 
   const fail = (response: ServerResponse, status: number, code: string, message: string): void =>
-    sendJson(response, status, chatDialect.errorBody(status, code, message));
+    sendJson(response, status, serverErrorBody(code, message));
 
   // What `GET /v1/models` lists: the models the script's turns answer as, in order, else the one default name.
   const declared = [...new Set(turns.flatMap((turn) => (turn.model ? [turn.model] : [])))];

@@ -36,15 +36,13 @@ export {
 } from './function-tool.js';
 export type { FunctionRisk, FunctionToolSpec, FunctionToolInput } from './function-tool.js';
 export {
-  toChatCompletionsTool,
-  toResponsesTool,
-  toAnthropicTool,
+  toToolSchema,
   toInputJsonSchema,
   toStrictInputJsonSchema,
   toStrictJsonSchema,
   isStrictContract,
 } from './schema-export.js';
-export type { JsonSchema, ResponsesFunctionTool, AnthropicTool } from './schema-export.js';
+export type { JsonSchema } from './schema-export.js';
 export {
   createMcpTool,
   mcpToolNames,

@@ -8,12 +8,7 @@ import type { ToolContract } from './define-tool.js';
 import { breakerKeysOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
 import type { FunctionToolSpec } from './function-tool.js';
-import {
-  isStrictContract,
-  toChatCompletionsTool,
-  toInputJsonSchema,
-  toStrictInputJsonSchema,
-} from './schema-export.js';
+import { isStrictContract, toToolSchema, toInputJsonSchema, toStrictInputJsonSchema } from './schema-export.js';
 
 /** Tool names as the model APIs accept them (C.2). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -167,7 +162,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     });
   };
 
-  const getSchemas = (context: SchemaContext): ToolSchema[] => visible(context).map(toChatCompletionsTool);
+  const getSchemas = (context: SchemaContext): ToolSchema[] => visible(context).map(toToolSchema);
 
   for (const contract of initial) register(contract);
 

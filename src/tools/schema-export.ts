@@ -1,27 +1,13 @@
-// Sandbox-safe: pure conversion of tool contracts to the JSON Schema shapes each model API expects.
-// The zod input schema is the only source; every format is derived from it (TOOL-SPEC C.2, C.12).
+// Workflow-safe: a tool contract's input as JSON Schema, plain or rewritten for strict function calling, and the
+// contract as a function description (protocol ToolSchema), which the registry lists and fingerprints. The zod input
+// schema is the only source (TOOL-SPEC C.2, C.12); each provider renders its API's tool shape from these
+// (src/providers/<api>/).
 import { z } from 'zod';
 import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
 
 /** A JSON Schema node as plain data. */
 export type JsonSchema = Record<string, unknown>;
-
-/** An OpenAI Responses API function tool. */
-export interface ResponsesFunctionTool {
-  type: 'function';
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-  strict: boolean;
-}
-
-/** An Anthropic Messages API tool. */
-export interface AnthropicTool {
-  name: string;
-  description: string;
-  input_schema: JsonSchema;
-}
 
 // Keywords first in this order, then any others alphabetically: readers see type and description first, and the
 // output is byte-stable whatever order zod emits (C.12's function schema is specified byte for byte).
@@ -124,10 +110,11 @@ export function isStrictContract(contract: ToolContract): boolean {
 }
 
 /**
- * Chat Completions function tool (`tools[]` entry), in strict mode unless its schema was declared by its server (which
- * strict mode could rarely express); this is also the registry's `getSchemas` shape.
+ * The contract as a function description: its name, description and parameters, strict unless its schema was declared
+ * by its server (which strict mode could rarely express). It is the Chat Completions tool shape, which the other APIs'
+ * shapes are derived from; the registry's `getSchemas` lists it.
  */
-export function toChatCompletionsTool(contract: ToolContract): ToolSchema {
+export function toToolSchema(contract: ToolContract): ToolSchema {
   const strict = isStrictContract(contract);
   return {
     type: 'function',
@@ -138,25 +125,6 @@ export function toChatCompletionsTool(contract: ToolContract): ToolSchema {
       strict,
     },
   };
-}
-
-/** Responses API function tool in strict mode. */
-export function toResponsesTool(contract: ToolContract): ResponsesFunctionTool {
-  return responsesToolOf(toChatCompletionsTool(contract));
-}
-
-/**
- * A Chat Completions function tool (what providers receive) in the Responses API's flat shape: the same name,
- * description, schema and strictness, without the nested `function`.
- */
-export function responsesToolOf(tool: ToolSchema): ResponsesFunctionTool {
-  const { name, description, parameters, strict } = tool.function;
-  return { type: 'function', name, description, parameters, strict: strict ?? false };
-}
-
-/** Anthropic Messages tool: the plain schema, since Anthropic needs no strict rewriting. */
-export function toAnthropicTool(contract: ToolContract): AnthropicTool {
-  return { name: contract.name, description: contract.description, input_schema: toInputJsonSchema(contract) };
 }
 
 /** Rewrites any object JSON Schema for OpenAI strict mode (see STRICT_KEYWORDS for what is kept). */

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chatDialect } from '../../src/scripted-model/chat.js';
+import { chatDialect } from '../../src/providers/openai-chat/scripted-dialect.js';
 import type { ScriptTurn } from '../../src/scripted-model/script.js';
 
 /** The file every run edits, relative to its workspace; it starts as `END\n`. */

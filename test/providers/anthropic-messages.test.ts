@@ -1,45 +1,43 @@
 // The Anthropic adapter through the real SDK, over HTTP, against the scripted server's Messages dialect (which
 // refuses what the real API refuses).
 import { ApplicationFailure } from '@temporalio/common';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
-import type { ChatMessage, ToolSchema } from '../../src/protocol/model.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
 import { emptyCostLedger, recordModelCall } from '../../src/core/pricing.js';
-import {
-  anthropicKeyFor,
-  anthropicMessagesFactory,
-  createAnthropicMessagesProvider,
-} from '../../src/providers/anthropic/anthropic-messages.js';
-import { DEFAULT_MAX_TOKENS } from '../../src/providers/anthropic/anthropic-request.js';
+import { createAnthropicMessagesProvider, createProvider } from '../../src/providers/anthropic/adapter.js';
+import { DEFAULT_MAX_TOKENS, toAnthropicTool } from '../../src/providers/anthropic/anthropic-request.js';
 import { toFinishReason } from '../../src/providers/anthropic/anthropic-stream.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
-import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import { workerKeyFor } from '../../src/providers/setup.js';
+import { providerLine } from '../../src/providers/table.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { builtinTools } from '../../src/tools/index.js';
+import {
+  ADAPTERS,
+  READ_FILE_PARAMETERS,
+  describeProviderCases,
+  readFileTool,
+  useScriptedServer,
+} from '../support/provider-suite.js';
 
-const readFileTool: ToolSchema = {
-  type: 'function',
-  function: {
-    name: 'ReadFile',
-    description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  },
-};
+describeProviderCases(ADAPTERS.anthropic);
 
-let server: ScriptedModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const ANTHROPIC_CREDENTIALS = providerLine('anthropic')!.credentials;
+
+/** ANTHROPIC_API_KEY when the worker may send it to `baseURL`. */
+const anthropicKeyFor = (env: NodeJS.ProcessEnv, baseURL: string) => workerKeyFor(env, ANTHROPIC_CREDENTIALS, baseURL);
+
+const scripted = useScriptedServer();
 
 async function providerFor(script: ScriptTurn[]) {
-  server = await startScriptedModelServer({ script });
+  const server = await scripted.start(script);
   return createAnthropicMessagesProvider({ apiKey: 'test-key', baseURL: server.url, defaultModel: 'claude-test' });
 }
 
 /** The Messages request body the server received. */
 function sent(index = 0): Record<string, unknown> & { messages: { role: string; content: unknown[] }[] } {
-  return server!.requests[index] as never;
+  return scripted.server.requests[index] as never;
 }
 
 /** The last transcript of an agent that read two files at once, one read failing. */
@@ -99,7 +97,7 @@ describe('the Anthropic Messages provider against the scripted server', () => {
       {
         name: 'ReadFile',
         description: 'Read a file',
-        input_schema: readFileTool.function.parameters,
+        input_schema: READ_FILE_PARAMETERS,
         cache_control: { type: 'ephemeral' },
       },
     ]);
@@ -109,14 +107,7 @@ describe('the Anthropic Messages provider against the scripted server', () => {
   it('exports the tools from their contracts in the Anthropic format, the last one marked for caching', async () => {
     const provider = await providerFor([{ content: 'ok' }]);
     const contracts = builtinTools.filter((tool) => tool.name === 'ReadFile' || tool.name === 'Bash');
-    const { toChatCompletionsTool } = await import('../../src/tools/schema-export.js');
-    await provider.complete({
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: contracts.map((contract) => toChatCompletionsTool(contract)),
-      toolContracts: contracts,
-      model: 'claude-test',
-    });
-    const { toAnthropicTool } = await import('../../src/tools/schema-export.js');
+    await provider.complete({ messages: [{ role: 'user', content: 'hi' }], tools: contracts, model: 'claude-test' });
     const tools = sent().tools as Record<string, unknown>[];
     expect(tools.map((tool) => tool.name)).toEqual(contracts.map((contract) => contract.name));
     expect(tools[0]).toEqual(toAnthropicTool(contracts[0]!));
@@ -137,18 +128,6 @@ describe('the Anthropic Messages provider against the scripted server', () => {
       model: 'claude-test',
     });
     expect(sent().tool_choice).toEqual(wire);
-  });
-
-  it('sends no tools and no tool choice when the request has none', async () => {
-    const provider = await providerFor([{ content: 'ok' }]);
-    await provider.complete({
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: [],
-      toolChoice: 'required',
-      model: 'm',
-    });
-    expect(sent()).not.toHaveProperty('tools');
-    expect(sent()).not.toHaveProperty('tool_choice');
   });
 
   it('assembles streamed text and parallel tool calls from small deltas, with usage counting the cache', async () => {
@@ -320,14 +299,6 @@ describe('the Anthropic Messages provider against the scripted server', () => {
     });
   });
 
-  it('maps a refused connection to a retryable Connection failure', async () => {
-    const provider = createAnthropicMessagesProvider({ apiKey: 'k', baseURL: 'http://127.0.0.1:9', defaultModel: 'm' });
-    const error = await provider
-      .complete({ messages: [{ role: 'user', content: 'go' }], tools: [], model: 'm' })
-      .catch((caught: unknown) => caught);
-    expect(toModelFailure(error)).toMatchObject({ type: 'ModelInvocationError.Connection', nonRetryable: false });
-  });
-
   it('sends nothing the real API would refuse for a transcript with an empty assistant turn', async () => {
     const provider = await providerFor([{ content: 'ok' }]);
     await provider.complete({
@@ -353,15 +324,17 @@ describe('the Anthropic Messages provider against the scripted server', () => {
 
 describe('the anthropic provider in the worker', () => {
   it('accepts a base URL ending in /v1 and sends the worker key only to its own endpoints', async () => {
-    server = await startScriptedModelServer({ script: [{ content: 'one' }, { content: 'two' }] });
+    const server = await scripted.start([{ content: 'one' }, { content: 'two' }]);
     const origin = new URL(server.url).origin;
     const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [], model: '' };
     // A run naming an endpoint the worker does not trust reaches it without the key.
     const untrusted = createProviderResolver({ ANTHROPIC_API_KEY: 'sk-ant-secret' });
-    await untrusted({ provider: 'anthropic', baseUrl: server.url, model: 'claude-x' }).provider.complete(request);
+    await (
+      await untrusted({ provider: 'anthropic', baseUrl: server.url, model: 'claude-x' })
+    ).provider.complete(request);
     // The worker's own ANTHROPIC_BASE_URL gets it.
     const own = createProviderResolver({ ANTHROPIC_API_KEY: 'sk-ant-secret', ANTHROPIC_BASE_URL: origin });
-    await own({ provider: 'anthropic', model: 'claude-x' }).provider.complete(request);
+    await (await own({ provider: 'anthropic', model: 'claude-x' })).provider.complete(request);
     expect(server.authorizations).toEqual(['Bearer unused', 'Bearer sk-ant-secret']);
     expect(anthropicKeyFor({ ANTHROPIC_API_KEY: 'k' }, 'https://api.anthropic.com')).toBe('k');
     expect(anthropicKeyFor({ ANTHROPIC_API_KEY: 'k', DURABLE_AGENT_KEY_ORIGINS: origin }, `${origin}/v1`)).toBe('k');
@@ -370,12 +343,13 @@ describe('the anthropic provider in the worker', () => {
 
   it('fails as a configuration error without a key and without a base URL', () => {
     const build = () =>
-      anthropicMessagesFactory({
+      createProvider({
         env: {},
         name: 'anthropic',
+        credentials: ANTHROPIC_CREDENTIALS,
         baseURL: undefined,
         model: 'm',
-        openaiKeyFor: () => undefined,
+        keyFor: () => undefined,
       });
     expect(build).toThrow(ApplicationFailure);
     expect(build).toThrow(/ANTHROPIC_API_KEY is not set/);

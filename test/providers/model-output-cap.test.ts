@@ -3,10 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
-import { createAnthropicMessagesProvider } from '../../src/providers/anthropic/anthropic-messages.js';
 import type { ModelProvider } from '../../src/providers/model-provider.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
-import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/openai-responses.js';
 import {
   DEFAULT_MAX_MODEL_OUTPUT_BYTES,
   MAX_MODEL_OUTPUT_VARIABLE,
@@ -17,6 +14,7 @@ import { createReactProvider } from '../../src/providers/react/protocol.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import { ADAPTERS } from '../support/provider-suite.js';
 
 const CAP = 256 * 1024;
 
@@ -28,37 +26,17 @@ afterEach(async () => {
 
 type Maker = (url: string, maxOutputBytes?: number) => ModelProvider;
 
+const withCap = (maxOutputBytes: number | undefined) => (maxOutputBytes ? { maxOutputBytes } : {});
+
 const PROVIDERS: Record<string, Maker> = {
-  'openai (Chat Completions)': (url, maxOutputBytes) =>
-    createOpenAIChatProvider({
-      apiKey: 'k',
-      baseURL: url,
-      defaultModel: 'm',
-      ...(maxOutputBytes ? { maxOutputBytes } : {}),
-    }),
-  'openai-responses': (url, maxOutputBytes) =>
-    createOpenAIResponsesProvider({
-      apiKey: 'k',
-      baseURL: url,
-      defaultModel: 'm',
-      ...(maxOutputBytes ? { maxOutputBytes } : {}),
-    }),
-  anthropic: (url, maxOutputBytes) =>
-    createAnthropicMessagesProvider({
-      apiKey: 'k',
-      baseURL: url,
-      defaultModel: 'claude-test',
-      ...(maxOutputBytes ? { maxOutputBytes } : {}),
-    }),
+  ...Object.fromEntries(
+    Object.values(ADAPTERS).map((adapter): [string, Maker] => [
+      adapter.name,
+      (url, maxOutputBytes) => adapter.make(url, withCap(maxOutputBytes)),
+    ]),
+  ),
   'react text protocol (on Chat Completions)': (url, maxOutputBytes) =>
-    createReactProvider(
-      createOpenAIChatProvider({
-        apiKey: 'k',
-        baseURL: url,
-        defaultModel: 'm',
-        ...(maxOutputBytes ? { maxOutputBytes } : {}),
-      }),
-    ),
+    createReactProvider(ADAPTERS.chat.make(url, withCap(maxOutputBytes))),
 };
 
 const endlessText: ScriptTurn = {
@@ -123,7 +101,7 @@ describe('the model output cap', () => {
     expect(maxModelOutputBytesFromEnv({ [MAX_MODEL_OUTPUT_VARIABLE]: 'lots' })).toBe(DEFAULT_MAX_MODEL_OUTPUT_BYTES);
     server = await startScriptedModelServer({ script: [endlessText, { content: 'x'.repeat(5000) }] });
     const resolve = createProviderResolver({ OPENAI_BASE_URL: server.url, [MAX_MODEL_OUTPUT_VARIABLE]: '4096' });
-    const { provider } = resolve({ provider: 'openai' });
+    const { provider } = await resolve({ provider: 'openai' });
     await expectCapFailure(provider, 4096);
     await expect(
       provider.complete({ messages: [{ role: 'user', content: 'go' }], tools: [], model: '' }),
@@ -132,7 +110,7 @@ describe('the model output cap', () => {
 
   it('an answer under the cap is read whole', async () => {
     server = await startScriptedModelServer({ script: [{ content: 'z'.repeat(10_000), chunk_size: 7 }] });
-    const turn = await PROVIDERS['openai (Chat Completions)']!(server.url, 20_000).complete({
+    const turn = await PROVIDERS[ADAPTERS.chat.name]!(server.url, 20_000).complete({
       messages: [{ role: 'user', content: 'go' }],
       tools: [],
       model: '',

@@ -1,72 +1,41 @@
 // The Responses adapter through the real `openai` client, over HTTP, against the scripted server's Responses dialect.
-import { ApplicationFailure } from '@temporalio/common';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ApplicationFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
-import type { ChatMessage, ModelTurn, ToolSchema } from '../../src/protocol/model.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
 import { costOf, emptyCostLedger, priceFor, recordModelCall } from '../../src/core/pricing.js';
-import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/openai-responses.js';
+import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses/adapter.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { ResponsesAssembler } from '../../src/providers/openai-responses/responses-assembler.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
+import { toToolSchema } from '../../src/tools/schema-export.js';
+import {
+  ADAPTERS,
+  continued,
+  describeProviderCases,
+  modelFailureOf as failureOf,
+  readFileTool,
+  strictReadFileTool,
+  useScriptedServer,
+} from '../support/provider-suite.js';
 
-const readFileTool: ToolSchema = {
-  type: 'function',
-  function: {
-    name: 'ReadFile',
-    description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-    strict: true,
-  },
-};
+describeProviderCases(ADAPTERS.responses);
 
-let server: ScriptedModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const scripted = useScriptedServer();
 
 async function providerFor(script: ScriptTurn[]) {
-  server = await startScriptedModelServer({ script });
+  await scripted.start(script);
   return newProvider();
 }
 
 /** Another provider on the same server: what a second worker holds; it shares nothing with the first. */
 function newProvider() {
-  return createOpenAIResponsesProvider({ apiKey: 'test-key', baseURL: server!.url, defaultModel: 'scripted-model' });
-}
-
-/** The transcript after `turn`, as the workflow writes it: the assistant message, then one result per call. */
-function continued(
-  messages: ChatMessage[],
-  turn: ModelTurn,
-  result = (id: string) => `result of ${id}`,
-): ChatMessage[] {
-  return [
-    ...messages,
-    {
-      role: 'assistant',
-      content: turn.content,
-      tool_calls: turn.toolCalls.map((call) => ({
-        id: call.id!,
-        type: 'function' as const,
-        function: { name: call.name!, arguments: call.arguments! },
-      })),
-      ...(turn.providerItems ? { provider_items: turn.providerItems } : {}),
-    },
-    ...turn.toolCalls.map((call) => ({ role: 'tool' as const, tool_call_id: call.id!, content: result(call.id!) })),
-  ];
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error, 'the call should have failed').toBeDefined();
-  const failure = toModelFailure(error);
-  expect(failure).toBeInstanceOf(ApplicationFailure);
-  return failure as ApplicationFailure;
+  return createOpenAIResponsesProvider({
+    apiKey: 'test-key',
+    baseURL: scripted.server.url,
+    defaultModel: 'scripted-model',
+  });
 }
 
 describe('createOpenAIResponsesProvider against the scripted server', () => {
@@ -86,10 +55,10 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
         { role: 'tool', tool_call_id: 'call_a', content: 'alpha' },
         { role: 'user', content: 'thanks' },
       ],
-      tools: [readFileTool],
+      tools: [strictReadFileTool],
       model: 'gpt-5-mini',
     });
-    expect(server!.requests[0]).toEqual({
+    expect(scripted.server.requests[0]).toEqual({
       model: 'gpt-5-mini',
       stream: true,
       store: false,
@@ -107,45 +76,13 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
           type: 'function',
           name: 'ReadFile',
           description: 'Read a file',
-          parameters: readFileTool.function.parameters,
+          parameters: toToolSchema(strictReadFileTool).function.parameters,
           strict: true,
         },
       ],
       tool_choice: 'auto',
       parallel_tool_calls: true,
     });
-  });
-
-  it('assembles text and parallel function calls streamed in small deltas', async () => {
-    const provider = await providerFor([
-      {
-        content: 'Reading both.',
-        tool_calls: [
-          { id: 'call_1', name: 'ReadFile', arguments: { path: 'src/a.ts' } },
-          { name: 'ReadFile', arguments: { path: 'README.md' } },
-        ],
-        chunk_size: 3,
-        usage: { prompt_tokens: 40, completion_tokens: 12 },
-      },
-    ]);
-    const progress: number[] = [];
-    const turn = await provider.complete({
-      messages: [{ role: 'user', content: 'read' }],
-      tools: [readFileTool],
-      model: '',
-      onProgress: (seen) => progress.push(seen.chunks),
-    });
-    expect(turn).toEqual({
-      content: 'Reading both.',
-      toolCalls: [
-        { id: 'call_1', name: 'ReadFile', arguments: '{"path":"src/a.ts"}', complete: true },
-        { id: 'call_1_1', name: 'ReadFile', arguments: '{"path":"README.md"}', complete: true },
-      ],
-      finishReason: 'tool_calls',
-      usage: { promptTokens: 40, completionTokens: 12, totalTokens: 52 },
-      model: 'scripted-model',
-    });
-    expect(progress.at(-1)).toBeGreaterThan(20);
   });
 
   it('carries reasoning across turns verbatim and statelessly: another worker continues the conversation', async () => {
@@ -170,7 +107,7 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
     const transcript = JSON.parse(JSON.stringify(continued(start, first, () => 'alpha'))) as ChatMessage[];
     const second = await newProvider().complete({ messages: transcript, tools: [readFileTool], model: '' });
     expect(second.content).toBe('It says alpha.');
-    const input = server!.requests[1]!.input as Record<string, unknown>[];
+    const input = scripted.server.requests[1]!.input as Record<string, unknown>[];
     expect(input[1]).toEqual(reasoning![0]!.item);
     expect(input.slice(2).map((item) => item.type)).toEqual(['function_call', 'function_call_output']);
   });
@@ -191,7 +128,7 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
     expect(failure.message).toContain(
       "Item 'fc_scripted_1_0' of type 'function_call' was provided without its required 'reasoning' item: 'rs_scripted_1'.",
     );
-    expect(server!.remaining()).toBe(1);
+    expect(scripted.server.remaining()).toBe(1);
   });
 
   it('says each tool choice the Responses way, without parallel calls when none may be made', async () => {
@@ -207,7 +144,10 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
       model: '',
       toolChoice: 'required',
     });
-    const sent = server!.requests.map(({ tool_choice, parallel_tool_calls }) => ({ tool_choice, parallel_tool_calls }));
+    const sent = scripted.server.requests.map(({ tool_choice, parallel_tool_calls }) => ({
+      tool_choice,
+      parallel_tool_calls,
+    }));
     expect(sent).toEqual([
       { tool_choice: 'required', parallel_tool_calls: true },
       { tool_choice: 'none', parallel_tool_calls: false },
@@ -244,7 +184,7 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
     expect(ledger.costUsd).toBeLessThan(costOf({ promptTokens: 10_000, completionTokens: 900 }, turn.model).usd);
   });
 
-  it('marks the last call incomplete when the stream is cut off mid-arguments', async () => {
+  it('cuts the last call off where the stream stopped, and reports no usage', async () => {
     const provider = await providerFor([
       {
         tool_calls: [
@@ -309,18 +249,20 @@ describe('createOpenAIResponsesProvider against the scripted server', () => {
   });
 
   it('is the openai-responses provider, and the worker key goes only to its own endpoint', async () => {
-    server = await startScriptedModelServer({ script: [{ content: 'own' }, { content: 'other' }] });
+    const server = await scripted.start([{ content: 'own' }, { content: 'other' }]);
     const other = await startScriptedModelServer({ script: [{ content: 'other' }] });
     try {
       const resolve = createProviderResolver({ OPENAI_API_KEY: 'sk-worker', OPENAI_BASE_URL: server.url });
-      const own = resolve({ provider: 'openai-responses' });
+      const own = await resolve({ provider: 'openai-responses' });
       expect(own.provider.name).toBe('openai-responses');
       await own.provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: own.model });
-      const elsewhere = resolve({ provider: 'openai-responses', baseUrl: other.url });
+      const elsewhere = await resolve({ provider: 'openai-responses', baseUrl: other.url });
       await elsewhere.provider.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], model: 'm' });
       expect(server.authorizations).toEqual(['Bearer sk-worker']);
       expect(other.authorizations).toEqual(['Bearer unused']);
-      expect(() => createProviderResolver({})({ provider: 'openai-responses' })).toThrow(/OPENAI_API_KEY is not set/);
+      await expect(createProviderResolver({})({ provider: 'openai-responses' })).rejects.toThrow(
+        /OPENAI_API_KEY is not set/,
+      );
     } finally {
       await other.close();
     }

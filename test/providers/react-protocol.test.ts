@@ -1,21 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatMessage, ToolSchema } from '../../src/protocol/model.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import type { ChatMessage } from '../../src/protocol/model.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/adapter.js';
 import { createReactProvider } from '../../src/providers/react/protocol.js';
 import { rejectsTools } from '../../src/providers/react/fallback.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { parseScript } from '../../src/scripted-model/script.js';
+import { readFileTool } from '../support/provider-suite.js';
 
-const readFile: ToolSchema = {
-  type: 'function',
-  function: {
-    name: 'ReadFile',
-    description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  },
-};
+const readFile = readFileTool;
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {
@@ -147,7 +141,7 @@ describe('the automatic switch when an endpoint rejects tools', () => {
         { content: 'a.ts exports a.' },
       ],
     });
-    const { provider, model } = createProviderResolver({})({ provider: 'scripted', baseUrl: server.url });
+    const { provider, model } = await createProviderResolver({})({ provider: 'scripted', baseUrl: server.url });
     const first = await provider.complete({ messages: task, tools: [readFile], model });
     // The refused request (with tools), then the same call in text.
     expect(server.requests).toHaveLength(2);
@@ -169,23 +163,23 @@ describe('the automatic switch when an endpoint rejects tools', () => {
       ],
     });
     const resolve = createProviderResolver({});
-    const { provider, model } = resolve({ provider: 'scripted', baseUrl: server.url });
+    const { provider, model } = await resolve({ provider: 'scripted', baseUrl: server.url });
     await expect(provider.complete({ messages: task, tools: [readFile], model })).rejects.toMatchObject({
       status: 400,
     });
     await provider.complete({ messages: task, tools: [readFile], model });
     expect(server.requests[1]).toHaveProperty('tools');
-    const react = resolve({ provider: 'scripted', baseUrl: server.url, toolProtocol: 'react' }).provider;
+    const react = (await resolve({ provider: 'scripted', baseUrl: server.url, toolProtocol: 'react' })).provider;
     expect(react).not.toBe(provider);
     await react.complete({ messages: task, tools: [readFile], model });
     expect(server.requests[2]).not.toHaveProperty('tools');
   });
 
-  it('refuses an unknown tool protocol with a non-retryable failure', () => {
+  it('refuses an unknown tool protocol with a non-retryable failure', async () => {
     const resolve = createProviderResolver({});
-    expect(() =>
+    await expect(
       resolve({ provider: 'scripted', baseUrl: 'http://127.0.0.1:9/v1', toolProtocol: 'xml' as 'react' }),
-    ).toThrow(/Unknown tool protocol "xml"/);
+    ).rejects.toThrow(/Unknown tool protocol "xml"/);
   });
 
   it.each([

@@ -14,7 +14,7 @@ import { createTranscriptStore } from '../../src/activities/transcript-store.js'
 import { fixArguments, parseArguments } from '../../src/core/arguments/index.js';
 import type { ModelTurn } from '../../src/protocol/model.js';
 import { initialState } from '../../src/core/state.js';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat/openai-chat.js';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat/adapter.js';
 import { renderChunks } from '../../src/scripted-model/script.js';
 import { StreamAssembler } from '../../src/providers/openai-chat/stream-assembler.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';

@@ -4,7 +4,8 @@ import { decidePermission } from '../../src/core/permissions/index.js';
 import { TOOL_NAME_PATTERN } from '../../src/tools/registry.js';
 import { createMcpTool, mcpActivityPolicy, mcpRisk, mcpToolNames } from '../../src/tools/mcp-tool.js';
 import type { McpToolDescriptor } from '../../src/tools/mcp-tool.js';
-import { toAnthropicTool, toChatCompletionsTool } from '../../src/tools/schema-export.js';
+import { toAnthropicTool } from '../../src/providers/anthropic/anthropic-request.js';
+import { toToolSchema } from '../../src/tools/schema-export.js';
 import { recordMcpTools } from '../../src/core/run/mcp-tools.js';
 import { initialState } from '../../src/core/state.js';
 import { createTaskRegistry } from '../../src/tools/task-registry.js';
@@ -72,7 +73,7 @@ describe('MCP contracts in the registry', () => {
   it("exports the server's schema as given (without $schema) and not in strict mode", () => {
     const contract = createMcpTool(descriptor());
     const { $schema: _dropped, ...declared } = schema;
-    expect(toChatCompletionsTool(contract)).toEqual({
+    expect(toToolSchema(contract)).toEqual({
       type: 'function',
       function: { name: 'mcp__fs__tree', description: 'Lists a directory tree.', parameters: declared, strict: false },
     });

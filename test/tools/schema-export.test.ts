@@ -4,14 +4,13 @@ import { defineTool } from '../../src/tools/define-tool.js';
 import type { ToolContract } from '../../src/tools/define-tool.js';
 import { createFunctionTool } from '../../src/tools/function-tool.js';
 import { builtinTools, toolSearch } from '../../src/tools/index.js';
-import {
-  toAnthropicTool,
-  toChatCompletionsTool,
-  toInputJsonSchema,
-  toResponsesTool,
-  toStrictJsonSchema,
-} from '../../src/tools/schema-export.js';
+import { toToolSchema, toInputJsonSchema, toStrictJsonSchema } from '../../src/tools/schema-export.js';
 import type { JsonSchema } from '../../src/tools/schema-export.js';
+import { toAnthropicTool } from '../../src/providers/anthropic/anthropic-request.js';
+import { toResponsesTool as responsesToolOf } from '../../src/providers/openai-responses/adapter.js';
+
+/** The contract in the Responses API's shape, as its adapter renders it. */
+const toResponsesTool = (contract: ToolContract) => responsesToolOf(toToolSchema(contract));
 
 const FUNCTION_SCHEMA_TEXT =
   '{"type":"object","properties":{"input":{"type":"string","description":"raw input string"}},"required":["input"],"additionalProperties":false}';
@@ -90,7 +89,7 @@ function sampleValue(schema: JsonSchema): unknown {
 describe('schema snapshots', () => {
   for (const contract of allTools) {
     it(`${contract.name} in all three formats`, async () => {
-      await expect(`${JSON.stringify(toChatCompletionsTool(contract), null, 2)}\n`).toMatchFileSnapshot(
+      await expect(`${JSON.stringify(toToolSchema(contract), null, 2)}\n`).toMatchFileSnapshot(
         `./__snapshots__/schemas/${contract.name}.chat-completions.json`,
       );
       await expect(`${JSON.stringify(toResponsesTool(contract), null, 2)}\n`).toMatchFileSnapshot(
@@ -108,9 +107,9 @@ describe('schema snapshots', () => {
       description: 'Look up a customer by id or email.',
       risk: 'read_only',
     });
-    await expect(
-      `${JSON.stringify(toChatCompletionsTool(contract as unknown as ToolContract), null, 2)}\n`,
-    ).toMatchFileSnapshot('./__snapshots__/schemas/function-tool.chat-completions.json');
+    await expect(`${JSON.stringify(toToolSchema(contract as unknown as ToolContract), null, 2)}\n`).toMatchFileSnapshot(
+      './__snapshots__/schemas/function-tool.chat-completions.json',
+    );
     await expect(
       `${JSON.stringify(toResponsesTool(contract as unknown as ToolContract), null, 2)}\n`,
     ).toMatchFileSnapshot('./__snapshots__/schemas/function-tool.responses.json');
@@ -124,7 +123,7 @@ describe('function tool schema', () => {
   const contract = createFunctionTool({ name: 'fn', description: 'A function.' }) as unknown as ToolContract;
 
   it('is byte for byte the C.12 schema in every format', () => {
-    expect(JSON.stringify(toChatCompletionsTool(contract).function.parameters)).toBe(FUNCTION_SCHEMA_TEXT);
+    expect(JSON.stringify(toToolSchema(contract).function.parameters)).toBe(FUNCTION_SCHEMA_TEXT);
     expect(JSON.stringify(toResponsesTool(contract).parameters)).toBe(FUNCTION_SCHEMA_TEXT);
     expect(JSON.stringify(toAnthropicTool(contract).input_schema)).toBe(FUNCTION_SCHEMA_TEXT);
   });
@@ -134,7 +133,7 @@ describe('format shapes', () => {
   const readFile = builtinTools.find((contract) => contract.name === 'ReadFile')!;
 
   it('Chat Completions nests the function and sets strict', () => {
-    const tool = toChatCompletionsTool(readFile);
+    const tool = toToolSchema(readFile);
     expect(Object.keys(tool)).toEqual(['type', 'function']);
     expect(Object.keys(tool.function)).toEqual(['name', 'description', 'parameters', 'strict']);
     expect(tool.function).toMatchObject({ name: 'ReadFile', description: readFile.description, strict: true });
@@ -143,7 +142,7 @@ describe('format shapes', () => {
   it('Responses puts the function fields at the top level and shares the strict parameters', () => {
     const tool = toResponsesTool(readFile);
     expect(Object.keys(tool)).toEqual(['type', 'name', 'description', 'parameters', 'strict']);
-    expect(tool.parameters).toEqual(toChatCompletionsTool(readFile).function.parameters);
+    expect(tool.parameters).toEqual(toToolSchema(readFile).function.parameters);
   });
 
   it('Anthropic uses input_schema with the plain schema: defaults, bounds, optional fields not required', () => {
@@ -176,12 +175,12 @@ describe('format shapes', () => {
 describe('strict rewriting of the built-ins', () => {
   for (const contract of allTools) {
     it(`${contract.name} satisfies strict mode`, () => {
-      expectStrictCompatible(toChatCompletionsTool(contract).function.parameters);
+      expectStrictCompatible(toToolSchema(contract).function.parameters);
     });
 
     it(`${contract.name} round-trips: nulls for every optional field, dropped, then validated`, () => {
       const plain = toInputJsonSchema(contract);
-      const strict = toChatCompletionsTool(contract).function.parameters;
+      const strict = toToolSchema(contract).function.parameters;
       const plainRequired = new Set(plain.required as string[]);
       const properties = plain.properties as Record<string, JsonSchema>;
       // What a strict-mode model sends when it only fills in the required fields.
@@ -203,7 +202,7 @@ describe('strict rewriting of the built-ins', () => {
 
   it('makes optional fields nullable and required, with the default in the description', () => {
     const glob = builtinTools.find((contract) => contract.name === 'Glob')!;
-    const properties = toChatCompletionsTool(glob).function.parameters.properties as Record<string, JsonSchema>;
+    const properties = toToolSchema(glob).function.parameters.properties as Record<string, JsonSchema>;
     expect(properties.pattern).toEqual({
       type: 'string',
       description: 'Glob relative to path, e.g. "src/**/*.ts". * and ? never cross "/".',
@@ -222,14 +221,14 @@ describe('strict rewriting of the built-ins', () => {
 
   it('adds null to the enum of an optional enum field', () => {
     const grep = builtinTools.find((contract) => contract.name === 'Grep')!;
-    const properties = toChatCompletionsTool(grep).function.parameters.properties as Record<string, JsonSchema>;
+    const properties = toToolSchema(grep).function.parameters.properties as Record<string, JsonSchema>;
     expect(properties.output_mode?.type).toEqual(['string', 'null']);
     expect(properties.output_mode?.enum).toEqual(['content', 'files_with_matches', 'count', null]);
   });
 
   it('keeps the real items schema of EditFile.edits, strict inside too (C.2)', () => {
     const editFile = builtinTools.find((contract) => contract.name === 'EditFile')!;
-    const edits = (toChatCompletionsTool(editFile).function.parameters.properties as Record<string, JsonSchema>).edits!;
+    const edits = (toToolSchema(editFile).function.parameters.properties as Record<string, JsonSchema>).edits!;
     expect(edits.description).toBe('Multi-edit form: applied all-or-nothing to the original content.');
     const [arrayBranch, nullBranch] = edits.anyOf as JsonSchema[];
     expect(nullBranch).toEqual({ type: 'null' });
@@ -243,7 +242,7 @@ describe('strict rewriting of the built-ins', () => {
 
   it("drops zod's safe-integer bound and $schema in every format", () => {
     const readFile = builtinTools.find((contract) => contract.name === 'ReadFile')!;
-    for (const schema of [toInputJsonSchema(readFile), toChatCompletionsTool(readFile).function.parameters]) {
+    for (const schema of [toInputJsonSchema(readFile), toToolSchema(readFile).function.parameters]) {
       expect(JSON.stringify(schema)).not.toContain(String(Number.MAX_SAFE_INTEGER));
       expect(schema).not.toHaveProperty('$schema');
     }
@@ -267,7 +266,7 @@ describe('toStrictJsonSchema on other shapes', () => {
         })
         .strict(),
     );
-    const properties = toChatCompletionsTool(contract).function.parameters.properties as Record<string, JsonSchema>;
+    const properties = toToolSchema(contract).function.parameters.properties as Record<string, JsonSchema>;
     expect(properties.mode).toEqual({ type: ['string', 'null'], enum: ['fast', null] });
     expect(properties.nested).toEqual({
       description: 'Nested options.',
@@ -286,7 +285,7 @@ describe('toStrictJsonSchema on other shapes', () => {
     expect(properties.when?.format).toBe('date-time');
     // "uri" is not a format strict mode accepts.
     expect(properties.url).not.toHaveProperty('format');
-    expectStrictCompatible(toChatCompletionsTool(contract).function.parameters);
+    expectStrictCompatible(toToolSchema(contract).function.parameters);
   });
 
   it('sorts properties and orders keywords the same whatever the declaration order', () => {
@@ -299,7 +298,7 @@ describe('toStrictJsonSchema on other shapes', () => {
       'Second',
     );
     expect(JSON.stringify(toInputJsonSchema(first))).toBe(JSON.stringify(toInputJsonSchema(second)));
-    expect(JSON.stringify(toChatCompletionsTool(first).function.parameters)).toBe(
+    expect(JSON.stringify(toToolSchema(first).function.parameters)).toBe(
       '{"type":"object","properties":{"a":{"type":"integer","maximum":5},"b":{"type":"string","description":"B."}},"required":["a","b"],"additionalProperties":false}',
     );
   });

@@ -8,9 +8,10 @@ import type {
   Tool,
   ToolChoice as AnthropicToolChoice,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { ChatMessage, ToolChoice, ToolSchema } from '../../protocol/model.js';
+import type { ChatMessage, ToolChoice } from '../../protocol/model.js';
 import type { ToolContract } from '../../tools/define-tool.js';
-import { toAnthropicTool } from '../../tools/schema-export.js';
+import { toInputJsonSchema } from '../../tools/schema-export.js';
+import { finalResultToolSchema } from '../../core/final-result.js';
 
 /** The provider name on the provider items (thinking blocks) this API needs back. */
 export const ANTHROPIC_PROVIDER = 'anthropic';
@@ -42,8 +43,8 @@ const CACHE_MARK = { cache_control: { type: 'ephemeral' } } as const;
 /** The streaming request body of one model call. */
 export function toAnthropicRequest(options: {
   messages: ChatMessage[];
-  tools: ToolSchema[];
-  toolContracts?: readonly ToolContract[] | undefined;
+  tools: readonly ToolContract[];
+  outputSchema?: Record<string, unknown> | undefined;
   toolChoice?: ToolChoice | undefined;
   model: string;
   maxTokens: number;
@@ -56,12 +57,10 @@ export function toAnthropicRequest(options: {
     stream: true,
   };
   if (system.length > 0) body.system = system;
-  // A tool with a contract is exported from it; one without (the structured result's final tool) from its schema.
-  const contracts = new Map((options.toolContracts ?? []).map((contract) => [contract.name, contract]));
-  const tools = options.tools.map((tool) => {
-    const contract = contracts.get(tool.function.name);
-    return contract ? toAnthropicTool(contract) : fromChatTool(tool);
-  });
+  const tools = [
+    ...options.tools.map(toAnthropicTool),
+    ...(options.outputSchema ? [finalResultTool(options.outputSchema)] : []),
+  ];
   if (tools.length > 0) {
     // Prompt caching: the mark on the last tool caches every tool, the one on the last system block the system
     // prompt after them, and the one on the latest message the transcript so far; the next step reads all three
@@ -170,11 +169,20 @@ function isErrorEnvelope(content: string): boolean {
   }
 }
 
-// A caller that has only the Chat Completions schemas (no contracts): the same tool, its parameters as input schema.
-function fromChatTool(tool: ToolSchema): Tool {
+/**
+ * A tool in the Messages API's terms: its plain input schema, since Anthropic needs no strict rewriting (optional
+ * fields stay optional, defaults and bounds stay in the schema).
+ */
+export function toAnthropicTool(contract: ToolContract): Tool {
   return {
-    name: tool.function.name,
-    description: tool.function.description,
-    input_schema: tool.function.parameters as Tool['input_schema'],
+    name: contract.name,
+    description: contract.description,
+    input_schema: toInputJsonSchema(contract) as Tool['input_schema'],
   };
+}
+
+// A structured run's final tool: the run's schema, as given, is its input schema.
+function finalResultTool(outputSchema: Record<string, unknown>): Tool {
+  const { function: tool } = finalResultToolSchema(outputSchema);
+  return { name: tool.name, description: tool.description, input_schema: tool.parameters as Tool['input_schema'] };
 }

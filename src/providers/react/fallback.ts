@@ -2,6 +2,7 @@
 // Ollama ("<model> does not support tools"), vLLM ("auto" tool choice requires --enable-auto-tool-choice …) and
 // llama.cpp ("tools param requires --jinja flag", "Unsupported param: tools") answer a request carrying `tools`.
 import type { ModelProvider } from '../model-provider.js';
+import { offersTools } from '../model-provider.js';
 import { createReactProvider } from './protocol.js';
 
 /** How such servers word it; a message must match one of these, so no other bad request changes the protocol. */
@@ -40,7 +41,7 @@ export function withReactFallback(inner: ModelProvider): ModelProvider {
       try {
         return await inner.complete(request);
       } catch (error) {
-        if (request.tools.length === 0 || request.signal?.aborted || !rejectsTools(error)) throw error;
+        if (!offersTools(request) || request.signal?.aborted || !rejectsTools(error)) throw error;
         withoutFunctionCalling.add(request.model);
         return await react.complete(request);
       }

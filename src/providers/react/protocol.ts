@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ModelTurn, RawToolCall, ToolChoice, Usage } from '../../protocol/model.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { functionTools } from '../model-provider.js';
 import { formatReminder, reactInstructions, toReactMessages } from './format.js';
 import { finalAnswerOf, parseReactAnswer } from './parse.js';
 
@@ -14,9 +15,11 @@ export function createReactProvider(inner: ModelProvider): ModelProvider {
 
 async function completeInText(inner: ModelProvider, request: ProviderRequest): Promise<ModelTurn> {
   const choice = request.toolChoice ?? 'auto';
-  const offersTools = request.tools.length > 0 && choice !== 'none';
-  const messages = toReactMessages(request.messages, offersTools ? reactInstructions(request.tools, choice) : '');
-  const { toolChoice: _choice, ...rest } = request;
+  const tools = functionTools(request);
+  const offersTools = tools.length > 0 && choice !== 'none';
+  const messages = toReactMessages(request.messages, offersTools ? reactInstructions(tools, choice) : '');
+  // The wrapped provider is offered no tool at all, the final one included: they are in the prompt.
+  const { toolChoice: _choice, outputSchema: _outputSchema, ...rest } = request;
   const ask = (prompt: ChatMessage[]): Promise<ModelTurn> => inner.complete({ ...rest, messages: prompt, tools: [] });
 
   const first = await ask(messages);

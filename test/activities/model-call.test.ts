@@ -1,12 +1,17 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCallModel } from '../../src/activities/call-model.js';
-import type { ModelTurn, ToolSchema } from '../../src/protocol/model.js';
-import type { ResolvedModelRequest as ModelRequest } from '../../src/activities/call-model.js';
+import { createModelCallActivity } from '../../src/activities/model-call.js';
+import { createTranscriptStore } from '../../src/activities/transcript-store.js';
+import type { ChatMessage, ModelRequest, ModelTurn, ToolSchema } from '../../src/protocol/model.js';
+import { transcriptOf } from '../../src/protocol/transcript-ref.js';
+import type { TranscriptRef } from '../../src/protocol/transcript-ref.js';
+import type { ProviderResolver } from '../../src/providers/resolve-provider.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import { createMemoryStore } from '../support/memory-store.js';
+import { declaredTool } from '../support/provider-suite.js';
 
 const schemas: Record<string, ToolSchema> = {
   ReadFile: {
@@ -27,6 +32,35 @@ const schemas: Record<string, ToolSchema> = {
   },
 };
 
+// The same tools as contracts, declared with those schemas: what the activity resolves the request's names to.
+const contracts = Object.fromEntries(
+  Object.entries(schemas).map(([name, { function: tool }]) => [
+    name,
+    declaredTool(tool.name, tool.description, tool.parameters),
+  ]),
+);
+
+const transcripts = createTranscriptStore(createMemoryStore());
+
+/** The stored transcript of these messages, as the workflow refers to it. */
+async function stored(messages: ChatMessage[]): Promise<TranscriptRef> {
+  const refs = await Promise.all(
+    messages.map(async (message) => ({ ...(await transcripts.putMessage(message)), role: message.role })),
+  );
+  const pending: Record<string, string> = {};
+  const transcript = transcriptOf(refs, pending);
+  await transcripts.writeAll(pending);
+  return transcript;
+}
+
+function activityOn(resolveProvider: ProviderResolver) {
+  return createModelCallActivity({
+    transcripts,
+    resolveProvider,
+    resolveTools: (names) => names.map((name) => contracts[name]!),
+  });
+}
+
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -40,11 +74,13 @@ async function setup(script: ScriptTurn[], env: NodeJS.ProcessEnv = {}) {
     OPENAI_BASE_URL: server.url,
     ...env,
   });
-  return createCallModel({ resolveProvider, resolveTools: (names) => names.map((name) => schemas[name]!) });
+  return activityOn(resolveProvider);
 }
 
+const listTheFiles = await stored([{ role: 'user', content: 'list the files' }]);
+
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
-  messages: [{ role: 'user', content: 'list the files' }],
+  transcript: listTheFiles,
   toolNames: ['Glob', 'ReadFile'],
   selection: {},
   step: 3,
@@ -61,7 +97,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 }
 
 describe('callModel', () => {
-  it('works outside an activity, resolving tool schemas and the model inside', async () => {
+  it('works outside an activity, resolving the messages, the tools and the model inside', async () => {
     const callModel = await setup(
       [{ tool_calls: [{ id: 'g', name: 'Glob', arguments: { pattern: '*' } }], chunk_size: 2 }],
       { DURABLE_AGENT_MODEL: 'model-from-env' },
@@ -152,10 +188,9 @@ describe('callModel', () => {
     const probe = await startScriptedModelServer({ script: [] });
     const deadUrl = probe.url;
     await probe.close();
-    const callModel = createCallModel({
-      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: deadUrl }),
-      resolveTools: () => [],
-    });
+    const callModel = activityOn(
+      createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: deadUrl }),
+    );
     const failure = await failureOf(callModel(request()));
     expect(failure.type).toBe('ModelInvocationError.Connection');
     expect(failure.nonRetryable).toBe(false);

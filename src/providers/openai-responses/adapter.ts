@@ -3,17 +3,17 @@
 // replayed activity, or a retry on another worker, never depends on what an earlier call left on the server.
 import OpenAI, { APIUserAbortError } from 'openai';
 import type {
+  FunctionTool,
   ResponseCreateParamsStreaming,
   ResponseInputItem,
-  Tool,
   ToolChoiceFunction,
   ToolChoiceOptions,
 } from 'openai/resources/responses/responses';
-import type { ChatMessage, ModelTurn, ToolChoice } from '../../protocol/model.js';
-import { responsesToolOf } from '../../tools/schema-export.js';
+import type { ChatMessage, ModelTurn, ToolChoice, ToolSchema } from '../../protocol/model.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
-import { openAIEndpoint } from '../resolve-provider.js';
-import type { ProviderSetup } from '../resolve-provider.js';
+import { functionTools } from '../model-provider.js';
+import { openAIEndpoint } from '../openai-endpoint.js';
+import type { ProviderFactory } from '../setup.js';
 import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';
 import type { ResponsesStreamEvent } from './responses-assembler.js';
 import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
@@ -40,14 +40,13 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
   };
 }
 
-/** The `openai-responses` provider: key and endpoint exactly as for `openai` (OPENAI_API_KEY, OPENAI_BASE_URL). */
-export function openAIResponsesFactory(setup: ProviderSetup): ModelProvider {
-  return createOpenAIResponsesProvider({
+/** `openai-responses` in the provider table: key and endpoint exactly as for `openai` (OPENAI_API_KEY, OPENAI_BASE_URL). */
+export const createProvider: ProviderFactory = (setup) =>
+  createOpenAIResponsesProvider({
     defaultModel: setup.model,
     maxOutputBytes: maxModelOutputBytesFromEnv(setup.env),
     ...openAIEndpoint(setup),
   });
-}
 
 async function completeStreaming(
   client: OpenAI,
@@ -64,8 +63,9 @@ async function completeStreaming(
     // Without stored state, reasoning comes back only encrypted, to be sent back with the next request.
     include: ['reasoning.encrypted_content'],
   };
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map(responsesToolOf) as Tool[];
+  const tools = functionTools(request);
+  if (tools.length > 0) {
+    body.tools = tools.map(toResponsesTool);
     body.tool_choice = toResponsesToolChoice(request.toolChoice ?? 'auto');
     body.parallel_tool_calls = body.tool_choice !== 'none';
   }
@@ -127,6 +127,15 @@ function assistantItems(message: Extract<ChatMessage, { role: 'assistant' }>): R
     });
   }
   return items;
+}
+
+/**
+ * A function description in the Responses API's flat shape: the same name, description, schema and strictness,
+ * without the nested `function`.
+ */
+export function toResponsesTool(tool: ToolSchema): FunctionTool {
+  const { name, description, parameters, strict } = tool.function;
+  return { type: 'function', name, description, parameters, strict: strict ?? false };
 }
 
 /** The project's tool choice in Responses' terms. */

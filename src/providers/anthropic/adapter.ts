@@ -5,17 +5,11 @@ import { maxTokensFor, toAnthropicRequest } from './anthropic-request.js';
 import { AnthropicStreamAssembler } from './anthropic-stream.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
 import { OutputMeter, capEventSize, maxModelOutputBytesFromEnv } from '../output-cap.js';
-import type { ProviderSetup, WorkerCredentials } from '../resolve-provider.js';
-import { PLACEHOLDER_API_KEY, configurationError, nonEmpty, workerKeyFor } from '../resolve-provider.js';
+import type { ProviderFactory } from '../setup.js';
+import { PLACEHOLDER_API_KEY, configurationError, nonEmpty } from '../setup.js';
 
-/** Where Anthropic's own API is, when the worker names no endpoint. */
-export const ANTHROPIC_API_ORIGIN = 'https://api.anthropic.com';
-
-const ANTHROPIC_CREDENTIALS: WorkerCredentials = {
-  keyVariable: 'ANTHROPIC_API_KEY',
-  baseUrlVariable: 'ANTHROPIC_BASE_URL',
-  apiOrigin: ANTHROPIC_API_ORIGIN,
-};
+/** Where Anthropic's own API is, when neither the options nor the worker name an endpoint. */
+const ANTHROPIC_API_ORIGIN = 'https://api.anthropic.com';
 
 /** Options of `createAnthropicMessagesProvider`. The key comes from the worker's environment, never a workflow input. */
 export interface AnthropicMessagesProviderOptions {
@@ -62,7 +56,7 @@ async function completeStreaming(
   const body = toAnthropicRequest({
     messages: request.messages,
     tools: request.tools,
-    toolContracts: request.toolContracts,
+    outputSchema: request.outputSchema,
     toolChoice: request.toolChoice,
     model,
     maxTokens: maxTokens ?? maxTokensFor(model),
@@ -85,26 +79,22 @@ export function anthropicBaseURL(url: string): string {
 }
 
 /**
- * ANTHROPIC_API_KEY when it may be sent to `baseURL`: Anthropic's API, the worker's ANTHROPIC_BASE_URL, or an origin in
- * DURABLE_AGENT_KEY_ORIGINS. Anything else gets no key, so a run naming another URL cannot collect it.
+ * `anthropic` in the provider table: the run's `--base-url`, else ANTHROPIC_BASE_URL, else Anthropic's API. The key
+ * goes only where the worker may send it (Anthropic's API, its own ANTHROPIC_BASE_URL, DURABLE_AGENT_KEY_ORIGINS), so a
+ * run naming another URL cannot collect it.
  */
-export function anthropicKeyFor(env: NodeJS.ProcessEnv, baseURL: string): string | undefined {
-  return workerKeyFor(env, ANTHROPIC_CREDENTIALS, baseURL);
-}
-
-/** `anthropic` in PROVIDER_FACTORIES: the run's `--base-url`, else ANTHROPIC_BASE_URL, else Anthropic's API. */
-export function anthropicMessagesFactory({ env, baseURL: runBaseURL, model }: ProviderSetup): ModelProvider {
-  const named = runBaseURL ?? nonEmpty(env.ANTHROPIC_BASE_URL);
-  if (!nonEmpty(env.ANTHROPIC_API_KEY) && !named) {
+export const createProvider: ProviderFactory = ({ env, credentials, baseURL: runBaseURL, model, keyFor }) => {
+  const named = runBaseURL ?? nonEmpty(env[credentials.baseUrlVariable]);
+  if (!nonEmpty(env[credentials.keyVariable]) && !named) {
     throw configurationError(
       "ANTHROPIC_API_KEY is not set in the worker's environment (set ANTHROPIC_BASE_URL instead for an endpoint without keys).",
     );
   }
-  const baseURL = named ?? ANTHROPIC_API_ORIGIN;
+  const baseURL = named ?? credentials.apiOrigin;
   return createAnthropicMessagesProvider({
-    apiKey: anthropicKeyFor(env, baseURL) ?? PLACEHOLDER_API_KEY,
+    apiKey: keyFor(baseURL) ?? PLACEHOLDER_API_KEY,
     baseURL,
     defaultModel: model,
     maxOutputBytes: maxModelOutputBytesFromEnv(env),
   });
-}
+};

@@ -1,10 +1,15 @@
 // Node: the scripted server's OpenAI Responses dialect (`POST /v1/responses`), what the `openai-responses` provider
 // speaks. It refuses what the real API refuses for a stateless client (`store: false`, the whole input every time),
 // including a function call sent back without the reasoning item that came before it.
-import { SUMMARISER_PROMPT } from '../core/compaction.js';
-import type { DialectRenderOptions, DialectRequest, ScriptedDialect, StreamEvent } from './dialect.js';
-import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from './script.js';
-import type { ScriptTurn } from './script.js';
+import { SUMMARISER_PROMPT } from '../../core/compaction.js';
+import type {
+  DialectRenderOptions,
+  DialectRequest,
+  ScriptedDialect,
+  StreamEvent,
+} from '../../scripted-model/dialect.js';
+import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from '../../scripted-model/script.js';
+import type { ScriptTurn } from '../../scripted-model/script.js';
 
 /** What a reasoning item's `encrypted_content` starts with: the server can tell its own from anything else. */
 const SEAL = 'scripted-reasoning:';
@@ -18,7 +23,7 @@ interface ReasonedCall {
 }
 
 /** A Responses dialect with its own memory of the reasoning it returned (one per server). */
-export function createResponsesDialect(): ScriptedDialect {
+export function createScriptedDialect(): ScriptedDialect {
   const reasonedCalls = new Map<string, ReasonedCall>();
   const remember = (turn: ScriptTurn, turnNumber: number): void => {
     if (turn.reasoning === undefined) return;

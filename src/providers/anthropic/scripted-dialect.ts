@@ -1,10 +1,15 @@
 // Node: the scripted server's Anthropic Messages dialect (`POST /v1/messages`), what the `anthropic` provider speaks.
 // It refuses, with the API's 400 and error shape, the requests the real API refuses, so a translation mistake fails
 // a test instead of passing against a lenient stand-in.
-import { SUMMARISER_PROMPT } from '../core/compaction.js';
-import type { DialectRequest, DialectRenderOptions, ScriptedDialect, StreamEvent } from './dialect.js';
-import type { ScriptTurn } from './script.js';
-import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from './script.js';
+import { SUMMARISER_PROMPT } from '../../core/compaction.js';
+import type {
+  DialectRequest,
+  DialectRenderOptions,
+  ScriptedDialect,
+  StreamEvent,
+} from '../../scripted-model/dialect.js';
+import type { ScriptTurn } from '../../scripted-model/script.js';
+import { scriptFinishReason, scriptUsage, splitText, wireToolCalls } from '../../scripted-model/script.js';
 
 /** The most `cache_control` breakpoints one request may set. */
 const MAX_CACHE_BREAKPOINTS = 4;
@@ -18,6 +23,9 @@ const STOP_REASONS = {
 
 type Block = Record<string, unknown> & { type?: unknown };
 type Message = { role?: unknown; content?: unknown };
+
+/** The one Messages dialect: it remembers nothing between requests. */
+export const createScriptedDialect = (): ScriptedDialect => anthropicDialect;
 
 export const anthropicDialect: ScriptedDialect = {
   path: '/v1/messages',

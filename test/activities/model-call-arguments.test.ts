@@ -1,6 +1,6 @@
 // The model activity's handling of huge and hostile tool-call arguments before they go into history.
 import { describe, expect, it } from 'vitest';
-import { createModelStep } from '../../src/activities/model-step.js';
+import { createModelCallActivity } from '../../src/activities/model-call.js';
 import { createTranscriptStore } from '../../src/activities/transcript-store.js';
 import { parseRef } from '../../src/protocol/content-key.js';
 import type { ModelTurn } from '../../src/protocol/model.js';
@@ -15,9 +15,9 @@ function stepReturning(argumentsText: string) {
     usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
     model: 'm',
   };
-  return createModelStep({
+  return createModelCallActivity({
     transcripts: createTranscriptStore(createMemoryStore()),
-    callModel: async () => turn,
+    resolveProvider: async () => ({ provider: { name: 'stub', complete: async () => turn }, model: 'm' }),
     resolveTools: () => [],
   });
 }

@@ -1,10 +1,13 @@
 // Node: the scripted server's Chat Completions dialect (`POST /v1/chat/completions`), what the `openai` and `scripted`
 // providers speak.
-import type { ChatMessage } from '../protocol/model.js';
-import { SUMMARISER_PROMPT } from '../core/compaction.js';
-import type { ScriptedDialect } from './dialect.js';
-import { FINAL_ANSWER_LABEL, OBSERVATION_LABEL } from '../providers/react/format.js';
-import { renderChunks, renderCompletion } from './script.js';
+import type { ChatMessage } from '../../protocol/model.js';
+import { SUMMARISER_PROMPT } from '../../core/compaction.js';
+import type { ScriptedDialect } from '../../scripted-model/dialect.js';
+import { FINAL_ANSWER_LABEL, OBSERVATION_LABEL } from '../react/format.js';
+import { renderChunks, renderCompletion } from '../../scripted-model/script.js';
+
+/** The one Chat Completions dialect: it remembers nothing between requests. */
+export const createScriptedDialect = (): ScriptedDialect => chatDialect;
 
 export const chatDialect: ScriptedDialect = {
   path: '/v1/chat/completions',

@@ -9,7 +9,11 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, ModelTurn, ToolChoice } from '../../protocol/model.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
+import { functionTools } from '../model-provider.js';
 import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { openAIEndpoint } from '../openai-endpoint.js';
+import type { ProviderFactory } from '../setup.js';
+import { configurationError, nonEmpty } from '../setup.js';
 import { readChatChunks } from '../sse-reader.js';
 import { StreamAssembler } from './stream-assembler.js';
 
@@ -27,6 +31,24 @@ export interface OpenAIChatProviderOptions {
   /** The cap of one answer's output; DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES (or its default) when omitted. */
   maxOutputBytes?: number;
 }
+
+/**
+ * `openai` and `scripted` in the provider table: Chat Completions on OpenAI or any compatible endpoint; `scripted` is
+ * the same API served by the scripted server, so it needs that server's URL.
+ */
+export const createProvider: ProviderFactory = (setup) => {
+  if (setup.name === 'scripted' && !(setup.baseURL ?? nonEmpty(setup.env[setup.credentials.baseUrlVariable]))) {
+    throw configurationError(
+      'Provider "scripted" needs the base URL of a scripted model server (--base-url or OPENAI_BASE_URL).',
+    );
+  }
+  return createOpenAIChatProvider({
+    name: setup.name,
+    defaultModel: setup.model,
+    maxOutputBytes: maxModelOutputBytesFromEnv(setup.env),
+    ...openAIEndpoint(setup),
+  });
+};
 
 /** A ModelProvider on the Chat Completions API, streaming, with the SDK's own retries off (Temporal retries). */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ModelProvider {
@@ -57,9 +79,11 @@ async function completeStreaming(
     // Some compatible servers reject stream_options; they need a server-side fix, not a client-side hack.
     stream_options: { include_usage: true },
   };
-  if (request.tools.length > 0) {
+  const tools = functionTools(request);
+  if (tools.length > 0) {
     // OpenAI rejects tool_choice and parallel_tool_calls when no tools are sent.
-    body.tools = request.tools as ChatCompletionTool[];
+    // The function descriptions are Chat Completions' own tool shape.
+    body.tools = tools as ChatCompletionTool[];
     body.tool_choice = toChatToolChoice(request.toolChoice ?? 'auto');
     // OpenAI rejects parallel_tool_calls with tool_choice none.
     if (body.tool_choice !== 'none') body.parallel_tool_calls = true;
