@@ -8,7 +8,9 @@
 import path from 'node:path';
 import { classificationOf } from '../core/permissions/aggregate.js';
 import type { BashClassification } from '../core/permissions/types.js';
-import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, finishLine, initialScope } from './bash-classifier/walker.js';
+import { initialScope } from './bash-classifier/scope.js';
+import { finishLine } from './bash-classifier/segment-draft.js';
+import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW } from './bash-classifier/walker.js';
 import { commandHomeDirectory, defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
 import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 
