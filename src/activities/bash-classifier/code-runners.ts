@@ -1,7 +1,7 @@
 // Node: commands that run other code: a shell (`sh -c` is classified recursively, a shell reading a pipe runs
 // whatever arrives) and the build and test runners, auto-allowed `write` by default.
 import { BUILD_TOOLS, CARGO_BUILD, GO_BUILD, JS_MANAGERS, JS_SCRIPT_COMMANDS, REPL, SHELLS } from './command-tables.js';
-import { moduleArgument } from './network.js';
+import { moduleArgument } from './package-managers.js';
 import type { CommandContext, CommandVerdict } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';
 import type { ShellWord } from './words.js';

@@ -20,7 +20,8 @@ import {
 } from './command-tables.js';
 import { copyPaths } from './copy-paths.js';
 import { gitVerdict } from './git.js';
-import { isInteractiveSsh, networkVerdict, packageManagerVerdict } from './network.js';
+import { isInteractiveSsh, networkVerdict } from './network.js';
+import { packageManagerVerdict } from './package-managers.js';
 import { directoryVerdict, readCommandExtras, unsafeReadOption } from './read-commands.js';
 import { findVerdict, grepVerdict, perlInPlace, sedPaths, sedVerdict } from './text-tools.js';
 import type { CommandContext, CommandVerdict, PathUse } from './verdict.js';
