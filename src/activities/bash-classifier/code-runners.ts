@@ -5,7 +5,7 @@ import { moduleArgument } from './package-managers.js';
 import type { CommandContext, CommandVerdict } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';
 import type { ShellWord } from './words.js';
-import { parseArguments } from './words.js';
+import { splitShellArguments } from './words.js';
 
 /** `sh|bash|zsh|dash -c <script>`: the script is classified recursively; a shell reading a pipe runs whatever arrives. */
 export function shellVerdict(
@@ -50,7 +50,7 @@ export function shellVerdict(
 /** Build and test runners (auto-allowed `write` by default). */
 export function buildVerdict(name: string, args: readonly ShellWord[]): CommandVerdict | undefined {
   const build = (reason: string): CommandVerdict => verdict('write', 'build_test', reason);
-  const first = parseArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
+  const first = splitShellArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
   if (BUILD_TOOLS.has(name)) return build(`${name} builds or tests the project`);
   if (JS_MANAGERS.has(name) && first !== undefined && JS_SCRIPT_COMMANDS.has(first))
     return build(`${name} ${first} runs a project script`);

@@ -23,7 +23,7 @@ import {
 import type { CommandVerdict, PathUse } from './verdict.js';
 import { verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
-import { parseArguments } from './words.js';
+import { splitShellArguments } from './words.js';
 
 /** A verdict whose key names the command and every host it reaches, sorted; without hosts there is no key. */
 function hostKeyed(
@@ -79,7 +79,7 @@ const rerouted = (parsed: ParsedArguments, options: ReadonlySet<string>): boolea
 export function networkVerdict(name: string, args: readonly ShellWord[]): CommandVerdict | undefined {
   switch (name) {
     case 'curl': {
-      const parsed = parseArguments(args, { withValue: CURL_WITH_VALUE });
+      const parsed = splitShellArguments(args, { withValue: CURL_WITH_VALUE });
       const urls = [
         ...parsed.options.filter((option) => option.name === '--url').map((option) => option.value),
         ...parsed.positionals,
@@ -90,7 +90,7 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
       return hostKeyed(name, hosts, paths, known ? `curl reaches ${hosts.join(', ')}` : 'curl reaches the network');
     }
     case 'wget': {
-      const parsed = parseArguments(args, { withValue: WGET_WITH_VALUE });
+      const parsed = splitShellArguments(args, { withValue: WGET_WITH_VALUE });
       const hosts = rerouted(parsed, WGET_REROUTES)
         ? [undefined]
         : parsed.positionals.map((word) => urlHost(word.value));
@@ -101,7 +101,7 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
     case 'http':
     case 'https':
     case 'httpie': {
-      const parsed = parseArguments(args, { withValue: HTTPIE_WITH_VALUE });
+      const parsed = splitShellArguments(args, { withValue: HTTPIE_WITH_VALUE });
       const operands = parsed.positionals.filter((word) => !HTTP_METHODS.has(word.value ?? ''));
       const paths = optionPaths(parsed, new Set(['-o', '--output']), new Set());
       for (const item of operands.slice(1)) {
@@ -113,7 +113,7 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
     }
     case 'scp':
     case 'rsync': {
-      const parsed = parseArguments(args, { withValue: name === 'scp' ? SCP_WITH_VALUE : RSYNC_WITH_VALUE });
+      const parsed = splitShellArguments(args, { withValue: name === 'scp' ? SCP_WITH_VALUE : RSYNC_WITH_VALUE });
       if (!parsed.positionals.some((word) => isRemoteOperand(word.value))) return undefined;
       const local = parsed.positionals.filter((word) => !isRemoteOperand(word.value));
       const remote = parsed.positionals.filter((word) => isRemoteOperand(word.value));
@@ -126,7 +126,7 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
       );
     }
     case 'ssh': {
-      const parsed = parseArguments(args, { withValue: SSH_WITH_VALUE, stopAtFirstPositional: true });
+      const parsed = splitShellArguments(args, { withValue: SSH_WITH_VALUE, stopAtFirstPositional: true });
       if (parsed.positionals.length <= 1) return undefined;
       const target = parsed.positionals[0]?.value ?? '';
       const host = rerouted(parsed, SSH_REROUTES) ? undefined : urlHost(target.slice(target.lastIndexOf('@') + 1));
@@ -139,7 +139,7 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
     case 'ncat':
     case 'netcat': {
       // Only `nc host port` names where it goes; listening, proxies and `-e`/`-c` programs do not.
-      const parsed = parseArguments(args, { withValue: ['-p', '-s', '-w', '-i', '-q', '-x', '-X', '-e', '-c'] });
+      const parsed = splitShellArguments(args, { withValue: ['-p', '-s', '-w', '-i', '-q', '-x', '-X', '-e', '-c'] });
       const [host, port] = parsed.positionals.map((word) => word.value);
       const plain = parsed.options.every((option) => ['-v', '-n', '-z', '-w', '-q', '-N'].includes(option.name));
       const address = plain && parsed.positionals.length === 2 ? urlHost(host) : undefined;
@@ -156,5 +156,5 @@ export function networkVerdict(name: string, args: readonly ShellWord[]): Comman
 
 /** `ssh host` with no remote command opens an interactive session. */
 export function isInteractiveSsh(args: readonly ShellWord[]): boolean {
-  return parseArguments(args, { withValue: SSH_WITH_VALUE, stopAtFirstPositional: true }).positionals.length <= 1;
+  return splitShellArguments(args, { withValue: SSH_WITH_VALUE, stopAtFirstPositional: true }).positionals.length <= 1;
 }

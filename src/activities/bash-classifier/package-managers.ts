@@ -3,7 +3,7 @@
 import type { CommandVerdict } from './verdict.js';
 import { verdict } from './verdict.js';
 import type { ShellWord } from './words.js';
-import { parseArguments } from './words.js';
+import { splitShellArguments } from './words.js';
 
 const JS_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const JS_NETWORK = new Set([
@@ -73,7 +73,7 @@ export function packageManagerVerdict(name: string, args: readonly ShellWord[]):
     approvalKey: key,
   });
   if (JS_MANAGERS.has(name)) {
-    const parsed = parseArguments(args, { withValue: JS_WITH_VALUE });
+    const parsed = splitShellArguments(args, { withValue: JS_WITH_VALUE });
     const sub = parsed.positionals[0]?.value;
     if (sub === undefined)
       return name === 'yarn' && parsed.positionals.length === 0 ? install('yarn install') : undefined;
@@ -81,10 +81,11 @@ export function packageManagerVerdict(name: string, args: readonly ShellWord[]):
     return install(`${name} ${name === 'npm' ? (NPM_CANONICAL[sub] ?? sub) : sub}`);
   }
   if (PYTHON_MANAGER.test(name)) {
-    const sub = parseArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
+    const sub = splitShellArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
     if (sub === undefined) return undefined;
     if (name === 'uv' && (sub === 'pip' || sub === 'tool')) {
-      const inner = parseArguments(args.slice(args.findIndex((word) => word.value === sub) + 1)).positionals[0]?.value;
+      const inner = splitShellArguments(args.slice(args.findIndex((word) => word.value === sub) + 1)).positionals[0]
+        ?.value;
       return inner !== undefined && PYTHON_NETWORK.has(inner) ? install(`uv ${sub}`) : undefined;
     }
     return PYTHON_NETWORK.has(sub) ? install(`${name} ${sub}`) : undefined;
@@ -92,14 +93,14 @@ export function packageManagerVerdict(name: string, args: readonly ShellWord[]):
   if (PYTHON_INTERPRETER.test(name)) {
     const module = moduleArgument(args);
     if (module?.name === 'pip') {
-      const sub = parseArguments(module.rest).positionals[0]?.value;
+      const sub = splitShellArguments(module.rest).positionals[0]?.value;
       if (sub !== undefined && PYTHON_NETWORK.has(sub)) return install(`pip ${sub}`);
     }
     return undefined;
   }
   const subcommands = SUBCOMMAND_NETWORK[name];
   if (subcommands) {
-    const sub = parseArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
+    const sub = splitShellArguments(args, { stopAtFirstPositional: true }).positionals[0]?.value;
     if (sub !== undefined && subcommands.has(sub)) return install(`${name} ${sub}`);
   }
   return undefined;

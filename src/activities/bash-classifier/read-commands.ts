@@ -5,7 +5,7 @@ import { jqPaths } from './text-tools.js';
 import type { CommandVerdict, PathUse } from './verdict.js';
 import { DANGEROUS_VARIABLE, overrideReason, verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
-import { hasOption, hasShortLetter, optionMatches, optionName, parseArguments } from './words.js';
+import { hasOption, hasShortLetter, optionMatches, optionName, splitShellArguments } from './words.js';
 
 /**
  * A read-only command used in a way that is not: an option that runs a program (`sort --compress-program=sh`, also
@@ -42,14 +42,14 @@ export function unsafeReadOption(
 function assignedVariables(name: string, args: readonly ShellWord[]): (string | undefined)[] {
   switch (name) {
     case 'read': {
-      const parsed = parseArguments(args, { withValue: ['-a', '-d', '-i', '-n', '-N', '-p', '-t', '-u'] });
+      const parsed = splitShellArguments(args, { withValue: ['-a', '-d', '-i', '-n', '-N', '-p', '-t', '-u'] });
       const arrays = parsed.options
         .filter((option) => optionName(option) === '-a')
         .map((option) => option.value?.value);
       return [...arrays, ...parsed.positionals.map((word) => word.value)];
     }
     case 'printf': {
-      const parsed = parseArguments(args, { withValue: ['-v'], stopAtFirstPositional: true });
+      const parsed = splitShellArguments(args, { withValue: ['-v'], stopAtFirstPositional: true });
       return parsed.options.filter((option) => optionName(option) === '-v').map((option) => option.value?.value);
     }
     case 'getopts':

@@ -27,13 +27,13 @@ import { findVerdict, grepVerdict, perlInPlace, sedPaths, sedVerdict } from './t
 import type { CommandContext, CommandVerdict, PathUse } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
-import { hasOption, hasShortLetter, optionMatches, parseArguments } from './words.js';
+import { hasOption, hasShortLetter, optionMatches, splitShellArguments } from './words.js';
 
 /** The table's reason for interactive programs. */
 const INTERACTIVE_REASON = 'interactive';
 
 function operands(name: string, args: readonly ShellWord[]): ParsedArguments {
-  return parseArguments(args, { withValue: VALUE_OPTIONS[name] ?? [], plusOptions: name === 'chmod' });
+  return splitShellArguments(args, { withValue: VALUE_OPTIONS[name] ?? [], plusOptions: name === 'chmod' });
 }
 
 /** Path uses of a command whose operands are all paths: the operands plus path-valued options. */

@@ -13,10 +13,10 @@ import {
 import type { CommandVerdict, PathUse } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';
 import type { ShellWord } from './words.js';
-import { hasOption, hasShortLetter, isOptionWord, parseArguments } from './words.js';
+import { hasOption, hasShortLetter, isOptionWord, splitShellArguments } from './words.js';
 
 export function sedPaths(args: readonly ShellWord[]): PathUse[] {
-  const parsed = parseArguments(args, { withValue: SED_WITH_VALUE });
+  const parsed = splitShellArguments(args, { withValue: SED_WITH_VALUE });
   const scriptGiven = hasOption(parsed, '-e', '--expression', '-f', '--file');
   const files = scriptGiven ? parsed.positionals : parsed.positionals.slice(1);
   const scriptFiles = parsed.options.filter(
@@ -27,7 +27,7 @@ export function sedPaths(args: readonly ShellWord[]): PathUse[] {
 
 /** `sed -i` in any spelling (`-i`, `-i.bak`, `-ni`, `--in-place`) is destructive; `sed -n Np` is read-only. */
 export function sedVerdict(args: readonly ShellWord[]): CommandVerdict | undefined {
-  const parsed = parseArguments(args, { withValue: SED_WITH_VALUE });
+  const parsed = splitShellArguments(args, { withValue: SED_WITH_VALUE });
   const inPlace = parsed.options.some((option) => option.name === '--in-place' || /^-[^-]*i/.test(option.name));
   const paths = sedPaths(args);
   if (inPlace)
@@ -95,7 +95,7 @@ export function findVerdict(args: readonly ShellWord[]): CommandVerdict {
 
 export function grepVerdict(name: string, args: readonly ShellWord[]): CommandVerdict {
   const rg = name === 'rg';
-  const parsed = parseArguments(args, { withValue: rg ? RG_WITH_VALUE : GREP_WITH_VALUE });
+  const parsed = splitShellArguments(args, { withValue: rg ? RG_WITH_VALUE : GREP_WITH_VALUE });
   const patternGiven =
     hasOption(parsed, '-e', '--regexp', '-f', '--file') || (rg && hasOption(parsed, '--files', '--type-list'));
   const paths = readPaths(patternGiven ? parsed.positionals : parsed.positionals.slice(1));
