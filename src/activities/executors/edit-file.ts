@@ -12,7 +12,7 @@ import {
   resolvePathParam,
 } from '../files/common.js';
 import { diffPreview } from '../files/diff-preview.js';
-import { sha256Hex } from '../files/hash.js';
+import { sha256Hex } from '../../store/object-key.js';
 import { statSnapshot } from '../files/snapshot.js';
 import { similarNames } from '../files/suggestions.js';
 import { decodeUtf8Strict, encodeUtf8 } from '../files/text.js';

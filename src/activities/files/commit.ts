@@ -11,7 +11,7 @@ import { committedResult, contextWithPath, pathFailure } from './common.js';
 import { isLinkInWorkspace, openConfinedForRead, splitParent, withConfinedDirectory } from './confined.js';
 import type { LinkInWorkspaceError } from './confined.js';
 import { fileSystemErrorEnvelope, isMissingError } from './errors.js';
-import { sha256Hex } from './hash.js';
+import { sha256Hex } from '../../store/object-key.js';
 import { removeJournal, sweepJournals, writeJournal } from './journal.js';
 import type { WriteJournalRecord } from './journal.js';
 import { checkReadBeforeWrite } from './lock-gate.js';
