@@ -1,11 +1,11 @@
 // Node: the worker's own file operations under the workspace (spill files, atomic-write temp files, the files the
-// tools read and write), done so that no link the model planted can take them outside it; the commands' HOME is made
-// by the same walk from the file system's root (executors/command-home.ts). A directory is reached
-// one component at a time from the real workspace root, each opened with O_NOFOLLOW; every later operation names its
-// entry through `/proc/self/fd/<fd of the opened directory>/<name>`, which is openat(2) by another spelling: the path
-// above the directory is never resolved again, so swapping a component for a link after the walk changes nothing.
-// Where /proc is missing, each component is opened by path and the opened descriptor's dev/ino compared with the
-// lstat of what was checked (a narrower race remains there; Linux is where the worker runs its sandbox).
+// tools read and write), done so that no link the model planted can take them outside it. A directory is reached one
+// component at a time from the real workspace root (for the commands' HOME, executors/command-home.ts, from the file
+// system's root), each opened with O_NOFOLLOW; every later operation names its entry through
+// `/proc/self/fd/<fd of the opened directory>/<name>`, which is openat(2) by another spelling: the path above the
+// directory is never resolved again, so swapping a component for a link after the walk changes nothing. Where /proc is
+// missing, each component is opened by path and the opened descriptor's dev/ino compared with the lstat of what was
+// checked (a narrower race remains there; Linux is where the worker runs its command sandbox).
 import { constants, existsSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
