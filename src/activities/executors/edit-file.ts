@@ -1,4 +1,5 @@
-// EditFile executor (TOOL-SPEC C.11): exact-match replacements behind the read-before-write lock, committed atomically (C.8).
+// Node: EditFile executor (TOOL-SPEC C.11): exact-match replacements behind the read-before-write lock, committed
+// atomically (C.8).
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { editFile } from '../../tools/edit-file.js';
 import { applyEdits } from '../files/apply-edits.js';

@@ -1,4 +1,4 @@
-// WriteFile executor (TOOL-SPEC C.11): create, or overwrite behind the read-before-write lock, atomically (C.8).
+// Node: WriteFile executor (TOOL-SPEC C.11): create, or overwrite behind the read-before-write lock, atomically (C.8).
 import { writeFile } from '../../tools/write-file.js';
 import { commitWrite, lockedWrite, readForWrite } from '../files/commit.js';
 import { parseInput, pathFailure, protectedRealPathRefusal, resolvePathParam } from '../files/common.js';

@@ -1,6 +1,6 @@
-// The write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write, reading
-// an existing file behind the read-before-write gate, then journaling the intent, committing atomically and reporting
-// the new version for the read-state store.
+// Node: the write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write,
+// reading an existing file behind the read-before-write gate, then journaling the intent, committing atomically and
+// reporting the new version for the read-state store.
 import type { ErrorCode } from '../../protocol/envelope.js';
 import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import type { ExecutorContext } from '../executors/types.js';

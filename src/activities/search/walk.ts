@@ -1,5 +1,5 @@
-// The traversal shared by Glob and Grep (TOOL-SPEC C.11): regular files only, symlinks neither followed nor listed,
-// hidden names and ignored directories skipped unless asked for, bounded by an entry count and a deadline.
+// Node: the traversal shared by Glob and Grep (TOOL-SPEC C.11): regular files only, symlinks neither followed nor
+// listed, hidden names and ignored directories skipped unless asked for, bounded by an entry count and a deadline.
 import { lstat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
