@@ -11,7 +11,15 @@ import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { otherUser, runAs, workerIdentities } from '../support/operator.js';
 import type { Identity } from '../support/operator.js';
-import { absent, bashTurn, call, hostileRun, REDTEAM_TEST_MS, sharedOperator } from '../support/redteam-runs.js';
+import {
+  absent,
+  bashTurn,
+  call,
+  hostileRun,
+  REDTEAM_TEST_MS,
+  sharedOperator,
+  startWaitingRun,
+} from '../support/redteam-runs.js';
 import { waitFor } from '../support/wait.js';
 
 const SECRET = 'redteam-secret-3f9a';
@@ -147,19 +155,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         script: [bashTurn('wipe', 'rm -rf build'), { content: 'done' }],
       });
       try {
-        const started = await operator().cli([
-          'start',
-          '--cwd',
-          workspace,
-          '--json',
-          '--ask',
-          'wait',
-          '--base-url',
-          model.url,
-          'tidy',
-        ]);
-        expect(started.exitCode, started.stderr).toBe(4);
-        const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+        const workflowId = await startWaitingRun(operator(), workspace, model, 'tidy');
         await waitFor(
           async () => {
             const shown = await operator().cli(['status', workflowId, '--json']);

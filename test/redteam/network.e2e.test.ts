@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { workerIdentities } from '../support/operator.js';
-import { bashTurn, printed, REDTEAM_TEST_MS, sharedOperator, toolMessagesOf } from '../support/redteam-runs.js';
+import {
+  bashTurn,
+  printed,
+  REDTEAM_TEST_MS,
+  sharedOperator,
+  toolMessagesOf,
+  startWaitingRun,
+} from '../support/redteam-runs.js';
 import { waitFor } from '../support/wait.js';
 
 /** The machine's first non-loopback IPv4 address: approved hosts must be somewhere the proxy may go. */
@@ -103,19 +110,7 @@ describe.each(workerIdentities())('network approvals, $label worker', (identity)
         ],
       });
       try {
-        const started = await operator().cli([
-          'start',
-          '--cwd',
-          workspace,
-          '--json',
-          '--ask',
-          'wait',
-          '--base-url',
-          model.url,
-          'fetch',
-        ]);
-        expect(started.exitCode, started.stderr).toBe(4);
-        const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+        const workflowId = await startWaitingRun(operator(), workspace, model, 'fetch');
 
         expect(await asksAbout(workflowId, 'c1')).toBe(true);
         const approved = await operator().cli(['approve', workflowId, 'c1', '--remember']);

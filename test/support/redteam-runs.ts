@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptedModelServer, ScriptTurn } from '../../src/scripted-model/server.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { removeOperators, startOperator } from './operator.js';
 import type { CliOutcome, Identity, Operator } from './operator.js';
 
@@ -35,6 +35,28 @@ export function sharedOperator(
     if (!operator) throw new Error('the shared operator has not started');
     return operator;
   };
+}
+
+/** Starts `durable-agent start --ask wait` on `model`; the run stops at its first question (exit code 4). Its id. */
+export async function startWaitingRun(
+  operator: Operator,
+  workspace: string,
+  model: ScriptedModelServer,
+  task: string,
+): Promise<string> {
+  const started = await operator.cli([
+    'start',
+    '--cwd',
+    workspace,
+    '--json',
+    '--ask',
+    'wait',
+    '--base-url',
+    model.url,
+    task,
+  ]);
+  expect(started.exitCode, started.stderr).toBe(4);
+  return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
 }
 
 /** True when nothing is at `file`. */
