@@ -1,5 +1,6 @@
 // Runs of a hostile scripted model through an operator's real CLI, and what the model was sent back: the red-team
-// suite reads the tool results the way the model would, and the machine the way the operator would.
+// suite reads the tool results the way the model would, and the machine the way the operator would. Each red-team
+// file's tests share one operator (sharedOperator) and its clean-up.
 import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
