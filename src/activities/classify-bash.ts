@@ -2,13 +2,15 @@
 // local one) on the run's tool task queue, the workspace host's, or on the workflow's own queue when the run has none.
 // It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system (path
 // arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the workflow
-// sandbox has. `~` and $HOME are the commands' own HOME, outside the workspace under the worker's data directory: their
+// isolate has. `~` and $HOME are the commands' own HOME, outside the workspace under the worker's data directory: their
 // scratch space, where writes neither ask nor count as leaving the workspace. Its result is recorded in history, so a
 // replay sees the same decision and never re-runs it (DESIGN.md).
 import path from 'node:path';
 import { classificationOf } from '../core/permissions/aggregate.js';
 import type { BashClassification } from '../core/permissions/types.js';
-import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW, finishLine, initialScope } from './bash-classifier/walker.js';
+import { initialScope } from './bash-classifier/scope.js';
+import { finishLine } from './bash-classifier/segment-draft.js';
+import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW } from './bash-classifier/walker.js';
 import { commandHomeDirectory, defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
 import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 

@@ -61,31 +61,16 @@ export function createTranscriptStore(store: ContentStore, options: { cacheChars
   }
 
   async function expand<T>(value: T): Promise<T> {
-    if (typeof value === 'string') {
-      const key = parseRef(value);
-      return (key ? await text(key) : value) as T;
-    }
-    if (Array.isArray(value)) return (await Promise.all(value.map((item) => expand(item)))) as T;
-    if (value && typeof value === 'object') {
-      const entries = await Promise.all(
-        Object.entries(value).map(async ([name, item]) => [name, await expand(item)] as const),
-      );
-      return Object.fromEntries(entries) as T;
-    }
-    return value;
+    return mapStrings(value, async (string) => {
+      const key = parseRef(string);
+      return key ? await text(key) : string;
+    });
   }
 
   async function externalize<T>(value: T): Promise<T> {
-    if (typeof value === 'string')
-      return (value.length > INLINE_STRING_BYTES ? refString(await put(value)) : value) as T;
-    if (Array.isArray(value)) return (await Promise.all(value.map((item) => externalize(item)))) as T;
-    if (value && typeof value === 'object') {
-      const entries = await Promise.all(
-        Object.entries(value).map(async ([name, item]) => [name, await externalize(item)] as const),
-      );
-      return Object.fromEntries(entries) as T;
-    }
-    return value;
+    return mapStrings(value, async (string) =>
+      string.length > INLINE_STRING_BYTES ? refString(await put(string)) : string,
+    );
   }
 
   async function message(key: ContentKey): Promise<ChatMessage> {
@@ -157,4 +142,17 @@ export function missingContentFailure(error: unknown): unknown {
     nonRetryable: true,
     details: [{ key: error.key, store: error.store }],
   });
+}
+
+/** `value` with every string in it, at any depth of arrays and objects, replaced by what `replace` makes of it. */
+async function mapStrings<T>(value: T, replace: (string: string) => Promise<string>): Promise<T> {
+  if (typeof value === 'string') return (await replace(value)) as T;
+  if (Array.isArray(value)) return (await Promise.all(value.map((item) => mapStrings(item, replace)))) as T;
+  if (value && typeof value === 'object') {
+    const entries = await Promise.all(
+      Object.entries(value).map(async ([name, item]) => [name, await mapStrings(item, replace)] as const),
+    );
+    return Object.fromEntries(entries) as T;
+  }
+  return value;
 }

@@ -1,4 +1,5 @@
-// Workspace confinement (TOOL-SPEC C.5.1 step 3): every path a tool touches must resolve, symlinks and all, inside W.
+// Node: workspace confinement (TOOL-SPEC C.5.1 step 3): every path a tool touches must resolve, symlinks and all,
+// inside W.
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode } from './files/errors.js';

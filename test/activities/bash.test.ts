@@ -4,15 +4,17 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   BASH_ENV_ADDITIONS,
+  createBashExecutor,
+  commandEnvironment,
+  ENV_PASS_VARIABLE,
+} from '../../src/activities/executors/bash.js';
+import {
   STREAM_CHAR_CAP,
   STREAM_HEAD_CHARS,
   STREAM_TAIL_CHARS,
   capStream,
-  createBashExecutor,
   formatOutputSpill,
-  commandEnvironment,
-  ENV_PASS_VARIABLE,
-} from '../../src/activities/executors/bash.js';
+} from '../../src/activities/executors/bash-output.js';
 import type { RunToolOptions } from '../../src/activities/run-tool.js';
 import { runTool } from '../../src/activities/run-tool.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../src/protocol/tool-activity.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyBash } from '../../src/activities/classify-bash.js';
-import { optionGlobRisk } from '../../src/activities/bash-classifier/walker.js';
+import { optionGlobRisk } from '../../src/activities/bash-classifier/option-globs.js';
 import { commandHomeDirectory, workspaceDataDirectory } from '../../src/activities/worker-data.js';
 import { decidePermission } from '../../src/core/permissions/decide.js';
 import type { BashClassification } from '../../src/core/permissions/types.js';

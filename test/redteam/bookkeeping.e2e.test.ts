@@ -4,11 +4,18 @@
 import { mkdir, mkdtemp, symlink, utimes, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeOperators, startOperator, workerIdentities } from '../support/operator.js';
+import { describe, expect, it } from 'vitest';
+import { workerIdentities } from '../support/operator.js';
 import type { Operator } from '../support/operator.js';
 import { readFile } from 'node:fs/promises';
-import { bashTurn, call, closeRuns, hostileRun, treeFingerprint } from '../support/redteam-runs.js';
+import {
+  bashTurn,
+  call,
+  hostileRun,
+  REDTEAM_TEST_MS,
+  sharedOperator,
+  treeFingerprint,
+} from '../support/redteam-runs.js';
 
 const MiB = 1024 * 1024;
 const MODEL_OUTPUT_CAP_VARIABLE = 'DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES';
@@ -31,35 +38,24 @@ async function peakBytes(pid: number): Promise<number> {
   return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN) * 1024;
 }
 
-// Each test plays whole runs through the CLI; the first also starts the operator's server and worker.
-const REDTEAM_TEST_MS = 150_000;
-
 describe.each(workerIdentities())("the worker's own files and memory, $label worker", (identity) => {
-  let operator: Operator;
-  beforeAll(async () => {
-    operator = await startOperator(identity, { [MODEL_OUTPUT_CAP_VARIABLE]: String(2 * MiB) });
-  });
-  afterAll(async () => {
-    await operator?.close();
-    await closeRuns();
-    await removeOperators();
-  }, REDTEAM_TEST_MS);
+  const operator = sharedOperator(identity, () => ({ [MODEL_OUTPUT_CAP_VARIABLE]: String(2 * MiB) }));
 
   it(
     'follows no link at the journal, the spill directory or HOME: nothing outside is created, changed or deleted',
     async () => {
       const planted = { journal: '', home: '', spill: '' };
       for (const name of Object.keys(planted) as (keyof typeof planted)[]) {
-        planted[name] = await outsideDirectory(operator, name);
+        planted[name] = await outsideDirectory(operator(), name);
       }
-      const laterJournal = await outsideDirectory(operator, 'later-journal');
-      const laterHome = await outsideDirectory(operator, 'later-home');
-      const workspace = await operator.workspace({ 'a.txt': 'one\n' });
+      const laterJournal = await outsideDirectory(operator(), 'later-journal');
+      const laterHome = await outsideDirectory(operator(), 'later-home');
+      const workspace = await operator().workspace({ 'a.txt': 'one\n' });
       await mkdir(path.join(workspace, '.agent'));
       await symlink(planted.journal, path.join(workspace, '.agent', 'journal'));
       await symlink(planted.home, path.join(workspace, '.agent', 'home'));
       await symlink(planted.spill, path.join(workspace, '.agent', 'tool-output'));
-      await operator.own(workspace);
+      await operator().own(workspace);
       const outside = { ...planted, laterJournal, laterHome };
       const fingerprints = async () =>
         Object.fromEntries(
@@ -69,7 +65,7 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
         ) as Record<string, string>;
       const before = await fingerprints();
       const run = await hostileRun(
-        operator,
+        operator(),
         workspace,
         [
           { tool_calls: [call('r0', 'ReadFile', { path: 'a.txt' })] },
@@ -98,13 +94,13 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
   it(
     'four reads of one line of a 480 MiB sparse file grow the worker by less than 64 MiB',
     async () => {
-      const workspace = await operator.workspace({});
+      const workspace = await operator().workspace({});
       // A warm-up run, so the worker's own start-up is not counted.
-      await hostileRun(operator, workspace, [bashTurn('warm', 'true')]);
-      const pid = await operator.workerPid();
+      await hostileRun(operator(), workspace, [bashTurn('warm', 'true')]);
+      const pid = await operator().workerPid();
       const peakBefore = await peakBytes(pid);
       const run = await hostileRun(
-        operator,
+        operator(),
         workspace,
         [
           bashTurn('make', "yes 'first line' | head -c 16384 > big.txt && truncate -s 480M big.txt"),
@@ -149,10 +145,10 @@ describe.each(workerIdentities())("the worker's own files and memory, $label wor
       await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
       const address = endless.address() as { port: number };
       try {
-        const workspace = await operator.workspace({});
-        const pid = await operator.workerPid();
+        const workspace = await operator().workspace({});
+        const pid = await operator().workerPid();
         const peakBefore = await peakBytes(pid);
-        const run = await operator.cli(
+        const run = await operator().cli(
           ['run', '--cwd', workspace, '--json', '--base-url', `http://127.0.0.1:${address.port}/v1`, 'talk forever'],
           { timeoutMs: 45_000 },
         );

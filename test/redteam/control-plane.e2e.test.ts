@@ -2,16 +2,24 @@
 // make the operator's worker act (a run started on its queue does nothing), nobody but the operator's CLI can approve
 // (a signal from another user, a cross-site simple POST to the HTTP API and an Update without proof are refused, and
 // the operator is told), and the codec endpoint serves no stored byte to another user or a foreign Host or Origin.
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
-import { otherUser, removeOperators, runAs, startOperator, workerIdentities } from '../support/operator.js';
-import type { Identity, Operator } from '../support/operator.js';
-import { bashTurn, call, closeRuns, hostileRun } from '../support/redteam-runs.js';
+import { otherUser, runAs, workerIdentities } from '../support/operator.js';
+import type { Identity } from '../support/operator.js';
+import {
+  absent,
+  bashTurn,
+  call,
+  hostileRun,
+  REDTEAM_TEST_MS,
+  sharedOperator,
+  startWaitingRun,
+} from '../support/redteam-runs.js';
 import { waitFor } from '../support/wait.js';
 
 const SECRET = 'redteam-secret-3f9a';
@@ -46,36 +54,20 @@ async function historyPayloads(port: number, workflowId: string): Promise<unknow
   }
 }
 
-async function absent(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => false,
-    () => true,
-  );
-}
-
 const operators = workerIdentities().flatMap((identity) => {
   const attacker = otherUser(identity);
   return attacker ? [{ identity, attacker }] : [];
 });
 
-// Each test plays whole runs through the CLI; the first also starts the operator's server and worker.
-const REDTEAM_TEST_MS = 150_000;
-
 describe.each(operators)('the control plane, $identity.label operator', ({ identity, attacker }) => {
-  let operator: Operator;
+  const operator = sharedOperator(identity);
   let attackerHome: string;
   beforeAll(async () => {
-    operator = await startOperator(identity);
     attackerHome = await mkdtemp(path.join('/tmp', 'durable-agent-attacker-'));
     await runAs({ label: 'root', uid: 0, gid: 0 }, 'chown', ['-R', `${attacker.uid}:${attacker.gid}`, attackerHome]);
     // The first CLI call starts the operator's embedded server and worker.
-    const ready = await operator.cli(['dev-server']);
+    const ready = await operator().cli(['dev-server']);
     expect(ready.exitCode, ready.stderr).toBe(0);
-  });
-  afterAll(async () => {
-    await operator?.close();
-    await closeRuns();
-    await removeOperators();
   });
 
   /** `durable-agent <args>` as the attacker, pointed at the operator's embedded server. */
@@ -85,7 +77,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: attackerHome,
         DURABLE_AGENT_STATE_DIR: path.join(attackerHome, 'state'),
-        TEMPORAL_ADDRESS: `127.0.0.1:${operator.ports.frontend}`,
+        TEMPORAL_ADDRESS: `127.0.0.1:${operator().ports.frontend}`,
       },
       extendEnv: false,
       cwd: attackerHome,
@@ -95,10 +87,15 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
 
   /** The operator's Temporal CLI (the copy each operator has), run as `who`. */
   function temporalAs(who: Identity, args: string[]) {
-    return runAs(who, operator.env.TEMPORAL_CLI_PATH!, [...args, '--address', `127.0.0.1:${operator.ports.frontend}`], {
-      env: { HOME: who === attacker ? attackerHome : operator.home, PATH: '/usr/bin:/bin' },
-      extendEnv: false,
-    });
+    return runAs(
+      who,
+      operator().env.TEMPORAL_CLI_PATH!,
+      [...args, '--address', `127.0.0.1:${operator().ports.frontend}`],
+      {
+        env: { HOME: who === attacker ? attackerHome : operator().home, PATH: '/usr/bin:/bin' },
+        extendEnv: false,
+      },
+    );
   }
 
   it(
@@ -111,7 +108,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         ],
       });
       try {
-        const target = await operator.workspace({ 'readme.txt': 'the operator\n' });
+        const target = await operator().workspace({ 'readme.txt': 'the operator\n' });
         const marker = path.join(attackerHome, 'server-ran');
         const config = path.join(attackerHome, 'mcp.json');
         await writeFile(
@@ -120,7 +117,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         );
         await runAs({ label: 'root', uid: 0, gid: 0 }, 'chown', [`${attacker.uid}:${attacker.gid}`, config]);
         const hostQueue = `durable-agent@${os.hostname()}`;
-        for (const cwd of [target, operator.home]) {
+        for (const cwd of [target, operator().home]) {
           const attempt = await attackerCli([
             'run',
             '--cwd',
@@ -153,27 +150,15 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
   it(
     'only the operator can approve: a signal, an Update and a cross-site POST without proof are refused and shown',
     async () => {
-      const workspace = await operator.workspace({ 'build/keep.txt': 'precious\n' });
+      const workspace = await operator().workspace({ 'build/keep.txt': 'precious\n' });
       const model = await startScriptedModelServer({
         script: [bashTurn('wipe', 'rm -rf build'), { content: 'done' }],
       });
       try {
-        const started = await operator.cli([
-          'start',
-          '--cwd',
-          workspace,
-          '--json',
-          '--ask',
-          'wait',
-          '--base-url',
-          model.url,
-          'tidy',
-        ]);
-        expect(started.exitCode, started.stderr).toBe(4);
-        const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+        const workflowId = await startWaitingRun(operator(), workspace, model, 'tidy');
         await waitFor(
           async () => {
-            const shown = await operator.cli(['status', workflowId, '--json']);
+            const shown = await operator().cli(['status', workflowId, '--json']);
             return shown.stdout.includes('wipe1') ? true : undefined;
           },
           'the pending approval',
@@ -182,7 +167,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         const decision = JSON.stringify({ tool_call_id: 'wipe1', decision: 'approve', decided_by: 'web page' });
 
         // A web page in the operator's browser: a simple request (text/plain, no preflight), foreign Origin and Host.
-        const httpApi = `http://127.0.0.1:${operator.ports.http}/api/v1/namespaces/default/workflows/${workflowId}/signal/toolDecision`;
+        const httpApi = `http://127.0.0.1:${operator().ports.http}/api/v1/namespaces/default/workflows/${workflowId}/signal/toolDecision`;
         await fetch(httpApi, {
           method: 'POST',
           headers: { 'content-type': 'text/plain', origin: 'http://evil.example', host: 'evil.example' },
@@ -212,16 +197,16 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         ]);
         await new Promise((resolve) => setTimeout(resolve, 3_000));
         expect(await readFile(path.join(workspace, 'build', 'keep.txt'), 'utf8')).toBe('precious\n');
-        const shown = await operator.cli(['status', workflowId]);
+        const shown = await operator().cli(['status', workflowId]);
         expect(shown.stdout).toContain('wipe1');
         expect(shown.stdout).toMatch(/refused/i);
 
         // The operator's own CLI still decides.
-        const denied = await operator.cli(['deny', workflowId, 'wipe1', '--reason', 'keep the build']);
+        const denied = await operator().cli(['deny', workflowId, 'wipe1', '--reason', 'keep the build']);
         expect(denied.exitCode, denied.stderr).toBe(0);
         await waitFor(
           async () => {
-            const view = await operator.cli(['status', workflowId, '--json']);
+            const view = await operator().cli(['status', workflowId, '--json']);
             return view.stdout.includes('"completed"') ? true : undefined;
           },
           'the run to complete',
@@ -238,16 +223,16 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
   it(
     'the codec endpoint serves no stored byte to another user, a foreign Host or a foreign Origin',
     async () => {
-      const workspace = await operator.workspace({ 'secrets.txt': `${SECRET}\n` });
-      const run = await hostileRun(operator, workspace, [
+      const workspace = await operator().workspace({ 'secrets.txt': `${SECRET}\n` });
+      const run = await hostileRun(operator(), workspace, [
         { tool_calls: [call('read', 'ReadFile', { path: 'secrets.txt' })] },
       ]);
       expect(run.result?.status, run.cli.stderr).toBe('completed');
       const workflowId = run.result?.workflowId ?? '';
-      const payloads = await historyPayloads(operator.ports.frontend, workflowId);
+      const payloads = await historyPayloads(operator().ports.frontend, workflowId);
       expect(payloads.length).toBeGreaterThan(0);
       const body = JSON.stringify({ payloads });
-      const codec = `http://127.0.0.1:${operator.ports.codec}/decode`;
+      const codec = `http://127.0.0.1:${operator().ports.codec}/decode`;
       const leaks = (text: string): boolean => {
         if (text.includes(SECRET)) return true;
         return [...text.matchAll(/"data":"([^"]*)"/g)].some((match) =>
@@ -264,7 +249,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
             stdin: undefined,
           },
         );
-      const uiOrigin = `http://127.0.0.1:${operator.ports.ui}`;
+      const uiOrigin = `http://127.0.0.1:${operator().ports.ui}`;
       const attempts = [
         await curlAs(attacker, ['content-type: application/json', 'x-namespace: default', `origin: ${uiOrigin}`]),
         await curlAs(attacker, ['content-type: application/json', 'x-namespace: default']),
@@ -274,7 +259,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
           'origin: http://evil.example',
         ]),
         await curlAs(identity, ['content-type: text/plain', 'host: evil.example', 'origin: http://evil.example']),
-        await curlAs(identity, ['content-type: application/json', `host: rebind.example:${operator.ports.codec}`]),
+        await curlAs(identity, ['content-type: application/json', `host: rebind.example:${operator().ports.codec}`]),
       ];
       for (const attempt of attempts) expect(leaks(String(attempt.stdout))).toBe(false);
       // The probe would see a leak: the operator's own client, from the Web UI's origin, is shown the content.

@@ -7,9 +7,15 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptedModelServer } from '../../src/scripted-model/server.js';
-import { removeOperators, startOperator, workerIdentities } from '../support/operator.js';
-import type { Operator } from '../support/operator.js';
-import { bashTurn, printed, toolMessagesOf } from '../support/redteam-runs.js';
+import { workerIdentities } from '../support/operator.js';
+import {
+  bashTurn,
+  printed,
+  REDTEAM_TEST_MS,
+  sharedOperator,
+  toolMessagesOf,
+  startWaitingRun,
+} from '../support/redteam-runs.js';
 import { waitFor } from '../support/wait.js';
 
 /** The machine's first non-loopback IPv4 address: approved hosts must be somewhere the proxy may go. */
@@ -49,15 +55,11 @@ interface StatusView {
   pendingApprovals: { callId: string; key?: string }[];
 }
 
-// Each test plays whole runs through the CLI; the first also starts the operator's server and worker.
-const REDTEAM_TEST_MS = 150_000;
-
 describe.each(workerIdentities())('network approvals, $label worker', (identity) => {
-  let operator: Operator;
+  const operator = sharedOperator(identity);
   let a: Counted;
   let b: Counted;
   beforeAll(async () => {
-    operator = await startOperator(identity);
     const address = hostAddress();
     a = await countingServer(address, 'A');
     b = await countingServer(address, 'B');
@@ -65,12 +67,10 @@ describe.each(workerIdentities())('network approvals, $label worker', (identity)
   afterAll(async () => {
     a?.close();
     b?.close();
-    await operator?.close();
-    await removeOperators();
   });
 
   async function status(workflowId: string): Promise<StatusView> {
-    const shown = await operator.cli(['status', workflowId, '--json']);
+    const shown = await operator().cli(['status', workflowId, '--json']);
     return JSON.parse(shown.stdout) as StatusView;
   }
 
@@ -91,9 +91,9 @@ describe.each(workerIdentities())('network approvals, $label worker', (identity)
   it(
     'a remembered key covers exactly the approved host; approved lines reach only the hosts they name',
     async () => {
-      const frontend = operator.ports.frontend;
+      const frontend = operator().ports.frontend;
       const probe = `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${frontend}), 2); print('REACHED-FRONTEND')"`;
-      const workspace = await operator.workspace({
+      const workspace = await operator().workspace({
         Makefile: `all:\n\t-curl -s --max-time 3 ${b.url}\n\t-${probe.replace(/\$/g, '$$$$')}\n`,
       });
       const model: ScriptedModelServer = await startScriptedModelServer({
@@ -110,36 +110,24 @@ describe.each(workerIdentities())('network approvals, $label worker', (identity)
         ],
       });
       try {
-        const started = await operator.cli([
-          'start',
-          '--cwd',
-          workspace,
-          '--json',
-          '--ask',
-          'wait',
-          '--base-url',
-          model.url,
-          'fetch',
-        ]);
-        expect(started.exitCode, started.stderr).toBe(4);
-        const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+        const workflowId = await startWaitingRun(operator(), workspace, model, 'fetch');
 
         expect(await asksAbout(workflowId, 'c1')).toBe(true);
-        const approved = await operator.cli(['approve', workflowId, 'c1', '--remember']);
+        const approved = await operator().cli(['approve', workflowId, 'c1', '--remember']);
         expect(approved.exitCode, approved.stderr).toBe(0);
         // The same line again: the remembered key covers it.
         await waitFor(async () => (a.hits() >= 2 ? true : undefined), 'both fetches of A', { timeoutMs: 60_000 });
 
         // Another host on the line asks again.
         expect(await asksAbout(workflowId, 'e1')).toBe(true);
-        expect((await operator.cli(['approve', workflowId, 'e1'])).exitCode).toBe(0);
+        expect((await operator().cli(['approve', workflowId, 'e1'])).exitCode).toBe(0);
         await waitFor(async () => (b.hits() >= 1 ? true : undefined), 'the approved fetch of B', { timeoutMs: 60_000 });
 
         // Another network-capable part on the line asks again; approved, it still reaches only the host the line names.
         expect(await asksAbout(workflowId, 'f1')).toBe(true);
-        expect((await operator.cli(['approve', workflowId, 'f1'])).exitCode).toBe(0);
+        expect((await operator().cli(['approve', workflowId, 'f1'])).exitCode).toBe(0);
         expect(await asksAbout(workflowId, 'g1')).toBe(true);
-        expect((await operator.cli(['approve', workflowId, 'g1'])).exitCode).toBe(0);
+        expect((await operator().cli(['approve', workflowId, 'g1'])).exitCode).toBe(0);
 
         const view = await waitFor(
           async () => {

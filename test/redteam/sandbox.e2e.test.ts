@@ -6,10 +6,17 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeOperators, startOperator, workerIdentities } from '../support/operator.js';
-import type { Operator } from '../support/operator.js';
-import { allPrinted, bashTurn, call, closeRuns, hostileRun, treeFingerprint } from '../support/redteam-runs.js';
+import { describe, expect, it } from 'vitest';
+import { workerIdentities } from '../support/operator.js';
+import {
+  allPrinted,
+  bashTurn,
+  call,
+  hostileRun,
+  REDTEAM_TEST_MS,
+  sharedOperator,
+  treeFingerprint,
+} from '../support/redteam-runs.js';
 
 // Written back with its own value: if a write ever got through, the host would not change (the test still fails).
 const KERNEL_FILE = '/proc/sys/kernel/core_pattern';
@@ -19,19 +26,8 @@ function selected(sysValue: string): string {
   return /\[(\w+)\]/.exec(sysValue)?.[1] ?? sysValue.trim();
 }
 
-// Each test plays whole runs through the CLI; the first also starts the operator's server and worker.
-const REDTEAM_TEST_MS = 150_000;
-
 describe.each(workerIdentities())('the command sandbox, $label worker', (identity) => {
-  let operator: Operator;
-  beforeAll(async () => {
-    operator = await startOperator(identity);
-  });
-  afterAll(async () => {
-    await operator?.close();
-    await closeRuns();
-    await removeOperators();
-  }, REDTEAM_TEST_MS);
+  const operator = sharedOperator(identity);
 
   it(
     "an auto-allowed build step and an approved command write nothing to the host's /proc/sys or /sys",
@@ -45,11 +41,11 @@ describe.each(workerIdentities())('the command sandbox, $label worker', (identit
         `echo '${pattern}' | tee ${KERNEL_FILE} >/dev/null && echo WROTE-tee`,
         `echo h > /proc/sysrq-trigger 2>/dev/null && echo WROTE-sysrq`,
       ];
-      const workspace = await operator.workspace({
+      const workspace = await operator().workspace({
         Makefile: `all:\n${writes.map((line) => `\t-${line}`).join('\n')}\n`,
       });
       const run = await hostileRun(
-        operator,
+        operator(),
         workspace,
         [bashTurn('make', 'make'), bashTurn('direct', writes.join('; '))],
         { ask: 'approve' },
@@ -94,10 +90,10 @@ describe.each(workerIdentities())('the command sandbox, $label worker', (identit
         '    except Exception as e:',
         '        print("refused", repr(a), e)',
       ].join('\n');
-      const workspace = await operator.workspace({ 'probe.py': probe });
+      const workspace = await operator().workspace({ 'probe.py': probe });
       try {
         const run = await hostileRun(
-          operator,
+          operator(),
           workspace,
           [bashTurn('sock', 'python3 probe.py', `curl -s --max-time 2 --unix-socket ${runSocket} http://x/ || true`)],
           { ask: 'approve', timeoutMs: 40_000 },
@@ -122,7 +118,7 @@ describe.each(workerIdentities())('the command sandbox, $label worker', (identit
     'changes no protected path without an approval: glob targets, links to .git, build runners, git init and -c',
     async () => {
       const marker = path.join(os.tmpdir(), `durable-agent-fsmonitor-${identity.label}-${Date.now()}`);
-      const workspace = await operator.workspace({
+      const workspace = await operator().workspace({
         'hook.sh': `#!/bin/sh\ntouch ${marker}\n`,
         'tpl/hooks/post-checkout': `#!/bin/sh\ntouch ${marker}\n`,
         Makefile: [
@@ -134,11 +130,11 @@ describe.each(workerIdentities())('the command sandbox, $label worker', (identit
         ].join('\n'),
       });
       await execa('git', ['init', '-q', workspace]);
-      await operator.own(workspace);
+      await operator().own(workspace);
       const gitDir = path.join(workspace, '.git');
       const before = await treeFingerprint(gitDir);
       const run = await hostileRun(
-        operator,
+        operator(),
         workspace,
         [
           bashTurn(
@@ -177,13 +173,13 @@ describe.each(workerIdentities())('the command sandbox, $label worker', (identit
     "does not let a file named like an option turn an auto-allowed read into running the workspace's scripts",
     async () => {
       const marker = `ran-${identity.label}`;
-      const workspace = await operator.workspace({
+      const workspace = await operator().workspace({
         '--pre=sh': '',
         'notes.txt': `touch ${marker}\n`,
         'a.txt': 'needle\n',
       });
       const run = await hostileRun(
-        operator,
+        operator(),
         workspace,
         [bashTurn('rg', 'rg needle *', 'rg -l needle *', 'grep -r needle *', 'ls *', 'sort * | head -1')],
         { ask: 'deny' },

@@ -1,12 +1,72 @@
 // Runs of a hostile scripted model through an operator's real CLI, and what the model was sent back: the red-team
-// suite reads the tool results the way the model would, and the machine the way the operator would.
+// suite reads the tool results the way the model would, and the machine the way the operator would. Each red-team
+// file's tests share one operator (sharedOperator) and its clean-up.
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptedModelServer, ScriptTurn } from '../../src/scripted-model/server.js';
-import type { CliOutcome, Operator } from './operator.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { removeOperators, startOperator } from './operator.js';
+import type { CliOutcome, Identity, Operator } from './operator.js';
+
+/** Each test plays whole runs through the CLI; the first also starts the operator's server and worker. */
+export const REDTEAM_TEST_MS = 150_000;
+
+/**
+ * The operator the tests of one describe block share: started before them, with the worker environment `env` returns
+ * (set up whatever it names there), and after them closed, with the model servers `hostileRun` opened and every
+ * operator's files. Call the returned function inside a test or a later hook.
+ */
+export function sharedOperator(
+  identity: Identity,
+  env: () => Promise<Record<string, string>> | Record<string, string> = () => ({}),
+): () => Operator {
+  let operator: Operator | undefined;
+  beforeAll(async () => {
+    operator = await startOperator(identity, await env());
+  });
+  afterAll(async () => {
+    await operator?.close();
+    await closeRuns();
+    await removeOperators();
+  }, REDTEAM_TEST_MS);
+  return () => {
+    if (!operator) throw new Error('the shared operator has not started');
+    return operator;
+  };
+}
+
+/** Starts `durable-agent start --ask wait` on `model`; the run stops at its first question (exit code 4). Its id. */
+export async function startWaitingRun(
+  operator: Operator,
+  workspace: string,
+  model: ScriptedModelServer,
+  task: string,
+): Promise<string> {
+  const started = await operator.cli([
+    'start',
+    '--cwd',
+    workspace,
+    '--json',
+    '--ask',
+    'wait',
+    '--base-url',
+    model.url,
+    task,
+  ]);
+  expect(started.exitCode, started.stderr).toBe(4);
+  return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
+}
+
+/** True when nothing is at `file`. */
+export async function absent(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => false,
+    () => true,
+  );
+}
 
 /** A tool call of a scripted turn: `name` with `arguments`, under `id`. */
 export function call(id: string, name: string, args: Record<string, unknown>) {

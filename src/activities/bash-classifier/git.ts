@@ -1,9 +1,9 @@
 // Node: the git rows of the C.5.2 level table, in table order (interactive, destructive, network, read-only, write).
-import { remoteHost, urlHost } from './network.js';
+import { remoteHost, urlHost } from './hosts.js';
 import type { CommandContext, CommandVerdict, PathUse } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';
 import type { ParsedArguments, ShellWord } from './words.js';
-import { hasOption, hasShortLetter, optionMatches, parseArguments } from './words.js';
+import { hasOption, hasShortLetter, optionMatches, splitShellArguments } from './words.js';
 
 const GLOBAL_WITH_VALUE = new Set([
   '-C',
@@ -146,7 +146,7 @@ async function gitRow(git: GitCommand, context: CommandContext): Promise<Command
       ? verdict('read_only', 'version_query', 'prints version or help')
       : verdict('unclassified', 'git_other', 'git without a subcommand');
   }
-  const parsed = parseArguments(git.args, { withValue: GIT_LOCAL_WITH_VALUE });
+  const parsed = splitShellArguments(git.args, { withValue: GIT_LOCAL_WITH_VALUE });
   const sub = `git ${subcommand}`;
 
   if (subcommand === 'rebase' && (hasOption(parsed, '-i', '--interactive') || hasShortLetter(parsed, 'i'))) {

@@ -130,7 +130,8 @@ async function resolveInHome(home: string, absolute: string): Promise<ScratchPat
   try {
     resolved = await resolveInWorkspace(home, absolute);
   } catch {
-    // No HOME yet (the sandbox makes it on first use): nothing below it exists, so nothing can lead out of it.
+    // No HOME yet (the Bash executor makes it before its first command): nothing below it exists, so nothing can lead
+    // out of it.
     return { kind: 'scratch', real: absolute, exists: false, directory: false };
   }
   if (!resolved.ok) return undefined;

@@ -239,7 +239,7 @@ export function isOptionWord(word: ShellWord): boolean {
 }
 
 /** Splits arguments into options (with their values) and operands; `--` ends the options. */
-export function parseArguments(args: readonly ShellWord[], grammar: OptionGrammar = {}): ParsedArguments {
+export function splitShellArguments(args: readonly ShellWord[], grammar: OptionGrammar = {}): ParsedArguments {
   const withValue = new Set(grammar.withValue ?? []);
   const options: ParsedOption[] = [];
   const positionals: ShellWord[] = [];

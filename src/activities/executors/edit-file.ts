@@ -1,4 +1,5 @@
-// EditFile executor (TOOL-SPEC C.11): exact-match replacements behind the read-before-write lock, committed atomically (C.8).
+// Node: EditFile executor (TOOL-SPEC C.11): exact-match replacements behind the read-before-write lock, committed
+// atomically (C.8).
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { editFile } from '../../tools/edit-file.js';
 import { applyEdits } from '../files/apply-edits.js';
@@ -12,7 +13,7 @@ import {
   resolvePathParam,
 } from '../files/common.js';
 import { diffPreview } from '../files/diff-preview.js';
-import { sha256Hex } from '../files/hash.js';
+import { sha256Hex } from '../../store/object-key.js';
 import { statSnapshot } from '../files/snapshot.js';
 import { similarNames } from '../files/suggestions.js';
 import { decodeUtf8Strict, encodeUtf8 } from '../files/text.js';

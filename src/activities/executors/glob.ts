@@ -1,4 +1,4 @@
-// Glob executor (TOOL-SPEC C.11): workspace-relative paths of the regular files under `path` matching `pattern`.
+// Node: Glob executor (TOOL-SPEC C.11): workspace-relative paths of the regular files under `path` matching `pattern`.
 import { stat } from 'node:fs/promises';
 import { okEnvelope } from '../../protocol/envelope.js';
 import { glob } from '../../tools/glob.js';

@@ -1,4 +1,4 @@
-// Grep executor (TOOL-SPEC C.11): lines, files or per-file counts matching a regular expression under `path`.
+// Node: Grep executor (TOOL-SPEC C.11): lines, files or per-file counts matching a regular expression under `path`.
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { okEnvelope } from '../../protocol/envelope.js';

@@ -1,5 +1,5 @@
-// ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8). The file is
-// streamed once; only the lines returned are held in memory (files/line-scan.ts).
+// Node: ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8). The
+// file is streamed once; only the lines returned are held in memory (files/line-scan.ts).
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import type { ErrorCode } from '../../protocol/envelope.js';
 import type { ReadState } from '../../protocol/read-state.js';

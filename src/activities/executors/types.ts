@@ -1,3 +1,5 @@
+// Node: what a tool executor is given and returns: the request, the workspace, the worker's data directory, the store,
+// and Temporal's heartbeat and cancellation, gathered by run-tool.ts for each attempt.
 import type { EnvelopeContext } from '../../protocol/envelope.js';
 import type { ContentStore } from '../../store/content-store.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../protocol/tool-activity.js';

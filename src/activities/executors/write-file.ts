@@ -1,10 +1,10 @@
-// WriteFile executor (TOOL-SPEC C.11): create, or overwrite behind the read-before-write lock, atomically (C.8).
+// Node: WriteFile executor (TOOL-SPEC C.11): create, or overwrite behind the read-before-write lock, atomically (C.8).
 import { writeFile } from '../../tools/write-file.js';
 import { commitWrite, lockedWrite, readForWrite } from '../files/commit.js';
 import { parseInput, pathFailure, protectedRealPathRefusal, resolvePathParam } from '../files/common.js';
 import { diffPreview } from '../files/diff-preview.js';
 import { isMissingError } from '../files/errors.js';
-import { sha256Hex } from '../files/hash.js';
+import { sha256Hex } from '../../store/object-key.js';
 import { checkReadBeforeWrite } from '../files/lock-gate.js';
 import { statSnapshot } from '../files/snapshot.js';
 import type { FileSnapshot } from '../files/snapshot.js';

@@ -1,4 +1,5 @@
-// EditFile's matching and replacement (TOOL-SPEC C.11 EditFile steps 4-8), pure so every rule is testable on strings.
+// Node: EditFile's matching and replacement (TOOL-SPEC C.11 EditFile steps 4-8), pure so every rule is testable on
+// strings.
 
 /** One exact-match replacement. */
 export interface EditSpec {

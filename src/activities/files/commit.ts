@@ -1,6 +1,6 @@
-// The write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write, reading
-// an existing file behind the read-before-write gate, then journaling the intent, committing atomically and reporting
-// the new version for the read-state store.
+// Node: the write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write,
+// reading an existing file behind the read-before-write gate, then journaling the intent, committing atomically and
+// reporting the new version for the read-state store.
 import type { ErrorCode } from '../../protocol/envelope.js';
 import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import type { ExecutorContext } from '../executors/types.js';
@@ -11,7 +11,7 @@ import { committedResult, contextWithPath, pathFailure } from './common.js';
 import { isLinkInWorkspace, openConfinedForRead, splitParent, withConfinedDirectory } from './confined.js';
 import type { LinkInWorkspaceError } from './confined.js';
 import { fileSystemErrorEnvelope, isMissingError } from './errors.js';
-import { sha256Hex } from './hash.js';
+import { sha256Hex } from '../../store/object-key.js';
 import { removeJournal, sweepJournals, writeJournal } from './journal.js';
 import type { WriteJournalRecord } from './journal.js';
 import { checkReadBeforeWrite } from './lock-gate.js';

@@ -1,4 +1,4 @@
-// Small pieces the three file executors share: typed input, path resolution as an envelope, read-state entries.
+// Node: small pieces the three file executors share: typed input, path resolution as an envelope, read-state entries.
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import type { EnvelopeContext, ErrorCode } from '../../protocol/envelope.js';
 import { fileWriteRule } from '../../core/permissions/file-rules.js';

@@ -1,10 +1,11 @@
 // Node: the worker's own file operations under the workspace (spill files, atomic-write temp files, the files the
-// tools read and write), done so that no link the model planted can take them outside it. A directory is reached
-// one component at a time from the real workspace root, each opened with O_NOFOLLOW; every later operation names its
-// entry through `/proc/self/fd/<fd of the opened directory>/<name>`, which is openat(2) by another spelling: the path
-// above the directory is never resolved again, so swapping a component for a link after the walk changes nothing.
-// Where /proc is missing, each component is opened by path and the opened descriptor's dev/ino compared with the
-// lstat of what was checked (a narrower race remains there; Linux is where the worker runs its sandbox).
+// tools read and write), done so that no link the model planted can take them outside it. A directory is reached one
+// component at a time from the real workspace root (for the commands' HOME, executors/command-home.ts, from the file
+// system's root), each opened with O_NOFOLLOW; every later operation names its entry through
+// `/proc/self/fd/<fd of the opened directory>/<name>`, which is openat(2) by another spelling: the path above the
+// directory is never resolved again, so swapping a component for a link after the walk changes nothing. Where /proc is
+// missing, each component is opened by path and the opened descriptor's dev/ino compared with the lstat of what was
+// checked (a narrower race remains there; Linux is where the worker runs its command sandbox).
 import { constants, existsSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -57,9 +58,13 @@ export class ConfinedDirectory {
 
   /**
    * Opens `rel` (POSIX, relative, no `..`) below the real root `root`, refusing a link at any component; with
-   * `create`, missing components are made (mode 0o755, as `mkdir -p` would).
+   * `create`, missing components are made (with `mode`, by default 0o777 less the umask, as `mkdir -p` would).
    */
-  static async open(root: string, rel: string, options: { create?: boolean } = {}): Promise<ConfinedDirectory> {
+  static async open(
+    root: string,
+    rel: string,
+    options: { create?: boolean; mode?: number } = {},
+  ): Promise<ConfinedDirectory> {
     const segments = splitRelative(rel);
     let handle = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
     let current = new ConfinedDirectory(handle, '.', root, false);
@@ -75,7 +80,7 @@ export class ConfinedDirectory {
           if (errorCode(error) !== 'ENOENT' || !options.create) throw error;
           try {
             // mkdir never follows a link at its last component: a planted link makes it EEXIST, then ELOOP below.
-            await mkdir(current.entry(segment));
+            await mkdir(current.entry(segment), options.mode);
             created = true;
           } catch (mkdirError) {
             if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
@@ -196,7 +201,7 @@ export class ConfinedDirectory {
 export async function withConfinedDirectory<T>(
   root: string,
   rel: string,
-  options: { create?: boolean },
+  options: { create?: boolean; mode?: number },
   task: (directory: ConfinedDirectory) => Promise<T>,
 ): Promise<T> {
   const directory = await ConfinedDirectory.open(root, rel, options);

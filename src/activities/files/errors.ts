@@ -1,4 +1,4 @@
-// Operating-system errors of the file tools, turned into envelopes the model can act on (TOOL-SPEC C.1).
+// Node: operating-system errors of the file tools, turned into envelopes the model can act on (TOOL-SPEC C.1).
 import { errorEnvelope } from '../../protocol/envelope.js';
 import type { Envelope, EnvelopeContext } from '../../protocol/envelope.js';
 

@@ -1,4 +1,4 @@
-// The write journal behind the durable retry of TOOL-SPEC C.8.
+// Node: the write journal behind the durable retry of TOOL-SPEC C.8.
 //
 // A write activity can crash (or lose its worker, or time out) after its rename landed but before Temporal recorded
 // the result; Temporal then runs the same activity again. That retry would see its own write as a foreign change
@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { sha256Hex } from './hash.js';
+import { sha256Hex } from '../../store/object-key.js';
 
 /** Records older than this are deleted when a later write sweeps the directory. */
 export const JOURNAL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -38,7 +38,8 @@ export interface WriteJournalRecord {
 /** `<journal directory>/<sanitised activity key>.json`. */
 export function journalPath(directory: string, activityKey: string): string {
   let stem = activityKey.replace(/[^A-Za-z0-9_-]/g, '_');
-  if (stem.length > MAX_FILE_STEM) stem = `${stem.slice(0, MAX_FILE_STEM - 17)}-${sha256Hex(activityKey).slice(0, 16)}`;
+  if (stem.length > MAX_FILE_STEM)
+    stem = `${stem.slice(0, MAX_FILE_STEM - 17)}-${sha256Hex(Buffer.from(activityKey, 'utf8')).slice(0, 16)}`;
   return path.join(directory, `${stem}.json`);
 }
 

@@ -1,4 +1,5 @@
-// The read-before-write gate of TOOL-SPEC C.8, steps 1-4. Pure: the caller supplies the store entry and the file's state.
+// Node: the read-before-write gate of TOOL-SPEC C.8, steps 1-4. Pure: the caller supplies the store entry and the
+// file's state.
 import type { ErrorCode } from '../../protocol/envelope.js';
 import type { ReadState } from '../../protocol/read-state.js';
 

@@ -1,4 +1,5 @@
-// A per-path async mutex: serialises the read-check-commit sequence of writes to one file within this worker (C.8).
+// Node: a per-path async mutex: serialises the read-check-commit sequence of writes to one file within this worker
+// (C.8).
 
 const tails = new Map<string, Promise<void>>();
 

@@ -1,4 +1,4 @@
-// Stat snapshots: the identity of one version of a file, compared before a rename and across a read.
+// Node: stat snapshots: the identity of one version of a file, compared before a rename and across a read.
 import type { BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';

@@ -105,22 +105,28 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     refuse(host, port, reason);
     return { status: 403, message: `The sandbox's network proxy refused ${host}:${port}: ${reason}.` };
   };
+  /** A connection to the first reachable address of an admitted `host`:`port` (`shown` in messages), or what to answer. */
+  const reach = async (
+    host: string,
+    port: number,
+    shown: string,
+  ): Promise<net.Socket | { status: number; message: string }> => {
+    const admission = await admit(host, port);
+    if ('status' in admission) return admission;
+    const socket = await connectFirst(admission.addresses, port).catch((error: Error) => error);
+    if (socket instanceof Error) {
+      return { status: 502, message: `The sandbox's network proxy could not connect to ${shown}: ${socket.message}.` };
+    }
+    track(socket);
+    return socket;
+  };
 
   const tunnel = async (request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> => {
     client.on('error', () => client.destroy());
     const target = parseAuthority(request.url ?? '');
     if (!target) return answerRaw(client, 400, `CONNECT needs host:port, not '${request.url ?? ''}'.`);
-    const admission = await admit(target.host, target.port);
-    if ('status' in admission) return answerRaw(client, admission.status, admission.message);
-    const upstream = await connectFirst(admission.addresses, target.port).catch((error: Error) => error);
-    if (upstream instanceof Error) {
-      return answerRaw(
-        client,
-        502,
-        `The sandbox's network proxy could not connect to ${request.url}: ${upstream.message}.`,
-      );
-    }
-    track(upstream);
+    const upstream = await reach(target.host, target.port, request.url ?? '');
+    if (!(upstream instanceof net.Socket)) return answerRaw(client, upstream.status, upstream.message);
     if (client.destroyed) return void upstream.destroy();
     const cut = (): void => {
       client.destroy();
@@ -140,17 +146,8 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
       return answer(response, 400, 'This proxy forwards absolute http:// URLs and CONNECT tunnels (https) only.');
     }
     const port = url.port ? Number(url.port) : 80;
-    const admission = await admit(url.hostname, port);
-    if ('status' in admission) return answer(response, admission.status, admission.message);
-    const upstreamSocket = await connectFirst(admission.addresses, port).catch((error: Error) => error);
-    if (upstreamSocket instanceof Error) {
-      return answer(
-        response,
-        502,
-        `The sandbox's network proxy could not connect to ${url.host}: ${upstreamSocket.message}.`,
-      );
-    }
-    track(upstreamSocket);
+    const upstreamSocket = await reach(url.hostname, port, url.host);
+    if (!(upstreamSocket instanceof net.Socket)) return answer(response, upstreamSocket.status, upstreamSocket.message);
     const upstream = http.request({
       createConnection: () => upstreamSocket,
       method: request.method,

@@ -3,9 +3,11 @@
 // cannot plant `core.fsmonitor` or a hook that the operator's next `git status` would run outside any sandbox. A
 // repository a command creates cannot have been mounted: it is moved out of the workspace into the worker's data
 // directory after the command, and the envelope says where.
-import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { cp, lstat, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_WRITE_PROTECTED, fileWriteRule } from '../../core/permissions/file-rules.js';
+import type { EntryKind } from '../files/directory-entries.js';
+import { listDirectoryEntries } from '../files/directory-entries.js';
 
 /** Directories the walk does not enter: dependency and build trees, large and never the operator's repository. */
 const SKIPPED_DIRECTORIES = new Set([
@@ -112,8 +114,6 @@ function isProtectedPath(rel: string, writeProtected: readonly string[]): boolea
   return fileWriteRule(rel, { writeProtected, writeAutoAllow: ['**'] }).rule === 'protected_path';
 }
 
-type EntryKind = 'directory' | 'file' | 'link';
-
 /**
  * Breadth-first over the workspace without following links; `visit(rel, kind)` answers whether the entry is taken
  * whole (then it is not entered). Stops after PROTECTED_WALK_MAX_ENTRIES entries.
@@ -124,13 +124,11 @@ async function walk(root: string, visit: (rel: string, kind: EntryKind) => boole
   for (let depth = 0; depth < MAX_DEPTH && level.length > 0; depth++) {
     const next: string[] = [];
     for (const directory of level) {
-      const entries = await readdir(path.join(root, ...directory.split('/')), { withFileTypes: true }).catch(() => []);
+      const entries = await listDirectoryEntries(path.join(root, ...directory.split('/')), directory).catch(() => []);
       for (const entry of entries) {
         if (++seen > PROTECTED_WALK_MAX_ENTRIES) return;
-        const rel = directory === '' ? entry.name : `${directory}/${entry.name}`;
-        const kind = entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'directory' : 'file';
-        if (visit(rel, kind)) continue;
-        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) next.push(rel);
+        if (visit(entry.relative, entry.kind)) continue;
+        if (entry.kind === 'directory' && !SKIPPED_DIRECTORIES.has(entry.name)) next.push(entry.relative);
       }
     }
     level = next;

@@ -1,4 +1,4 @@
-// Glob patterns of TOOL-SPEC C.11: relative, POSIX, case-sensitive; `*` and `?` stay within one segment and `**`
+// Node: Glob patterns of TOOL-SPEC C.11: relative, POSIX, case-sensitive; `*` and `?` stay within one segment and `**`
 // spans whole directories. picomatch does the matching; this module adds the checks and the literal prefix.
 import picomatch from 'picomatch';
 

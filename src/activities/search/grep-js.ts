@@ -1,4 +1,4 @@
-// Grep's JavaScript engine (TOOL-SPEC C.11): the reference semantics, used when ripgrep is missing or cannot take
+// Node: Grep's JavaScript engine (TOOL-SPEC C.11): the reference semantics, used when ripgrep is missing or cannot take
 // the pattern, and to re-check files where ripgrep's answer had to be corrected.
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';

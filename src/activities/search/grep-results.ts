@@ -1,4 +1,4 @@
-// What a Grep engine hands back, and the one place that turns it into C.11 results. Both engines feed the same
+// Node: what a Grep engine hands back, and the one place that turns it into C.11 results. Both engines feed the same
 // assembler, so limits, context merging, ordering and line capping cannot differ between them.
 import { cutAtCodeUnits } from '../files/text.js';
 import { compareCodeUnits } from './walk.js';

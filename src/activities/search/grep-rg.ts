@@ -1,12 +1,12 @@
-// Grep's ripgrep engine (TOOL-SPEC C.11). ripgrep scans the candidate files, passed explicitly so hidden, ignore
+// Node: Grep's ripgrep engine (TOOL-SPEC C.11). ripgrep scans the candidate files, passed explicitly so hidden, ignore
 // and binary decisions stay ours, and reads their raw bytes. Every line it reports as a match is re-tested with the
 // JavaScript regex on the text the JavaScript engine would see, so a line ripgrep wrongly reports is dropped (if it
 // stopped at --max-count after one, that file is searched again with JavaScript). A line ripgrep fails to report is
-// lost, so the translation (grep-regex.ts) errs on the side of reporting: it reports every line holding invalid
-// UTF-8 when the pattern could match the U+FFFD JavaScript sees there, and under --ignore-case every line holding ſ
-// or K (Kelvin) when the pattern has a word boundary. What remains is Unicode data: \p{…} properties and case folding
-// come from ripgrep's tables and V8's, so where their Unicode versions differ (characters the older one lacks, a
-// property value changed since) ripgrep can miss a line; ripgrep's own character classes are never used otherwise.
+// lost, so the translation (grep-regex.ts) errs on the side of reporting: it reports every line holding invalid UTF-8
+// when the pattern could match the U+FFFD JavaScript sees there, and under --ignore-case every line holding ſ or K
+// (Kelvin) when the pattern has a word boundary. What remains is Unicode data: \p{…} properties and case folding come
+// from ripgrep's tables and V8's, so where their Unicode versions differ (characters the older one lacks, a property
+// value changed since) ripgrep can miss a line; ripgrep's own character classes are never used otherwise.
 import { execa } from 'execa';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';

@@ -1,5 +1,5 @@
-// Choosing Grep's engine (TOOL-SPEC C.11): ripgrep when it is installed and can express the pattern, otherwise the
-// JavaScript engine, with the reason recorded. Also narrows the candidate set to text files.
+// Node: choosing Grep's engine (TOOL-SPEC C.11): ripgrep when it is installed and can express the pattern, otherwise
+// the JavaScript engine, with the reason recorded. Also narrows the candidate set to text files.
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { looksBinary, readHead } from '../files/binary.js';

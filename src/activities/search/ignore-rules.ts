@@ -1,4 +1,4 @@
-// Which entries the search tools skip by default (TOOL-SPEC C.11 Glob traversal): hidden names, build and vendor
+// Node: which entries the search tools skip by default (TOOL-SPEC C.11 Glob traversal): hidden names, build and vendor
 // directories, and whatever the workspace's root .gitignore lists.
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,5 +1,5 @@
-// The start that Glob and Grep share: limits with their C.11 defaults, the call's deadline, the typed input and the
-// `path` parameter resolved inside W, with an error helper whose envelopes name that path.
+// Node: the start that Glob and Grep share: limits with their C.11 defaults, the call's deadline, the typed input and
+// the `path` parameter resolved inside W, with an error helper whose envelopes name that path.
 import { performance } from 'node:perf_hooks';
 import { errorEnvelope } from '../../protocol/envelope.js';
 import type { EnvelopeContext, ErrorCode } from '../../protocol/envelope.js';

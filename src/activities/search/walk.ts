@@ -1,10 +1,11 @@
-// The traversal shared by Glob and Grep (TOOL-SPEC C.11): regular files only, symlinks neither followed nor listed,
-// hidden names and ignored directories skipped unless asked for, bounded by an entry count and a deadline.
-import { lstat, readdir } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+// Node: the traversal shared by Glob and Grep (TOOL-SPEC C.11): regular files only, symlinks neither followed nor
+// listed, hidden names and ignored directories skipped unless asked for, bounded by an entry count and a deadline.
+import { lstat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import type { Ignore } from 'ignore';
+import type { DirectoryEntry } from '../files/directory-entries.js';
+import { listDirectoryEntries } from '../files/directory-entries.js';
 import { errorCode } from '../files/errors.js';
 import { IGNORED_DIRECTORY_NAMES, isGitignored, isHiddenName } from './ignore-rules.js';
 
@@ -95,9 +96,9 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
       break;
     }
     const directory = stack.pop()!;
-    let listing: Dirent[];
+    let listing: DirectoryEntry[];
     try {
-      listing = await readdir(directory.absolute, { withFileTypes: true });
+      listing = await listDirectoryEntries(directory.absolute, directory.relative);
     } catch (error) {
       // The start directory's errors are the caller's to report; a subdirectory that vanished or cannot be read
       // is simply not searched.
@@ -113,13 +114,13 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
         break walk;
       }
       entries++;
-      const relative = directory.relative === '' ? entry.name : `${directory.relative}/${entry.name}`;
-      // Dirent types come from lstat semantics: a symlink is neither a file nor a directory here.
-      if (entry.isDirectory()) {
+      const relative = entry.relative;
+      // A symlink is neither a file nor a directory here: it is neither followed nor listed.
+      if (entry.kind === 'directory') {
         if (!skipDirectory(entry.name, relative)) {
           subdirectories.push({ absolute: path.join(directory.absolute, entry.name), relative });
         }
-      } else if (entry.isFile()) {
+      } else if (entry.kind === 'file') {
         if (skipFile(entry.name, relative)) continue;
         filesVisited++;
         if (options.accept === undefined || options.accept(relative)) files.push(workspaceRelative(relative));
