@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentResult } from '../core/state.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
-import type { ApprovalDecision, PendingApproval } from '../protocol/run-messages.js';
+import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
 import { approveToolCall, stateQuery } from '../protocol/run-messages.js';
 import { createInterface } from 'node:readline/promises';
 import { visibleLines, visibleText } from '../core/terminal-text.js';

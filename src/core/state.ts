@@ -1,6 +1,6 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
-import type { RunAuthorization } from './authorization/proofs.js';
+import type { RunAuthorization } from '../protocol/run-authorization.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';
 import type { ChatMessage, ModelSelection, ToolChoice, Usage } from '../protocol/model.js';
 import type { PriceTable } from './price-table.js';

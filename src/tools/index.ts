@@ -26,7 +26,7 @@ export {
   MAX_TOOL_SEARCH_RESULTS,
 } from './tool-search.js';
 export type { DeferredToolMatch, ToolSearchContext, ToolSearchOutcome } from './tool-search.js';
-export { createToolRegistry, canonicalJson, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
+export { createToolRegistry, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
 export type { ToolRegistry, SchemaContext, ResolvedName } from './registry.js';
 export {
   createFunctionTool,

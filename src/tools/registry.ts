@@ -2,6 +2,7 @@
 // Pure data and functions: the workflow owns one per task and passes breaker and discovery state in as data.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { canonicalJson } from '../protocol/canonical-json.js';
 import type { Repair } from '../protocol/envelope.js';
 import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
@@ -200,17 +201,4 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
 /** Orders contracts by name in code-unit order, which is the same on every machine. */
 function byName(left: ToolContract, right: ToolContract): number {
   return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
-}
-
-/** JSON with object keys sorted at every level, so equal schemas always hash alike. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

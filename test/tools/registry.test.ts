@@ -5,7 +5,8 @@ import { defineTool } from '../../src/tools/define-tool.js';
 import type { ToolContract } from '../../src/tools/define-tool.js';
 import { FUNCTION_TOOL_PARAMETERS } from '../../src/tools/function-tool.js';
 import { builtinTools, toolSearch } from '../../src/tools/index.js';
-import { canonicalJson, createToolRegistry } from '../../src/tools/registry.js';
+import { createToolRegistry } from '../../src/tools/registry.js';
+import { canonicalJson } from '../../src/protocol/canonical-json.js';
 
 /** A minimal contract for registry tests. */
 function fakeTool(name: string, extra: Partial<ToolContract> = {}): ToolContract {

@@ -1,7 +1,7 @@
 // Node: the local activity a signed run asks before it applies an approval or a rejection (the workflow holds no key).
-import type { ApprovalDecision } from '../../core/approvals.js';
-import type { DecisionSubject } from '../../core/authorization/proofs.js';
-import { decisionMessage } from '../../core/authorization/proofs.js';
+import type { ApprovalDecision } from '../../protocol/approval.js';
+import type { DecisionSubject } from '../../protocol/approval.js';
+import { decisionMessage } from '../../protocol/run-authorization.js';
 import { macMatches } from './signing.js';
 
 /** What the workflow asks: the decision as received, and the pending call it names. */

@@ -8,7 +8,7 @@ import type { ContentStore } from '../../store/content-store.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import { createMcpTool } from '../../tools/mcp-tool.js';
 import type { McpToolDescriptor } from '../../tools/mcp-tool.js';
-import { canonicalJson } from '../../tools/registry.js';
+import { canonicalJson } from '../../protocol/canonical-json.js';
 
 /**
  * Where a catalog's server is configured: on the worker (its settings stay there: they may hold literal secrets) or by

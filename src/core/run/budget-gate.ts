@@ -1,7 +1,7 @@
 // Sandbox-safe: the budget gate before a step. Would the next model call push the task over its budget? Then an
 // operator is asked (an approval extends the budget by its original amount) or the run stops, before the money is spent.
 import { ACTIVITY } from '../../protocol/activity-names.js';
-import type { PendingApproval } from '../approvals.js';
+import type { PendingApproval } from '../../protocol/approval.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
 import { estimateNextCall, formatUsd, wouldExceedBudget } from '../pricing.js';
 import type { AgentInput, AgentState } from '../state.js';
