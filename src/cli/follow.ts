@@ -4,7 +4,7 @@ import type { OperatorSigner } from './operator-signing.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentResult } from '../core/state.js';
+import type { AgentResult } from '../protocol/run-report.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
 import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';

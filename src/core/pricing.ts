@@ -2,6 +2,7 @@
 // Model-call cost, the usage/cost ledger, the next-call estimate and the USD/token budget check.
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ModelPrice, PriceTable } from './price-table.js';
+import type { CostLedger } from '../protocol/run-report.js';
 
 /**
  * Token counts of one model call. `cachedTokens` is the part of `promptTokens` read from the prompt cache,
@@ -25,20 +26,6 @@ export interface PriceMatch {
 export interface CallCost {
   usd: number;
   priced: boolean;
-}
-
-/** Usage and cost summed over every model call of a task. Plain JSON: carried across continue-as-new. */
-export interface CostLedger {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  totalTokens: number;
-  modelCalls: number;
-  costUsd: number;
-  /** Prompt tokens of the most recent call: the base of the next estimate. */
-  lastPromptTokens: number;
-  /** Models that had no price; their calls were counted at 0 USD. */
-  unpricedModels: string[];
 }
 
 /** What the next model call is expected to cost. */

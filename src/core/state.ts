@@ -4,9 +4,10 @@ import type { RunAuthorization } from '../protocol/run-authorization.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';
 import type { ChatMessage, ModelSelection, ToolChoice, Usage } from '../protocol/model.js';
 import type { PriceTable } from './price-table.js';
-import type { BudgetLimits, CostLedger } from './pricing.js';
+import type { BudgetLimits } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
 import type { ReadStateStore } from '../protocol/read-state.js';
+import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../protocol/run-report.js';
 import type { FunctionToolSpec } from '../tools/function-tool.js';
 import type { McpToolDescriptor } from '../tools/mcp-tool.js';
 import type { ContentKey } from '../protocol/content-key.js';
@@ -15,14 +16,6 @@ import type { ProfileName } from './tool-selection/profiles.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';
-
-/**
- * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `continued` ends a run that handed its task on
- * to the next run of the chain (continue-as-new). `terminated` and `timed_out` are endings the workflow cannot see:
- * the CLI reads them from the server's execution status.
- */
-export type RunStatus =
-  'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued';
 
 /** Tool exposure mode (C.4). */
 export type AgentMode = 'default' | 'read_only';
@@ -106,27 +99,6 @@ export interface AgentInput {
   authorization?: RunAuthorization;
 }
 
-/** One line of progress for followers (`run`, `watch`). */
-export interface ProgressEntry {
-  seq: number;
-  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued';
-  step: number;
-  text: string;
-  tool?: string;
-  status?: string;
-  ms?: number;
-  /** The error message of a failed tool call. */
-  detail?: string;
-}
-
-/** Usage and cost summed over every model call of the task. */
-export interface UsageLedger extends CostLedger {
-  /** Model-call attempts that failed and were retried by Temporal (their tokens, if any, are not reported). */
-  retriedCalls: number;
-  /** Tokens of the tool lists sent (already part of promptTokens). */
-  schemaTokens: number;
-}
-
 /** Everything a task accumulates. */
 export interface AgentState {
   taskId: string;
@@ -202,20 +174,6 @@ export const MAX_TRACE_EVENTS = 1000;
 export function addEvent(state: AgentState, type: string, at: number, data: Record<string, unknown>): void {
   state.events.push({ type, step: state.step, at, data });
   if (state.events.length > MAX_TRACE_EVENTS) state.events.splice(0, state.events.length - MAX_TRACE_EVENTS);
-}
-
-/** The workflow result, and the CLI's `--json` object minus the ids. */
-export interface AgentResult {
-  status: RunStatus;
-  answer: string | null;
-  /** A structured run's result (the JSON value that matched `outputSchema`). */
-  result?: unknown;
-  steps: number;
-  toolCalls: number;
-  usage: UsageLedger;
-  error?: string;
-  /** The run's tool profile, when it has one. */
-  profile?: string;
 }
 
 /** Keeps follower progress bounded in workflow memory. */

@@ -2,7 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TranscriptRef } from './transcript-ref.js';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval.js';
-import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../core/state.js';
+import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from './run-report.js';
 
 /** Breaker state of one tool, as shown to operators. */
 export interface BreakerView {

@@ -34,7 +34,8 @@ import {
 } from '../core/run/steps.js';
 import { recordMcpTools } from '../core/run/mcp-tools.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
-import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
+import type { AgentInput, AgentState } from '../core/state.js';
+import type { AgentResult } from '../protocol/run-report.js';
 import { initialState, toResult } from '../core/state.js';
 import { systemPrompt } from '../core/transcript.js';
 import { takeWrites } from '../protocol/transcript-ref.js';

@@ -3,7 +3,8 @@
 import type { PendingApproval } from '../../protocol/approval.js';
 import { approvalSummary } from '../approvals.js';
 import { formatUsd } from '../pricing.js';
-import type { AgentInput, AgentState, RunStatus } from '../state.js';
+import type { AgentInput, AgentState } from '../state.js';
+import type { RunStatus } from '../../protocol/run-report.js';
 
 /** The values behind the AgentStatus, AgentStep, AgentPendingApprovals, AgentCostUsd and AgentModel attributes. */
 export interface PublishedValues {
