@@ -10,7 +10,7 @@ import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { commandNetworkSettings } from './activities/sandbox/command-network.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
-import type { McpServers } from './core/mcp-servers.js';
+import type { McpServers } from './protocol/mcp.js';
 import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-file.js';
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';

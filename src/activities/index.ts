@@ -1,7 +1,7 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
 import { ACTIVITY } from '../protocol/activity-names.js';
 import { createCallModel } from './call-model.js';
-import type { ClassifyBashInput } from './classify-bash.js';
+import type { ClassifyBashInput } from '../protocol/bash-classification.js';
 import { classifyBash } from './classify-bash.js';
 import type { ToolSchema } from '../protocol/model.js';
 import type { PendingWrites } from '../protocol/transcript-ref.js';
@@ -21,10 +21,11 @@ import { createMcpCatalogs } from './mcp/catalog.js';
 import { createMcpConnectionPool } from './mcp/connections.js';
 import type { McpConnectionPool } from './mcp/connections.js';
 import { createListMcpTools } from './mcp/list-tools.js';
-import type { McpRunServerPolicy, McpServers } from '../core/mcp-servers.js';
+import type { McpRunServerPolicy } from '../core/mcp-servers.js';
+import type { McpServers } from '../protocol/mcp.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
-import type { FunctionToolSpec } from '../tools/function-tool.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { builtinTools } from '../tools/index.js';
 import { createTaskRegistry } from '../tools/task-registry.js';

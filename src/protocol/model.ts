@@ -5,7 +5,6 @@
 // adapter (src/providers/) translates it to its API and its API's answer back into a ModelTurn.
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import type { ContentKey } from './content-key.js';
-import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js';
 
 /** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
 export interface ToolCallMessagePart {
@@ -164,4 +163,18 @@ export interface ModelRequest {
   messages?: ChatMessage[];
   /** …and a request to return the ones it does not hold yet (ModelTurn.transcriptTail). */
   echoTranscript?: boolean;
+}
+
+/** One step's selection as the trace and the model request record it: the shown tools by reason. */
+export interface ToolSelectionRecord {
+  /** How many tools the step could have shown. */
+  candidates: number;
+  limit: number;
+  pinned: string[];
+  discovered: string[];
+  recent: string[];
+  /** Best first. */
+  ranked: string[];
+  /** In the order they were taken: the preferred tools, then by name. */
+  filled: string[];
 }

@@ -2,6 +2,8 @@
 // A contract's zod schema is the single source of the JSON Schema the model sees and the validation the worker runs.
 import type { z } from 'zod';
 import type { ToolRegistry } from './registry.js';
+import type { RiskLevel } from '../protocol/risk-level.js';
+import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
 /** What a tool does to the world (TOOL-SPEC C.2). */
 export type ToolCategory = 'read' | 'write' | 'command';
@@ -13,18 +15,8 @@ export type ToolCategory = 'read' | 'write' | 'command';
  */
 export type ConfirmationRule = 'none' | 'path' | 'command' | 'declared';
 
-/** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */
-export type RiskLevel = 'read_only' | 'write' | 'unclassified' | 'network_write' | 'destructive' | 'forbidden';
-
 /** Where a tool comes from: a built-in contract, a registered function (C.12) or an MCP server. */
 export type ToolOrigin = 'builtin' | 'function' | 'mcp';
-
-/** Temporal activity settings for one tool (C.14). */
-export interface ToolActivityPolicy {
-  startToCloseTimeoutMs: number;
-  maximumAttempts: number;
-  heartbeatTimeoutMs?: number;
-}
 
 /** One parameter alias of C.7: `from` is renamed to `to` when `to` is absent. */
 export interface ParameterAlias {

@@ -34,7 +34,8 @@ export {
   functionActivityPolicy,
   FUNCTION_TOOL_PARAMETERS,
 } from './function-tool.js';
-export type { FunctionRisk, FunctionToolSpec, FunctionToolInput } from './function-tool.js';
+export type { FunctionToolInput } from './function-tool.js';
+export type { FunctionRisk, FunctionToolSpec } from '../protocol/function-tool-spec.js';
 export {
   toChatCompletionsTool,
   toResponsesTool,
@@ -53,4 +54,4 @@ export {
   mcpBreakerKey,
   DEFAULT_MCP_CALL_TIMEOUT_MS,
 } from './mcp-tool.js';
-export type { McpToolDescriptor, McpToolAnnotations } from './mcp-tool.js';
+export type { McpToolDescriptor, McpToolAnnotations } from '../protocol/mcp.js';

@@ -8,7 +8,7 @@ import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
 import { breakerKeysOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
-import type { FunctionToolSpec } from './function-tool.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import {
   isStrictContract,
   toChatCompletionsTool,

@@ -4,9 +4,9 @@ import type { Activities, ToolActivity } from '../activities/index.js';
 import type { AuthorizationActivities } from '../activities/authorization/verify-decision.js';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../protocol/model.js';
-import type { McpListing } from '../core/run/mcp-tools.js';
+import type { McpListing } from '../protocol/mcp.js';
 import type { AgentInput } from '../core/state.js';
-import type { ToolActivityPolicy } from '../tools/define-tool.js';
+import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {

@@ -7,7 +7,7 @@ import { contentKey } from '../../src/protocol/content-key.js';
 import type { Envelope } from '../../src/protocol/envelope.js';
 import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../src/protocol/envelope.js';
 import type { ChatMessage, ModelTurn } from '../../src/protocol/model.js';
-import type { BashClassification } from '../../src/core/permissions/index.js';
+import type { BashClassification } from '../../src/protocol/bash-classification.js';
 import { classificationOf } from '../../src/core/permissions/index.js';
 import { outcomeOf } from '../../src/protocol/tool-outcome.js';
 import { parseNode, serializeMessage, tokensOf } from '../../src/protocol/transcript-ref.js';

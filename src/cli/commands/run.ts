@@ -18,7 +18,7 @@ import { connect, runUrl } from '../connect.js';
 import type { Connected } from '../connect.js';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { envPassRefusal } from '../../core/env-pass.js';
-import type { McpServers } from '../../core/mcp-servers.js';
+import type { McpServers } from '../../protocol/mcp.js';
 import { McpConfigError, expandMcpServer, referencedVariables } from '../../core/mcp-servers.js';
 import { readMcpConfigFile } from '../../activities/mcp/config-file.js';
 import { EXIT, UsageError } from '../exit-codes.js';

@@ -1,10 +1,12 @@
 // Sandbox-safe: the permission decision of C.5.1 for one ready call, computed in workflow state.
 // Shell commands arrive already classified (C.5.2, by an activity where the workspace is); task approvals are applied here.
-import type { RiskLevel, ToolContract } from '../../tools/define-tool.js';
+import type { ToolContract } from '../../tools/define-tool.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
 import { aggregateSegments } from './aggregate.js';
 import { escapesWorkspace, fileWriteRule, normalizeRelativePath } from './file-rules.js';
 import { isRiskLevel, levelAction } from './levels.js';
-import type { BashClassification, FileWritePolicy, PermissionDecision, PermissionMode } from './types.js';
+import type { FileWritePolicy, PermissionDecision, PermissionMode } from './types.js';
+import type { BashClassification } from '../../protocol/bash-classification.js';
 
 /** What the decision needs to know about the tool: none of it depends on the input type. */
 export type PermissionTool = Pick<ToolContract, 'name' | 'category' | 'confirmation' | 'risk'>;

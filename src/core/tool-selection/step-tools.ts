@@ -15,7 +15,8 @@ import {
   matchesToolPattern,
   resolveProfile,
 } from './profiles.js';
-import type { ToolSelectionRecord, ToolSelectionState } from './select-tools.js';
+import type { ToolSelectionState } from './select-tools.js';
+import type { ToolSelectionRecord } from '../../protocol/model.js';
 import { DEFAULT_MAX_TOOLS, recentTools, selectTools, selectionQuery } from './select-tools.js';
 import { toolIndexOf } from './tool-index.js';
 

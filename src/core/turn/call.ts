@@ -3,7 +3,8 @@
 // one awaited thing and reports back; every rule in between (breaker → permission → ask policy → run → breaker
 // bookkeeping → read state → fallbacks → lifecycle and progress) is decided here, deterministically.
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../../protocol/tool-activity.js';
-import type { ToolActivityPolicy, ToolContract } from '../../tools/define-tool.js';
+import type { ToolContract } from '../../tools/define-tool.js';
+import type { ToolActivityPolicy } from '../../protocol/tool-activity.js';
 import { breakerKeysOf, failedBreakerKey } from '../../tools/define-tool.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApprovalDecision, PendingApproval } from '../../protocol/approval.js';
@@ -12,7 +13,8 @@ import { fixArguments } from '../arguments/fix-arguments.js';
 import { breakerGate, circuitOpenText, classifyOutcome, recordOutcome, releaseTrial } from '../breaker.js';
 import type { EnvelopeContext } from '../../protocol/envelope.js';
 import { abbreviateParams, errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
-import type { BashClassification, PermissionDecision } from '../permissions/index.js';
+import type { PermissionDecision } from '../permissions/index.js';
+import type { BashClassification } from '../../protocol/bash-classification.js';
 import { decidePermission, permissionDeniedError, permissionSubject } from '../permissions/index.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';

@@ -6,7 +6,7 @@ import { initialState } from '../../../src/core/state.js';
 import { startProfile, stepTools, toolSearchScope, visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import type { TurnEnv } from '../../../src/core/turn/call.js';
 import { planTurn } from '../../../src/core/turn/turn.js';
-import type { FunctionToolSpec } from '../../../src/tools/function-tool.js';
+import type { FunctionToolSpec } from '../../../src/protocol/function-tool-spec.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 import { runToolSearch } from '../../../src/tools/tool-search.js';
 

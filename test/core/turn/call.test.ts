@@ -6,7 +6,7 @@ import type { StoredToolResult } from '../../../src/protocol/tool-activity.js';
 import type { BreakerState } from '../../../src/core/breaker.js';
 import type { Envelope } from '../../../src/protocol/envelope.js';
 import { errorEnvelope, okEnvelope } from '../../../src/protocol/envelope.js';
-import type { BashClassification, BashSegment } from '../../../src/core/permissions/index.js';
+import type { BashClassification, BashSegment } from '../../../src/protocol/bash-classification.js';
 import { classificationOf } from '../../../src/core/permissions/index.js';
 import type { AgentInput, AgentState } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
@@ -24,7 +24,7 @@ import {
 } from '../../../src/core/turn/call.js';
 import { readStateFor, relativeToWorkspace } from '../../../src/core/turn/call-paths.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
-import type { McpToolDescriptor } from '../../../src/tools/mcp-tool.js';
+import type { McpToolDescriptor } from '../../../src/protocol/mcp.js';
 
 const WORKSPACE = '/work/space';
 const NOW = 1_000_000;
