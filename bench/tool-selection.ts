@@ -9,7 +9,7 @@ import type { AgentInput } from '../src/core/state.js';
 import { initialState } from '../src/core/state.js';
 import { createToolIndex } from '../src/core/tool-selection/tool-index.js';
 import { stepTools } from '../src/core/tool-selection/step-tools.js';
-import type { ToolRegistry } from '../src/tools/registry.js';
+import type { ToolRegistry } from '../src/tools/define-tool.js';
 import { toChatCompletionsTool } from '../src/tools/schema-export.js';
 import { createTaskRegistry } from '../src/tools/task-registry.js';
 import type { BenchRow } from './measure.js';

@@ -6,6 +6,7 @@ import type { ChatMessage, ModelSelection, ToolChoice, Usage } from '../protocol
 import type { PriceTable } from './price-table.js';
 import type { BudgetLimits } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
+import type { AgentMode } from '../protocol/agent-mode.js';
 import type { ReadStateStore } from '../protocol/read-state.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../protocol/run-report.js';
 import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
@@ -16,9 +17,6 @@ import type { ProfileName } from './tool-selection/profiles.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';
-
-/** Tool exposure mode (C.4). */
-export type AgentMode = 'default' | 'read_only';
 
 /** How ASK decisions are resolved (C.4). */
 export type AskPolicy = 'deny' | 'approve' | 'wait' | 'prompt';

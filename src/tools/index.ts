@@ -27,7 +27,7 @@ export {
 } from './tool-search.js';
 export type { DeferredToolMatch, ToolSearchContext, ToolSearchOutcome } from './tool-search.js';
 export { createToolRegistry, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
-export type { ToolRegistry, SchemaContext, ResolvedName } from './registry.js';
+export type { ToolRegistry, SchemaContext, ResolvedName } from './define-tool.js';
 export {
   createFunctionTool,
   isFunctionTool,

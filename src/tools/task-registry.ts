@@ -5,7 +5,7 @@ import { builtinTools } from './index.js';
 import { createMcpTool } from './mcp-tool.js';
 import type { McpToolDescriptor } from '../protocol/mcp.js';
 import { createToolRegistry } from './registry.js';
-import type { ToolRegistry } from './registry.js';
+import type { ToolRegistry } from './define-tool.js';
 import { toolSearch } from './tool-search.js';
 
 /** An MCP tool the registry could not take, and why. */

@@ -6,7 +6,7 @@ import { splitWords } from '../core/tool-selection/terms.js';
 import { toolIndexOf } from '../core/tool-selection/tool-index.js';
 import { defineTool, shorten } from './define-tool.js';
 import type { ToolContract } from './define-tool.js';
-import type { SchemaContext, ToolRegistry } from './registry.js';
+import type { SchemaContext, ToolRegistry } from './define-tool.js';
 import { toInputJsonSchema } from './schema-export.js';
 import type { JsonSchema } from './schema-export.js';
 

@@ -5,7 +5,8 @@ import type { RiskLevel } from '../../protocol/risk-level.js';
 import { aggregateSegments } from './aggregate.js';
 import { escapesWorkspace, fileWriteRule, normalizeRelativePath } from './file-rules.js';
 import { isRiskLevel, levelAction } from './levels.js';
-import type { FileWritePolicy, PermissionDecision, PermissionMode } from './types.js';
+import type { FileWritePolicy, PermissionDecision } from './types.js';
+import type { AgentMode } from '../../protocol/agent-mode.js';
 import type { BashClassification } from '../../protocol/bash-classification.js';
 
 /** What the decision needs to know about the tool: none of it depends on the input type. */
@@ -21,7 +22,7 @@ export interface PermissionCall {
 
 /** The task state the decision depends on. */
 export interface PermissionContext {
-  mode: PermissionMode;
+  mode: AgentMode;
   enabled: boolean;
   /** The classification of a shell command (tools whose confirmation rule is `command`; absent means it asks). */
   bash?: BashClassification;

@@ -3,9 +3,6 @@
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { DenyCode, PermissionAction } from '../../protocol/bash-classification.js';
 
-/** The execution mode of a task (C.4). */
-export type PermissionMode = 'default' | 'read_only';
-
 /** Glob lists of the file write rules (C.5.1 step 4); absent lists take the defaults. */
 export interface FileWritePolicy {
   writeAutoAllow?: readonly string[];

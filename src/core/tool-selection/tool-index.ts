@@ -2,7 +2,7 @@
 // Built once per registry and kept in workflow memory; indexing and searching read no clock and no randomness.
 import MiniSearch from 'minisearch';
 import type { ToolContract } from '../../tools/define-tool.js';
-import type { ToolRegistry } from '../../tools/registry.js';
+import type { ToolRegistry } from '../../tools/define-tool.js';
 import { toInputJsonSchema } from '../../tools/schema-export.js';
 import type { JsonSchema } from '../../tools/schema-export.js';
 import { indexTerm, indexTerms, splitWords } from './terms.js';

@@ -6,7 +6,7 @@ import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../..
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ToolActivityPolicy } from '../../protocol/tool-activity.js';
 import { breakerKeysOf, failedBreakerKey } from '../../tools/define-tool.js';
-import type { ToolRegistry } from '../../tools/registry.js';
+import type { ToolRegistry } from '../../tools/define-tool.js';
 import type { ApprovalDecision, PendingApproval } from '../../protocol/approval.js';
 import { callIdentity, DEFAULT_ASK_TIMEOUT_MS } from '../approvals.js';
 import { fixArguments } from '../arguments/fix-arguments.js';
