@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer';
 import type { AgentInput } from '../src/core/state.js';
 import { initialState } from '../src/core/state.js';
-import { createToolIndex } from '../src/core/tool-selection/tool-index.js';
+import { createToolIndex } from '../src/tools/tool-index.js';
 import { stepTools } from '../src/core/tool-selection/step-tools.js';
 import type { ToolRegistry } from '../src/tools/define-tool.js';
 import { toChatCompletionsTool } from '../src/tools/schema-export.js';

@@ -1,7 +1,7 @@
 // Sandbox-safe: named tool profiles — which tools a class of task gets, and the defaults it runs with — and the
 // keyword rule `--profile auto` picks one by. Plain data and pure functions of the task text.
 import type { AgentMode } from '../../protocol/agent-mode.js';
-import { splitWords } from './terms.js';
+import { splitWords } from '../../tools/search-terms.js';
 
 /** The profiles a run may name. */
 export const PROFILE_NAMES = ['read-only', 'code-edit', 'ops'] as const;

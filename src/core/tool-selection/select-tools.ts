@@ -2,7 +2,7 @@
 // recently called tools stay, the rest of the room goes to the best BM25 matches for the task and recent turns.
 // A pure function of its inputs (no clock, no randomness): a replay selects the same tools.
 import { matchesToolPattern } from './profiles.js';
-import type { ToolIndex } from './tool-index.js';
+import type { ToolIndex } from '../../tools/tool-index.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
 
 /** Tools shown per step when neither the run nor its profile says. */

@@ -18,7 +18,7 @@ import {
 import type { ToolSelectionState } from './select-tools.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
 import { DEFAULT_MAX_TOOLS, recentTools, selectTools, selectionQuery } from './select-tools.js';
-import { toolIndexOf } from './tool-index.js';
+import { toolIndexOf } from '../../tools/tool-index.js';
 
 /** The tools of one step: the names the model sees, and the selection record when they were selected. */
 export interface StepTools {
