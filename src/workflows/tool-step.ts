@@ -3,8 +3,9 @@
 import { isCancellation } from '@temporalio/workflow';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelTurn } from '../protocol/model.js';
-import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../core/turn/call.js';
-import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/turn/call.js';
+import type { CallNeed, CallRun } from '../core/step/call-run.js';
+import type { ToolResult, StepEnv } from '../core/step/step-env.js';
+import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/step/call.js';
 import {
   answerDuplicates,
   applyTurnBudget,
@@ -13,7 +14,7 @@ import {
   endTurn,
   planTurn,
   turnBudgetRequest,
-} from '../core/turn/turn.js';
+} from '../core/step/step-calls.js';
 import type { ExecutablePlan } from '../core/tool-calls.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
 import { toolActivity, workspaceActivities } from './activities.js';
@@ -21,7 +22,7 @@ import type { ApprovalBook } from './approvals.js';
 
 /** What a turn needs from the run: the rules' inputs, the approvals, and the publisher of status changes. */
 export interface TurnShell {
-  env: TurnEnv;
+  env: StepEnv;
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
   publish: () => void;

@@ -11,8 +11,9 @@ import type { BashClassification } from '../../src/protocol/bash-classification.
 import { classificationOf } from '../../src/core/permissions/index.js';
 import { outcomeOf } from '../../src/protocol/tool-outcome.js';
 import { parseNode, serializeMessage, tokensOf } from '../../src/protocol/transcript-ref.js';
-import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../../src/core/turn/call.js';
-import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/turn/call.js';
+import type { CallNeed, CallRun } from '../../src/core/step/call-run.js';
+import type { ToolResult, StepEnv } from '../../src/core/step/step-env.js';
+import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/step/call.js';
 import {
   answerDuplicates,
   applyTurnBudget,
@@ -21,7 +22,7 @@ import {
   endTurn,
   planTurn,
   turnBudgetRequest,
-} from '../../src/core/turn/turn.js';
+} from '../../src/core/step/step-calls.js';
 
 /** How a tool activity answers. */
 export type ActivityAnswer = 'success' | 'partial' | 'error' | 'failure' | 'timeout' | 'elsewhere';
@@ -45,7 +46,7 @@ export interface OfflineTurn {
 const NOW = 1_700_000_000_000;
 
 /** Runs the turn's tool calls as the workflow would and reads back the messages it appended to the transcript. */
-export function runTurnOffline(env: TurnEnv, turn: ModelTurn, world: OfflineWorld): OfflineTurn {
+export function runTurnOffline(env: StepEnv, turn: ModelTurn, world: OfflineWorld): OfflineTurn {
   // Messages the fake activities stored: the workflow only ever holds their keys.
   const stored = new Map<string, string>();
   const counters = { activity: 0, command: 0, approval: 0 };
@@ -68,7 +69,7 @@ export function runTurnOffline(env: TurnEnv, turn: ModelTurn, world: OfflineWorl
 }
 
 function settle(
-  env: TurnEnv,
+  env: StepEnv,
   run: CallRun | undefined,
   first: CallNeed,
   world: OfflineWorld,
@@ -163,7 +164,7 @@ function noBudgetChange(): BudgetTurnResult {
 
 /** The assistant message and tool messages the turn appended after `previousHead`. */
 function readTurn(
-  env: TurnEnv,
+  env: StepEnv,
   previousHead: string | null,
   stored: Map<string, string>,
 ): Omit<OfflineTurn, 'activityCalls'> {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import { startProfile, stepTools, toolSearchScope, visibleTools } from '../../../src/core/tool-selection/step-tools.js';
-import type { TurnEnv } from '../../../src/core/turn/call.js';
-import { planTurn } from '../../../src/core/turn/turn.js';
+import type { StepEnv } from '../../../src/core/step/step-env.js';
+import { planTurn } from '../../../src/core/step/step-calls.js';
 import type { FunctionToolSpec } from '../../../src/protocol/function-tool-spec.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 import { runToolSearch } from '../../../src/tools/tool-search.js';
@@ -22,7 +22,7 @@ const functions: FunctionToolSpec[] = SERVICES.flatMap((service) =>
   })),
 );
 
-function env(input: Partial<AgentInput> = {}, specs: FunctionToolSpec[] = functions): TurnEnv {
+function env(input: Partial<AgentInput> = {}, specs: FunctionToolSpec[] = functions): StepEnv {
   const task = input.task ?? 'Cancel the shipment for order 42 and export the invoice';
   const state = initialState('task-1', 'system', task);
   state.step = 1;

@@ -5,18 +5,18 @@ import type { ContentKey } from '../../../src/protocol/content-key.js';
 import { MAX_TURN_RESULT_BYTES } from '../../../src/core/budget.js';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
-import type { ToolResult, TurnEnv } from '../../../src/core/turn/call.js';
+import type { ToolResult, StepEnv } from '../../../src/core/step/step-env.js';
 import {
   answerDuplicates,
   applyTurnBudget,
   endTurn,
   planTurn,
   turnBudgetRequest,
-} from '../../../src/core/turn/turn.js';
+} from '../../../src/core/step/step-calls.js';
 import { visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 
-function env(overrides: Partial<AgentInput> = {}): TurnEnv {
+function env(overrides: Partial<AgentInput> = {}): StepEnv {
   const state = initialState('task-1', 'system', 'do it');
   state.step = 2;
   const input: AgentInput = {
@@ -168,7 +168,7 @@ describe('endTurn', () => {
 });
 
 describe('visibleTools', () => {
-  const visibleToolNames = (turnEnv: TurnEnv, now: number) => visibleTools(turnEnv, now).map((tool) => tool.name);
+  const visibleToolNames = (turnEnv: StepEnv, now: number) => visibleTools(turnEnv, now).map((tool) => tool.name);
 
   it('hides tools whose circuit is open and everything but reads in read-only mode', () => {
     const turnEnv = env();

@@ -9,7 +9,7 @@ import type { Batch, ExecutablePlan, PlannedCall } from '../tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../tool-calls.js';
 import type { MessageRef } from '../../protocol/transcript-ref.js';
 import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
-import type { ToolResult, TurnEnv } from './call.js';
+import type { ToolResult, StepEnv } from './step-env.js';
 import { toolNameOf, workflowResult } from './call-records.js';
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { isFinalResultCall } from '../final-result.js';
@@ -29,7 +29,7 @@ export interface PlannedTurn {
 }
 
 /** C.3 steps 1-4: ids, the assistant message, resolution, validation and repair, and the batches to run. */
-export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTurn {
+export function planTurn(env: StepEnv, turn: ModelTurn, now: number): PlannedTurn {
   const { state, input, registry } = env;
   const ids = normalizeToolCallIds(turn.toolCalls, state.step);
   const assistant = workflowMessage(
@@ -83,7 +83,7 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
 }
 
 /** Trace events around a batch (C.3 step 5). */
-export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['batches'][number], now: number): void {
+export function batchStarted(env: StepEnv, number: number, batch: PlannedTurn['batches'][number], now: number): void {
   addEvent(env.state, 'tool_batch_start', now, {
     batch: number,
     size: batch.calls.length,
@@ -91,7 +91,7 @@ export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['b
   });
 }
 
-export function batchEnded(env: TurnEnv, number: number, now: number): void {
+export function batchEnded(env: StepEnv, number: number, now: number): void {
   addEvent(env.state, 'tool_batch_end', now, { batch: number });
 }
 
@@ -99,7 +99,7 @@ export function batchEnded(env: TurnEnv, number: number, now: number): void {
  * C.9 layer 2: the workflow only sees sizes. When one turn's results add up to more than MAX_TURN_RESULT_BYTES, the
  * `budgetTurn` activity compresses and spills the largest; this is its input, or undefined when they fit.
  */
-export function turnBudgetRequest(env: TurnEnv, plans: PlannedCall[], results: ToolResult[]) {
+export function turnBudgetRequest(env: StepEnv, plans: PlannedCall[], results: ToolResult[]) {
   const total = results.reduce((sum, result) => sum + result.outcome.bytes, 0);
   if (total <= MAX_TURN_RESULT_BYTES) return undefined;
   return {
@@ -120,7 +120,7 @@ export function turnBudgetRequest(env: TurnEnv, plans: PlannedCall[], results: T
 
 /** The budgeted results in place of the originals, each change traced. */
 export function applyTurnBudget(
-  env: TurnEnv,
+  env: StepEnv,
   plans: PlannedCall[],
   results: ToolResult[],
   budgeted: BudgetTurnResult,
@@ -138,7 +138,7 @@ export function applyTurnBudget(
  * Exact duplicates (same id, tool and arguments) ran once: each is answered with a note pointing at the original's
  * result, with the original's status, so the model sees every call answered and nothing ran twice.
  */
-export function answerDuplicates(env: TurnEnv, turn: PlannedTurn, results: ToolResult[], now: number): void {
+export function answerDuplicates(env: StepEnv, turn: PlannedTurn, results: ToolResult[], now: number): void {
   for (const plan of turn.plans) {
     if (plan.state !== 'duplicate') continue;
     const original = turn.plans[plan.duplicateOf]!;
@@ -170,7 +170,7 @@ export function answerDuplicates(env: TurnEnv, turn: PlannedTurn, results: ToolR
 }
 
 /** C.3 step 8: the assistant message and one tool message per call, in request order, join the transcript. */
-export function endTurn(env: TurnEnv, turn: PlannedTurn, results: ToolResult[]): void {
+export function endTurn(env: StepEnv, turn: PlannedTurn, results: ToolResult[]): void {
   const { state } = env;
   state.transcript = appendMessages(
     state.transcript,
