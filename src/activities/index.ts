@@ -12,7 +12,7 @@ import type { CommandNetworkSettings } from './sandbox/command-network.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelStep } from './model-step.js';
-import { createBudgetTurn, storedToolActivity } from './stored-results.js';
+import { createApplyOutputBudget, storedToolActivity } from './stored-results.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import { createTranscriptStore } from './transcript-store.js';
 import { defaultWorkerDataDir } from './worker-data.js';
@@ -111,7 +111,7 @@ export function createActivities(deps: ActivityDependencies) {
     [ACTIVITY.listFunctionTools]: async (): Promise<FunctionToolSpec[]> => specs,
     /** Stores content the workflow made (the last step of a finished run). */
     [ACTIVITY.storeContent]: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
-    [ACTIVITY.budgetTurn]: createBudgetTurn(transcripts),
+    [ACTIVITY.applyOutputBudget]: createApplyOutputBudget(transcripts),
     [ACTIVITY.classifyBash]: (input: ClassifyBashInput) =>
       classifyBash({ ...input, dataDir: deps.dataDir ?? defaultWorkerDataDir() }),
     /** The tools of the worker's and the run's MCP servers, listed once per task where the workspace is. */

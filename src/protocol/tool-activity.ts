@@ -8,6 +8,7 @@ import type { RiskLevel } from './risk-level.js';
 /** The input of every tool activity. Validated, repaired arguments only; never secrets. */
 export interface ToolActivityInput {
   taskId: string;
+  /** The step the call belongs to (the field keeps its recorded name: `turn`). */
   turn: number;
   index: number;
   callId: string;

@@ -8,12 +8,12 @@ import type { ToolResult, StepEnv } from '../core/step/step-env.js';
 import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/step/call.js';
 import {
   answerDuplicates,
-  applyTurnBudget,
+  withBudgetedResults,
   batchEnded,
   batchStarted,
   endTurn,
   planTurn,
-  turnBudgetRequest,
+  outputBudgetRequest,
 } from '../core/step/step-calls.js';
 import type { ExecutablePlan } from '../core/tool-calls.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
@@ -46,13 +46,16 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
     batchEnded(env, number, Date.now());
   }
   answerDuplicates(env, planned, results, Date.now());
-  const budget = turnBudgetRequest(env, planned.plans, results);
+  const budget = outputBudgetRequest(env, planned.plans, results);
   if (!budget) return endTurn(env, planned, results);
   const writes = takeWrites(env.state);
-  const { [ACTIVITY.budgetTurn]: budgetTurn } = workspaceActivities(env.input.toolTaskQueue, budget.summary);
-  const budgeted = await budgetTurn({ ...budget.request, writes: writes.content });
+  const { [ACTIVITY.applyOutputBudget]: applyOutputBudget } = workspaceActivities(
+    env.input.toolTaskQueue,
+    budget.summary,
+  );
+  const budgeted = await applyOutputBudget({ ...budget.request, writes: writes.content });
   writes.stored();
-  endTurn(env, planned, applyTurnBudget(env, planned.plans, results, budgeted, Date.now()));
+  endTurn(env, planned, withBudgetedResults(env, planned.plans, results, budgeted, Date.now()));
 }
 
 /** One call, from its plan to its result: each await is one thing the call needs from outside the workflow. */

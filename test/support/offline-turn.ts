@@ -2,7 +2,7 @@
 // scripted answers instead of activities: what src/workflows/tool-step.ts awaits, answered in the same order.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import type { StoredToolResult } from '../../src/protocol/tool-activity.js';
-import type { BudgetTurnResult } from '../../src/activities/stored-results.js';
+import type { ApplyOutputBudgetResult } from '../../src/protocol/output-budget.js';
 import { contentKey } from '../../src/protocol/content-key.js';
 import type { Envelope } from '../../src/protocol/envelope.js';
 import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../src/protocol/envelope.js';
@@ -16,12 +16,12 @@ import type { ToolResult, StepEnv } from '../../src/core/step/step-env.js';
 import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/step/call.js';
 import {
   answerDuplicates,
-  applyTurnBudget,
+  withBudgetedResults,
   batchEnded,
   batchStarted,
   endTurn,
   planTurn,
-  turnBudgetRequest,
+  outputBudgetRequest,
 } from '../../src/core/step/step-calls.js';
 
 /** How a tool activity answers. */
@@ -61,8 +61,8 @@ export function runTurnOffline(env: StepEnv, turn: ModelTurn, world: OfflineWorl
     batchEnded(env, number, NOW);
   }
   answerDuplicates(env, planned, results, NOW);
-  const budget = turnBudgetRequest(env, planned.plans, results);
-  const final = budget ? applyTurnBudget(env, planned.plans, results, noBudgetChange(), NOW) : results;
+  const budget = outputBudgetRequest(env, planned.plans, results);
+  const final = budget ? withBudgetedResults(env, planned.plans, results, noBudgetChange(), NOW) : results;
   const head = env.state.transcript.head;
   endTurn(env, planned, final);
   return { ...readTurn(env, head, stored), activityCalls: counters.activity };
@@ -158,7 +158,7 @@ function storedResult(
 }
 
 // The fake results are small, so a turn over the budget is one of many calls: the budget activity keeps them as they are.
-function noBudgetChange(): BudgetTurnResult {
+function noBudgetChange(): ApplyOutputBudgetResult {
   return { items: [] };
 }
 

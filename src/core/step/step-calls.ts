@@ -1,8 +1,8 @@
 // Sandbox-safe: one assistant turn's tool calls (TOOL-SPEC C.3 steps 1-8) around the per-call machine of call.ts:
 // ids and the assistant message first, the plan and its batches, then — once every call is done — the turn budget
 // (C.9 layer 2) and the transcript.
-import type { BudgetTurnResult } from '../../activities/stored-results.js';
-import { MAX_TURN_RESULT_BYTES } from '../budget.js';
+import type { ApplyOutputBudgetResult } from '../../protocol/output-budget.js';
+import { MAX_STEP_RESULT_BYTES } from '../output-budget.js';
 import type { ModelTurn } from '../../protocol/model.js';
 import { addEvent } from '../state.js';
 import type { Batch, ExecutablePlan, PlannedCall } from '../tool-calls.js';
@@ -96,14 +96,14 @@ export function batchEnded(env: StepEnv, number: number, now: number): void {
 }
 
 /**
- * C.9 layer 2: the workflow only sees sizes. When one turn's results add up to more than MAX_TURN_RESULT_BYTES, the
- * `budgetTurn` activity compresses and spills the largest; this is its input, or undefined when they fit.
+ * C.9 layer 2: the workflow only sees sizes. When one turn's results add up to more than MAX_STEP_RESULT_BYTES, the
+ * `applyOutputBudget` activity compresses and spills the largest; this is its input, or undefined when they fit.
  */
-export function turnBudgetRequest(env: StepEnv, plans: PlannedCall[], results: ToolResult[]) {
+export function outputBudgetRequest(env: StepEnv, plans: PlannedCall[], results: ToolResult[]) {
   const total = results.reduce((sum, result) => sum + result.outcome.bytes, 0);
-  if (total <= MAX_TURN_RESULT_BYTES) return undefined;
+  if (total <= MAX_STEP_RESULT_BYTES) return undefined;
   return {
-    summary: `budgetTurn step ${env.state.step} (${results.length} results, ${total} bytes)`,
+    summary: `applyOutputBudget step ${env.state.step} (${results.length} results, ${total} bytes)`,
     request: {
       workspace: env.input.workspace,
       taskId: env.state.taskId,
@@ -119,11 +119,11 @@ export function turnBudgetRequest(env: StepEnv, plans: PlannedCall[], results: T
 }
 
 /** The budgeted results in place of the originals, each change traced. */
-export function applyTurnBudget(
+export function withBudgetedResults(
   env: StepEnv,
   plans: PlannedCall[],
   results: ToolResult[],
-  budgeted: BudgetTurnResult,
+  budgeted: ApplyOutputBudgetResult,
   now: number,
 ): ToolResult[] {
   const next = [...results];

@@ -136,9 +136,9 @@ describe('model calls', () => {
   it('only an activity that failed for good ends the run; anything else is a bug that fails the workflow task', () => {
     const cause = ApplicationFailure.create({ message: '401 bad key' });
     const model = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', cause);
-    const tool = new ActivityFailure('x', 'budgetTurn', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
+    const tool = new ActivityFailure('x', 'applyOutputBudget', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
     expect(runEndingFailure(model)).toBe('Model call failed: 401 bad key');
-    expect(runEndingFailure(tool)).toBe('Activity budgetTurn failed: 401 bad key');
+    expect(runEndingFailure(tool)).toBe('Activity applyOutputBudget failed: 401 bad key');
     expect(runEndingFailure(new TypeError("Cannot read properties of undefined (reading 'map')"))).toBeUndefined();
   });
 

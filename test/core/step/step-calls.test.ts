@@ -1,17 +1,17 @@
 // Turn planning, the turn budget and the transcript step of core/turn/turn.ts.
 import { describe, expect, it } from 'vitest';
-import type { BudgetTurnResult } from '../../../src/activities/stored-results.js';
+import type { ApplyOutputBudgetResult } from '../../../src/protocol/output-budget.js';
 import type { ContentKey } from '../../../src/protocol/content-key.js';
-import { MAX_TURN_RESULT_BYTES } from '../../../src/core/budget.js';
+import { MAX_STEP_RESULT_BYTES } from '../../../src/core/output-budget.js';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import type { ToolResult, StepEnv } from '../../../src/core/step/step-env.js';
 import {
   answerDuplicates,
-  applyTurnBudget,
+  withBudgetedResults,
   endTurn,
   planTurn,
-  turnBudgetRequest,
+  outputBudgetRequest,
 } from '../../../src/core/step/step-calls.js';
 import { visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
@@ -127,13 +127,13 @@ describe('the turn budget (C.9 layer 2)', () => {
       turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
       1,
     );
-    expect(turnBudgetRequest(turnEnv, planned.plans, [result(10), result(10)])).toBeUndefined();
-    const request = turnBudgetRequest(turnEnv, planned.plans, [result(MAX_TURN_RESULT_BYTES), result(1)]);
+    expect(outputBudgetRequest(turnEnv, planned.plans, [result(10), result(10)])).toBeUndefined();
+    const request = outputBudgetRequest(turnEnv, planned.plans, [result(MAX_STEP_RESULT_BYTES), result(1)]);
     expect(request?.request.results.map((item) => [item.callId, item.toolName])).toEqual([
       ['a', 'ReadFile'],
       ['b', 'ReadFile'],
     ]);
-    expect(request?.summary).toMatch(/^budgetTurn step 2 \(2 results, \d+ bytes\)$/);
+    expect(request?.summary).toMatch(/^applyOutputBudget step 2 \(2 results, \d+ bytes\)$/);
   });
 
   it('replaces the budgeted results in place and traces each', () => {
@@ -144,10 +144,10 @@ describe('the turn budget (C.9 layer 2)', () => {
       1,
     );
     const smaller = result(100, `sha256:${'c'.repeat(64)}`);
-    const budgeted: BudgetTurnResult = {
+    const budgeted: ApplyOutputBudgetResult = {
       items: [{ index: 0, ...smaller, event: { reason: 'aggregate_budget', raw_bytes: 300_000, visible_bytes: 100 } }],
     };
-    const next = applyTurnBudget(turnEnv, planned.plans, [result(300_000), result(5)], budgeted, 1);
+    const next = withBudgetedResults(turnEnv, planned.plans, [result(300_000), result(5)], budgeted, 1);
     expect(next.map((item) => item.outcome.bytes)).toEqual([100, 5]);
     expect(turnEnv.state.events.at(-1)).toMatchObject({
       type: 'tool_result_budget_item',
