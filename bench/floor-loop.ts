@@ -1,7 +1,8 @@
 // The in-process floor of the durable-run benchmarks: the same model calls and the same tool work as a durable run,
 // made by calling the worker's own activity functions (createActivities) in a plain loop. No server, no history, no
 // workflow tasks: what a durable run costs above this loop is the price of durability.
-import type { Activities, ToolActivity } from '../src/activities/index.js';
+import type { Activities } from '../src/activities/index.js';
+import type { ToolActivity } from '../src/protocol/activities.js';
 import { createActivities } from '../src/activities/index.js';
 import type { ToolActivityInput } from '../src/protocol/tool-activity.js';
 import { abbreviateParams } from '../src/protocol/envelope.js';

@@ -19,7 +19,7 @@ import { runProofInterceptor } from './activities/authorization/interceptor.js';
 import { createRunBindings } from './activities/authorization/run-bindings.js';
 import { createRunProofCheck } from './activities/authorization/run-proof-check.js';
 import { authorizationActivities } from './activities/authorization/verify-decision.js';
-import type { AuthorizationActivities } from './activities/authorization/verify-decision.js';
+import type { AuthorizationActivities } from './protocol/activities.js';
 
 /** The workflow interceptors that carry a run's proof to its activities (bundled with the workflows). */
 export const workflowInterceptorsPath = fileURLToPath(

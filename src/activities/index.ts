@@ -13,7 +13,7 @@ import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelStep } from './model-step.js';
 import { createApplyOutputBudget, storedToolActivity } from './stored-results.js';
-import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
+import type { AgentActivities, ToolActivity } from '../protocol/activities.js';
 import { createTranscriptStore } from './transcript-store.js';
 import { defaultWorkerDataDir } from './worker-data.js';
 import { mcpCallExecutor } from './mcp/call-tool.js';
@@ -54,9 +54,6 @@ export interface ActivityDependencies {
   /** The worker's own data directory (journal, commands' HOME; worker-data.ts); default `<state dir>/worker`. */
   dataDir?: string;
 }
-
-/** A tool activity: the activity type is the tool's name. */
-export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
 
 /** The activities registered on the worker. */
 export function createActivities(deps: ActivityDependencies) {
@@ -119,8 +116,8 @@ export function createActivities(deps: ActivityDependencies) {
     /** Every MCP tool call: the tool is named in the request, its server found in the task's catalog. */
     [ACTIVITY.callMcpTool]: toolActivity(ACTIVITY.callMcpTool, mcpCallExecutor(mcp)),
     ...builtinActivities,
-  };
+  } satisfies AgentActivities;
 }
 
-/** The activity interface the workflow proxies (type-only import there). */
+/** What the worker registers: AgentActivities (which the workflow proxies), the built-in and the function tools. */
 export type Activities = ReturnType<typeof createActivities>;

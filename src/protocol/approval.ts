@@ -56,3 +56,12 @@ export interface DecisionSubject {
   /** The pending call's identity (step, position, tool, arguments' hash): a decision never carries to another call. */
   identity: string;
 }
+
+/** What the workflow asks: the decision as received, and the pending call it names. */
+export interface VerifyDecisionRequest {
+  subject: DecisionSubject;
+  decision: ApprovalDecision;
+}
+
+/** `accepted`, or why not. */
+export type DecisionVerdict = { accepted: true } | { accepted: false; reason: string };
