@@ -11,7 +11,7 @@ import type { ReadStateStore } from '../src/protocol/read-state.js';
 import { initialState } from '../src/core/state.js';
 import { normalizeToolCallIds, planToolCalls, toAssistantToolCalls } from '../src/core/tool-calls.js';
 import type { PlannedCall } from '../src/core/tool-calls.js';
-import { systemPrompt } from '../src/core/transcript.js';
+import { systemPrompt } from '../src/core/system-prompt.js';
 import { appendMessages, takeWrites, workflowMessage } from '../src/protocol/transcript-ref.js';
 import type { MessageRef } from '../src/protocol/transcript-ref.js';
 import { createProviderResolver } from '../src/providers/resolve-provider.js';

@@ -45,7 +45,8 @@ export {
   toStrictJsonSchema,
   isStrictContract,
 } from './schema-export.js';
-export type { JsonSchema, ResponsesFunctionTool, AnthropicTool } from './schema-export.js';
+export type { ResponsesFunctionTool, AnthropicTool } from './schema-export.js';
+export type { JsonSchema } from '../protocol/json-schema.js';
 export {
   createMcpTool,
   mcpToolNames,

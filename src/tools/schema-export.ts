@@ -3,9 +3,7 @@
 import { z } from 'zod';
 import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
-
-/** A JSON Schema node as plain data. */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '../protocol/json-schema.js';
 
 /** An OpenAI Responses API function tool. */
 export interface ResponsesFunctionTool {

@@ -4,7 +4,7 @@ import MiniSearch from 'minisearch';
 import type { ToolContract } from './define-tool.js';
 import type { ToolRegistry } from './define-tool.js';
 import { toInputJsonSchema } from './schema-export.js';
-import type { JsonSchema } from './schema-export.js';
+import type { JsonSchema } from '../protocol/json-schema.js';
 import { indexTerm, indexTerms, splitWords } from './search-terms.js';
 
 /** A tool that matched a query, with its BM25 score. */

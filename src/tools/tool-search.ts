@@ -8,7 +8,7 @@ import { defineTool, shorten } from './define-tool.js';
 import type { ToolContract } from './define-tool.js';
 import type { SchemaContext, ToolRegistry } from './define-tool.js';
 import { toInputJsonSchema } from './schema-export.js';
-import type { JsonSchema } from './schema-export.js';
+import type { JsonSchema } from '../protocol/json-schema.js';
 
 /** The wire name of ToolSearch. */
 export const TOOL_SEARCH_NAME = 'ToolSearch';

@@ -18,7 +18,7 @@ import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../core/
 import { currentDetails, publishedValues } from '../core/run/published.js';
 import {
   afterModelFailure,
-  applyCompaction,
+  recordCompaction,
   compactionRequest,
   completeWithAnswer,
   continueRun,
@@ -37,7 +37,7 @@ import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/too
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { AgentResult } from '../protocol/run-report.js';
 import { initialState, toResult } from '../core/state.js';
-import { systemPrompt } from '../core/transcript.js';
+import { systemPrompt } from '../core/system-prompt.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
 import { startProfile, stepTools } from '../core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
@@ -201,7 +201,7 @@ async function compact({ env }: TurnShell): Promise<void> {
   const { request, summary } = compactionRequest(state, input, writes.content);
   const result = await callModel(request, summary);
   writes.stored();
-  applyCompaction(state, input, result, Date.now() - started, Date.now());
+  recordCompaction(state, input, result, Date.now() - started, Date.now());
 }
 
 /** Before a step: the budget gate (core/run/budget-gate), and the operator's answer when it asks. */

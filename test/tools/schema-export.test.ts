@@ -11,7 +11,7 @@ import {
   toResponsesTool,
   toStrictJsonSchema,
 } from '../../src/tools/schema-export.js';
-import type { JsonSchema } from '../../src/tools/schema-export.js';
+import type { JsonSchema } from '../../src/protocol/json-schema.js';
 
 const FUNCTION_SCHEMA_TEXT =
   '{"type":"object","properties":{"input":{"type":"string","description":"raw input string"}},"required":["input"],"additionalProperties":false}';

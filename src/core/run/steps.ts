@@ -177,7 +177,7 @@ export function recordModelTurn(state: AgentState, input: AgentInput, turn: Mode
  * A compaction call's result: nothing old enough (no model was called), nothing usable (the full transcript is kept
  * rather than lost), or the shorter transcript, which the run takes from here on.
  */
-export function applyCompaction(
+export function recordCompaction(
   state: AgentState,
   input: AgentInput,
   summary: ModelTurn,

@@ -7,7 +7,7 @@ import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../../..
 import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
 import {
   afterModelFailure,
-  applyCompaction,
+  recordCompaction,
   CONTEXT_LENGTH_EXCEEDED,
   completeWithAnswer,
   describeFailure,
@@ -164,13 +164,13 @@ describe('compaction', () => {
   it('skipped: nothing changes; unusable: only the cost; done: the shorter transcript', () => {
     const current = state();
     const before = current.transcript;
-    applyCompaction(current, input(), turn({ skipped: true }), 5, 1);
+    recordCompaction(current, input(), turn({ skipped: true }), 5, 1);
     expect(current.usage.modelCalls).toBe(0);
-    applyCompaction(current, input(), turn(), 5, 1);
+    recordCompaction(current, input(), turn(), 5, 1);
     expect(current.transcript).toBe(before);
     expect(current.usage.modelCalls).toBe(1);
     const shorter = { head: `sha256:${'d'.repeat(64)}` as const, messages: 3, tokens: 40, tailTokens: 0 };
-    applyCompaction(
+    recordCompaction(
       current,
       input(),
       turn({ compacted: { transcript: shorter, summarisedMessages: 9, tokensBefore: 900, tokensAfter: 40 } }),

@@ -1,4 +1,4 @@
-// Sandbox-safe: what the model is told, built from workflow state only.
+// Sandbox-safe: the system prompt, the first message of every transcript, built from workflow state only.
 import { FINAL_RESULT_INSTRUCTION } from './final-result.js';
 import type { AgentInput } from './state.js';
 
