@@ -13,7 +13,7 @@ import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import type { McpToolDescriptor } from '../protocol/mcp.js';
 import type { ContentKey } from '../protocol/content-key.js';
 import type { McpServers } from '../protocol/mcp.js';
-import type { ProfileName } from './tool-selection/profiles.js';
+import type { ProfileName } from '../protocol/profile-names.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';

@@ -1,4 +1,7 @@
-// Sandbox-safe: the system prompt, the first message of every transcript, built from workflow state only.
+// Sandbox-safe: the system prompt, the first message of every transcript, built from workflow state only. The tools it
+// names are the built-in contracts with a `promptRole`, in the registry's order (by name).
+import type { PromptRole } from '../tools/define-tool.js';
+import { builtinTools } from '../tools/index.js';
 import { FINAL_RESULT_INSTRUCTION } from './final-result.js';
 import type { AgentInput } from './state.js';
 
@@ -7,8 +10,8 @@ export function systemPrompt(input: Pick<AgentInput, 'workspace' | 'mode' | 'out
   return [
     'You are a careful software engineering agent working in a single workspace directory.',
     `The workspace root is ${input.workspace}; every tool path is relative to it and cannot leave it.`,
-    'Work in small verified steps: explore with Glob, Grep and ReadFile (several independent reads in one turn run in parallel),',
-    "read a file before you change it with EditFile or WriteFile, and run the project's tests with Bash to check your work.",
+    `Work in small verified steps: explore with ${toolsFor('explore', 'and')} (several independent reads in one turn run in parallel),`,
+    `read a file before you change it with ${toolsFor('change', 'or')}, and run the project's tests with ${toolsFor('check', 'and')} to check your work.`,
     'Every tool result is a JSON envelope with status, data, text and, on failure, error.code and a message that says how to fix the call.',
     input.mode === 'read_only' ? 'This run is read-only: you can inspect but not change anything.' : '',
     input.outputSchema
@@ -17,4 +20,12 @@ export function systemPrompt(input: Pick<AgentInput, 'workspace' | 'mode' | 'out
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/** The built-in tools of one prompt role as a phrase: `A`, `A and B`, `A, B and C` (or `or`). */
+function toolsFor(role: PromptRole, conjunction: 'and' | 'or'): string {
+  const names = builtinTools.filter((contract) => contract.promptRole === role).map((contract) => contract.name);
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')} ${conjunction} ${names[names.length - 1]!}`;
 }

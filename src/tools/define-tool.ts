@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { AgentMode } from '../protocol/agent-mode.js';
 import type { Repair } from '../protocol/envelope.js';
 import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
+import type { ProfileName } from '../protocol/profile-names.js';
 import type { ToolSchema } from '../protocol/model.js';
 import type { RiskLevel } from '../protocol/risk-level.js';
 import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
@@ -18,6 +19,15 @@ export type ToolCategory = 'read' | 'write' | 'command';
  * registration declared (function and MCP tools; none declared fails closed).
  */
 export type ConfirmationRule = 'none' | 'path' | 'command' | 'declared';
+
+/** A profile's place for a tool: offered, or also pinned (shown at every step, whatever the ranking). */
+export type ProfilePlace = 'offered' | 'pinned';
+
+/**
+ * Where the system prompt names a built-in tool: among the tools to explore with, to change files with (after reading
+ * them), or to check the work with.
+ */
+export type PromptRole = 'explore' | 'change' | 'check';
 
 /** Where a tool comes from: a built-in contract, a registered function (C.12) or an MCP server. */
 export type ToolOrigin = 'builtin' | 'function' | 'mcp';
@@ -72,6 +82,10 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
   /** Offered to the model only while some deferred tool is left to find (ToolSearch, C.16). */
   listedOnlyWithDeferredTools?: boolean;
+  /** The built-in profiles that offer the tool by name, and whether each pins it (core/tool-selection/profiles). */
+  profiles?: Partial<Record<ProfileName, ProfilePlace>>;
+  /** Where the system prompt names the tool; a tool without one is not named there. */
+  promptRole?: PromptRole;
   /** One-line, human-readable label for the Web UI (`ReadFile src/a.ts:1-200`). */
   summarize(input: I): string;
 }

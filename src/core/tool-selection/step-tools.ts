@@ -7,14 +7,8 @@ import type { AgentInput, AgentState } from '../state.js';
 import { addEvent } from '../state.js';
 import type { StepEnv } from '../step/step-env.js';
 import type { ToolProfile } from './profiles.js';
-import {
-  AUTO_PROFILE,
-  PROFILE_NAMES,
-  TOOL_PROFILES,
-  isProfileName,
-  matchesToolPattern,
-  resolveProfile,
-} from './profiles.js';
+import { AUTO_PROFILE, TOOL_PROFILES, isProfileName, matchesToolPattern, resolveProfile } from './profiles.js';
+import { PROFILE_NAMES } from '../../protocol/profile-names.js';
 import type { ToolSelectionState } from './select-tools.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
 import { DEFAULT_MAX_TOOLS, recentTools, selectTools, selectionQuery } from './select-tools.js';
