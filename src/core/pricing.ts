@@ -1,5 +1,5 @@
 // Sandbox-safe: pure arithmetic over plain data, no clock and no I/O; the workflow keeps the ledger in its state.
-// Model-call cost, the usage/cost ledger, the next-call estimate and the USD/token budget check.
+// Model-call cost, the usage/cost ledger, the next-call estimate and the check against the cost limits (USD, tokens).
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ModelPrice, PriceTable } from './price-table.js';
 import type { CostLedger } from '../protocol/run-report.js';
@@ -38,13 +38,13 @@ export interface NextCallEstimate {
 }
 
 /** Optional limits of a task. */
-export interface BudgetLimits {
+export interface CostLimits {
   budgetUsd?: number;
   maxTokens?: number;
 }
 
 /** Result of a budget check; `message` is ready to show the user (or the model). */
-export interface BudgetCheck {
+export interface CostLimitCheck {
   exceeded: boolean;
   which?: 'budget_usd' | 'max_tokens';
   message: string;
@@ -172,11 +172,11 @@ export function estimateNextCall(
  * Whether making the next call could take the task past a limit: spent + estimate > limit. The USD budget is
  * checked first. An unpriced model costs 0, so only `maxTokens` can stop it.
  */
-export function wouldExceedBudget(
+export function wouldExceedCostLimit(
   ledger: Pick<CostLedger, 'costUsd' | 'totalTokens'>,
   next: Pick<NextCallEstimate, 'estimatedUsd' | 'estimatedTokens'>,
-  limits: BudgetLimits,
-): BudgetCheck {
+  limits: CostLimits,
+): CostLimitCheck {
   if (limits.budgetUsd !== undefined && ledger.costUsd + next.estimatedUsd > limits.budgetUsd) {
     return {
       exceeded: true,

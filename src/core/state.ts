@@ -4,7 +4,7 @@ import type { RunAuthorization } from '../protocol/run-authorization.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';
 import type { ChatMessage, ModelSelection, ToolChoice, Usage } from '../protocol/model.js';
 import type { PriceTable } from './price-table.js';
-import type { BudgetLimits } from './pricing.js';
+import type { CostLimits } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
 import type { AgentMode } from '../protocol/agent-mode.js';
 import type { ReadStateStore } from '../protocol/read-state.js';
@@ -140,8 +140,8 @@ export interface AgentState {
   events: TraceEvent[];
   /** How many times the task continued as new. */
   runs: number;
-  /** The budget in force; an operator's approval extends it by the original amount. */
-  budget: BudgetLimits;
+  /** The cost limits in force (recorded as `budget`); an operator's approval extends them by the original amounts. */
+  budget: CostLimits;
   /** The model that answered last (AgentModel search attribute). */
   model?: string;
   /** The transcript's content, kept only under `inlineTranscript` (the bench's comparison). */

@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { referencedKeys } from '../protocol/content-key.js';
 import type { ModelTurn } from '../protocol/model.js';
-import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../core/run/budget-gate.js';
+import { costGate, hasCostLimit, initialCostLimits, onCostDecision } from '../core/run/cost-gate.js';
 import { currentDetails, publishedValues } from '../core/run/published.js';
 import {
   afterModelFailure,
@@ -89,7 +89,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.functionTools = await listFunctionTools();
       // So are the MCP servers' tools (after the function tools, which keep a name both claim).
       recordMcpTools(state, await listMcpTools(input), Date.now());
-      state.budget = initialBudget(input);
+      state.budget = initialCostLimits(input);
     }
     const shell: TurnShell = {
       env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
@@ -106,7 +106,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       }
       // A step without a budget or a long transcript awaits nothing for them: every promise made in workflow code has
       // its stack captured by the SDK, which is most of what a step costs to replay.
-      if (hasBudget(state)) await passBudgetGate(shell);
+      if (hasCostLimit(state)) await passBudgetGate(shell);
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
       publish();
@@ -207,10 +207,10 @@ async function compact({ env }: TurnShell): Promise<void> {
 /** Before a step: the budget gate (core/run/budget-gate), and the operator's answer when it asks. */
 async function passBudgetGate({ env, approvals }: TurnShell): Promise<void> {
   const { state, input } = env;
-  let gate = budgetGate(state, input, Date.now());
+  let gate = costGate(state, input, Date.now());
   if (gate.action === 'ask') {
     const decision = await approvals.request(gate.request, gate.timeoutMs);
-    gate = onBudgetDecision(state, input, decision.decision === 'approve', gate);
+    gate = onCostDecision(state, input, decision.decision === 'approve', gate);
   }
   if (gate.action === 'stop') fail(state, gate.message);
 }

@@ -3,7 +3,7 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { ModelTurn } from '../../../src/protocol/model.js';
-import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../../../src/core/run/budget-gate.js';
+import { costGate, hasCostLimit, initialCostLimits, onCostDecision } from '../../../src/core/run/cost-gate.js';
 import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
 import {
   afterModelFailure,
@@ -197,9 +197,9 @@ describe('the budget gate', () => {
   };
 
   it('a run without a budget has nothing to check', () => {
-    expect(hasBudget(state())).toBe(false);
-    expect(initialBudget(input({ budgetUsd: 2 }))).toEqual({ budgetUsd: 2 });
-    expect(budgetGate(state(), input(), 0)).toEqual({ action: 'continue' });
+    expect(hasCostLimit(state())).toBe(false);
+    expect(initialCostLimits(input({ budgetUsd: 2 }))).toEqual({ budgetUsd: 2 });
+    expect(costGate(state(), input(), 0)).toEqual({ action: 'continue' });
   });
 
   const policies = [
@@ -214,7 +214,7 @@ describe('the budget gate', () => {
   ];
   it.each(policies)('over budget: $name', ({ overrides, action }) => {
     const current = spent();
-    const gate = budgetGate(current, input(overrides), 1);
+    const gate = costGate(current, input(overrides), 1);
     expect(gate.action).toBe(action);
     if (gate.action === 'stop') expect(gate.message).toMatch(/^Stopped before step 1: /);
     if (gate.action === 'ask') {
@@ -226,16 +226,16 @@ describe('the budget gate', () => {
 
   it("an operator's approval extends the budget by its original amount; a rejection stops", () => {
     const approved = spent();
-    const gate = budgetGate(approved, input({ budgetUsd: 0.001 }), 1);
+    const gate = costGate(approved, input({ budgetUsd: 0.001 }), 1);
     if (gate.action !== 'ask') throw new Error('expected a question');
-    expect(onBudgetDecision(approved, input({ budgetUsd: 0.001 }), true, gate)).toEqual({ action: 'continue' });
+    expect(onCostDecision(approved, input({ budgetUsd: 0.001 }), true, gate)).toEqual({ action: 'continue' });
     expect(approved.budget.budgetUsd).toBeCloseTo(0.002);
     expect(approved.status).toBe('running');
     expect(approved.progress.at(-1)?.text).toMatch(/^budget extended to \$0\.0020$/);
     const rejected = spent();
-    const asked = budgetGate(rejected, input(), 1);
+    const asked = costGate(rejected, input(), 1);
     if (asked.action !== 'ask') throw new Error('expected a question');
-    expect(onBudgetDecision(rejected, input(), false, asked)).toMatchObject({
+    expect(onCostDecision(rejected, input(), false, asked)).toMatchObject({
       action: 'stop',
       message: expect.stringMatching(/\(not approved\)$/),
     });
