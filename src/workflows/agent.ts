@@ -47,9 +47,9 @@ import { refusedDecisions, signedDecisionGuard } from './decision-guard.js';
 import type { AgentStateView, BreakerView } from '../protocol/run-messages.js';
 import { stateQuery, storeRootsQuery, transcriptQuery } from '../protocol/run-messages.js';
 import { AGENT_SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
-import type { TurnShell } from './tool-step.js';
+import type { StepShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
-import { runToolTurn } from './tool-step.js';
+import { runStepCalls } from './tool-step.js';
 
 /**
  * Runs a task: model step, tool calls, repeat until the model answers (a structured run: until its FinalResult matches
@@ -91,7 +91,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       recordMcpTools(state, await listMcpTools(input), Date.now());
       state.budget = initialCostLimits(input);
     }
-    const shell: TurnShell = {
+    const shell: StepShell = {
       env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
       approvals,
       publish,
@@ -124,7 +124,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         return toResult(state);
       }
       if (outcome.kind === 'text') keepTextAnswer(state, turn.content);
-      else await runToolTurn(shell, turn);
+      else await runStepCalls(shell, turn);
     }
     await flushWrites(state);
     return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);
@@ -161,7 +161,7 @@ async function flushWrites(state: AgentState): Promise<void> {
  * The model call of a step. One that fails for good goes to the next selection of the run's chain; one rejected as too
  * long for the model compacts the transcript and is made again (core/run/steps `afterModelFailure`).
  */
-async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
+async function callModelWithFallbacks(shell: StepShell): Promise<ModelTurn> {
   const { state, input } = shell.env;
   const tools = stepTools(shell.env, Date.now());
   const started = Date.now();
@@ -194,7 +194,7 @@ async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
  * Summarises the older turns with a model call (an activity) when the transcript nears the context budget. The activity
  * reads the transcript, plans the cut (core/compaction) and stores the shorter transcript; the workflow takes its key.
  */
-async function compact({ env }: TurnShell): Promise<void> {
+async function compact({ env }: StepShell): Promise<void> {
   const { state, input } = env;
   const started = Date.now();
   const writes = takeWrites(state);
@@ -204,8 +204,8 @@ async function compact({ env }: TurnShell): Promise<void> {
   recordCompaction(state, input, result, Date.now() - started, Date.now());
 }
 
-/** Before a step: the budget gate (core/run/budget-gate), and the operator's answer when it asks. */
-async function passBudgetGate({ env, approvals }: TurnShell): Promise<void> {
+/** Before a step: the cost gate (core/run/cost-gate), and the operator's answer when it asks. */
+async function passBudgetGate({ env, approvals }: StepShell): Promise<void> {
   const { state, input } = env;
   let gate = costGate(state, input, Date.now());
   if (gate.action === 'ask') {

@@ -1,5 +1,5 @@
-// Sandboxed and deterministic: the awaits of one turn's tool calls. Every rule — the plan, the gates, the ask policy,
-// fallbacks, envelopes, the turn budget — is in core/turn; this file only runs what a call needs next.
+// Sandbox-safe and deterministic: the awaits of one step's tool calls. Every rule — the plan, the gates, the ask policy,
+// fallbacks, envelopes, the output budget — is in core/step; this file only runs what a call needs next.
 import { isCancellation } from '@temporalio/workflow';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelTurn } from '../protocol/model.js';
@@ -11,8 +11,8 @@ import {
   withBudgetedResults,
   batchEnded,
   batchStarted,
-  endTurn,
-  planTurn,
+  endStepCalls,
+  planStepCalls,
   outputBudgetRequest,
 } from '../core/step/step-calls.js';
 import type { ExecutablePlan } from '../core/tool-calls.js';
@@ -20,18 +20,18 @@ import { takeWrites } from '../protocol/transcript-ref.js';
 import { toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
 
-/** What a turn needs from the run: the rules' inputs, the approvals, and the publisher of status changes. */
-export interface TurnShell {
+/** What a step's tool calls need from the run: the rules' inputs, the approvals, and the publisher of status changes. */
+export interface StepShell {
   env: StepEnv;
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
   publish: () => void;
 }
 
-/** Runs the tool calls of one assistant turn and appends one tool message per call, in request order. */
-export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<void> {
+/** Runs the tool calls of one step (as the model's turn asked for them) and appends one tool message per call, in request order. */
+export async function runStepCalls(shell: StepShell, turn: ModelTurn): Promise<void> {
   const { env } = shell;
-  const planned = planTurn(env, turn, Date.now());
+  const planned = planStepCalls(env, turn, Date.now());
   const results = new Array<ToolResult>(planned.plans.length);
   for (const [number, batch] of planned.batches.entries()) {
     batchStarted(env, number, batch, Date.now());
@@ -47,7 +47,7 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
   }
   answerDuplicates(env, planned, results, Date.now());
   const budget = outputBudgetRequest(env, planned.plans, results);
-  if (!budget) return endTurn(env, planned, results);
+  if (!budget) return endStepCalls(env, planned, results);
   const writes = takeWrites(env.state);
   const { [ACTIVITY.applyOutputBudget]: applyOutputBudget } = workspaceActivities(
     env.input.toolTaskQueue,
@@ -55,11 +55,11 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
   );
   const budgeted = await applyOutputBudget({ ...budget.request, writes: writes.content });
   writes.stored();
-  endTurn(env, planned, withBudgetedResults(env, planned.plans, results, budgeted, Date.now()));
+  endStepCalls(env, planned, withBudgetedResults(env, planned.plans, results, budgeted, Date.now()));
 }
 
 /** One call, from its plan to its result: each await is one thing the call needs from outside the workflow. */
-async function executeCall(shell: TurnShell, plan: ExecutablePlan): Promise<ToolResult> {
+async function executeCall(shell: StepShell, plan: ExecutablePlan): Promise<ToolResult> {
   const { env, approvals } = shell;
   const started = startCall(env, plan, Date.now());
   let need: CallNeed = started.need;

@@ -1,4 +1,4 @@
-// One assistant turn through the same pure rules the workflow runs (core/turn), with the outside world played by
+// One assistant turn through the same pure rules the workflow runs (core/step), with the outside world played by
 // scripted answers instead of activities: what src/workflows/tool-step.ts awaits, answered in the same order.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import type { StoredToolResult } from '../../src/protocol/tool-activity.js';
@@ -19,8 +19,8 @@ import {
   withBudgetedResults,
   batchEnded,
   batchStarted,
-  endTurn,
-  planTurn,
+  endStepCalls,
+  planStepCalls,
   outputBudgetRequest,
 } from '../../src/core/step/step-calls.js';
 
@@ -50,7 +50,7 @@ export function runTurnOffline(env: StepEnv, turn: ModelTurn, world: OfflineWorl
   // Messages the fake activities stored: the workflow only ever holds their keys.
   const stored = new Map<string, string>();
   const counters = { activity: 0, command: 0, approval: 0 };
-  const planned = planTurn(env, turn, NOW);
+  const planned = planStepCalls(env, turn, NOW);
   const results = new Array<ToolResult>(planned.plans.length);
   for (const [number, batch] of planned.batches.entries()) {
     batchStarted(env, number, batch, NOW);
@@ -64,7 +64,7 @@ export function runTurnOffline(env: StepEnv, turn: ModelTurn, world: OfflineWorl
   const budget = outputBudgetRequest(env, planned.plans, results);
   const final = budget ? withBudgetedResults(env, planned.plans, results, noBudgetChange(), NOW) : results;
   const head = env.state.transcript.head;
-  endTurn(env, planned, final);
+  endStepCalls(env, planned, final);
   return { ...readTurn(env, head, stored), activityCalls: counters.activity };
 }
 

@@ -1,4 +1,4 @@
-// The call machine of core/turn/call.ts on its own: every gate in order, every ask policy, fallbacks, lost activities,
+// The call machine of core/step/call.ts on its own: every gate in order, every ask policy, fallbacks, lost activities,
 // the read state and the lifecycle — no Temporal, no activities, just what a call needs next and what state it leaves.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Turn planning, the turn budget and the transcript step of core/turn/turn.ts.
+// Planning a step's calls, the step's output budget and the transcript, in core/step/step-calls.ts.
 import { describe, expect, it } from 'vitest';
 import type { ApplyOutputBudgetResult } from '../../../src/protocol/output-budget.js';
 import type { ContentKey } from '../../../src/protocol/content-key.js';
@@ -9,8 +9,8 @@ import type { ToolResult, StepEnv } from '../../../src/core/step/step-env.js';
 import {
   answerDuplicates,
   withBudgetedResults,
-  endTurn,
-  planTurn,
+  endStepCalls,
+  planStepCalls,
   outputBudgetRequest,
 } from '../../../src/core/step/step-calls.js';
 import { visibleTools } from '../../../src/core/tool-selection/step-tools.js';
@@ -50,10 +50,10 @@ const result = (bytes: number, key: ContentKey = `sha256:${'b'.repeat(64)}`): To
   outcome: { status: 'success', text: 'ok', bytes, compressed: false },
 });
 
-describe('planTurn', () => {
+describe('planStepCalls', () => {
   it('safe calls fan out up to the concurrency limit; an unsafe call runs alone; one call needs no pool', () => {
     const turnEnv = env({ maxToolConcurrency: 2 });
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(
         call('a', 'ReadFile', { path: 'a' }),
@@ -78,7 +78,7 @@ describe('planTurn', () => {
 
   it('repairs are traced; duplicate ids are made unique', () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('x', 'read_file', { path: 'a' }), call('x', 'ReadFile', { path: 'b' })),
       1,
@@ -91,7 +91,7 @@ describe('planTurn', () => {
 describe('answerDuplicates', () => {
   it("answers an exact duplicate with the original's status and a note naming it; it is in no batch", () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('x', 'Bash', { command: 'make' }), call('x', 'Bash', { command: 'make' })),
       1,
@@ -119,10 +119,10 @@ describe('answerDuplicates', () => {
   });
 });
 
-describe('the turn budget (C.9 layer 2)', () => {
+describe("the step's output budget (C.9 layer 2)", () => {
   it('asks for nothing while the results fit, and for the activity when they do not', () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
       1,
@@ -138,7 +138,7 @@ describe('the turn budget (C.9 layer 2)', () => {
 
   it('replaces the budgeted results in place and traces each', () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
       1,
@@ -156,12 +156,12 @@ describe('the turn budget (C.9 layer 2)', () => {
   });
 });
 
-describe('endTurn', () => {
+describe('endStepCalls', () => {
   it('appends the assistant message and one tool message per call, and counts the calls', () => {
     const turnEnv = env();
-    const planned = planTurn(turnEnv, turnOf(call('a', 'ReadFile', { path: 'a' })), 1);
+    const planned = planStepCalls(turnEnv, turnOf(call('a', 'ReadFile', { path: 'a' })), 1);
     const before = turnEnv.state.transcript.messages;
-    endTurn(turnEnv, planned, [result(10)]);
+    endStepCalls(turnEnv, planned, [result(10)]);
     expect(turnEnv.state.transcript.messages).toBe(before + 2);
     expect(turnEnv.state.toolCalls).toBe(1);
   });

@@ -5,7 +5,7 @@ import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import { startProfile, stepTools, toolSearchScope, visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import type { StepEnv } from '../../../src/core/step/step-env.js';
-import { planTurn } from '../../../src/core/step/step-calls.js';
+import { planStepCalls } from '../../../src/core/step/step-calls.js';
 import type { FunctionToolSpec } from '../../../src/protocol/function-tool-spec.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 import { runToolSearch } from '../../../src/tools/tool-search.js';
@@ -82,7 +82,7 @@ describe('stepTools', () => {
     // A task no tool matches by its words: what ranks later comes from the turns.
     const run = env({ maxTools: 6, task: 'Zebra quantum' });
     expect(stepTools(run, 0).selection!.ranked).toEqual([]);
-    planTurn(run, turnOf(null, call('a', 'listWarehouse', { input: 'all' })), 0);
+    planStepCalls(run, turnOf(null, call('a', 'listWarehouse', { input: 'all' })), 0);
     run.state.step = 2;
     const second = stepTools(run, 0);
     expect(second.selection).toMatchObject({ recent: ['listWarehouse'], ranked: [] });
