@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import type { AgentResult } from '../src/core/state.js';
+import type { AgentResult } from '../src/protocol/run-report.js';
 import { bytesPerStep, eventBytes, meanBytes } from '../test/support/history-size.js';
 import { directoryBytesSync, formatBytes } from './bytes.js';
 import { chainRunHistories, countCompactions, lastFailure } from './chain.js';

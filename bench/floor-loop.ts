@@ -1,7 +1,8 @@
 // The in-process floor of the durable-run benchmarks: the same model calls and the same tool work as a durable run,
 // made by calling the worker's own activity functions (createActivities) in a plain loop. No server, no history, no
 // workflow tasks: what a durable run costs above this loop is the price of durability.
-import type { Activities, ToolActivity } from '../src/activities/index.js';
+import type { Activities } from '../src/activities/index.js';
+import type { ToolActivity } from '../src/protocol/activities.js';
 import { createActivities } from '../src/activities/index.js';
 import type { ToolActivityInput } from '../src/protocol/tool-activity.js';
 import { abbreviateParams } from '../src/protocol/envelope.js';
@@ -10,7 +11,7 @@ import type { ReadStateStore } from '../src/protocol/read-state.js';
 import { initialState } from '../src/core/state.js';
 import { normalizeToolCallIds, planToolCalls, toAssistantToolCalls } from '../src/core/tool-calls.js';
 import type { PlannedCall } from '../src/core/tool-calls.js';
-import { systemPrompt } from '../src/core/transcript.js';
+import { systemPrompt } from '../src/core/system-prompt.js';
 import { appendMessages, takeWrites, workflowMessage } from '../src/protocol/transcript-ref.js';
 import type { MessageRef } from '../src/protocol/transcript-ref.js';
 import { createProviderResolver } from '../src/providers/resolve-provider.js';

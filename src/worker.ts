@@ -10,7 +10,7 @@ import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
 import { commandNetworkSettings } from './activities/sandbox/command-network.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
-import type { McpServers } from './core/mcp-servers.js';
+import type { McpServers } from './protocol/mcp.js';
 import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-file.js';
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
@@ -19,7 +19,7 @@ import { runProofInterceptor } from './activities/authorization/interceptor.js';
 import { createRunBindings } from './activities/authorization/run-bindings.js';
 import { createRunProofCheck } from './activities/authorization/run-proof-check.js';
 import { authorizationActivities } from './activities/authorization/verify-decision.js';
-import type { AuthorizationActivities } from './activities/authorization/verify-decision.js';
+import type { AuthorizationActivities } from './protocol/activities.js';
 
 /** The workflow interceptors that carry a run's proof to its activities (bundled with the workflows). */
 export const workflowInterceptorsPath = fileURLToPath(

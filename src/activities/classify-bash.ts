@@ -7,32 +7,13 @@
 // replay sees the same decision and never re-runs it (DESIGN.md).
 import path from 'node:path';
 import { classificationOf } from '../core/permissions/aggregate.js';
-import type { BashClassification } from '../core/permissions/types.js';
+import type { BashClassification } from '../protocol/bash-classification.js';
 import { initialScope } from './bash-classifier/scope.js';
 import { finishLine } from './bash-classifier/segment-draft.js';
 import { classifyScript, DEFAULT_BASH_WRITE_AUTO_ALLOW } from './bash-classifier/walker.js';
 import { commandHomeDirectory, defaultWorkerDataDir, workspaceDataDirectory } from './worker-data.js';
 import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
-
-/** The input of `classifyBash`. */
-export interface ClassifyBashInput {
-  command: string;
-  /** Workspace-relative working directory (already validated by the boundary check). */
-  cwd: string;
-  /** Absolute workspace root. */
-  workspace: string;
-  writeAutoAllow?: string[];
-  writeProtected?: string[];
-  /** Rules of command-form `write` rows that are auto-allowed; default: all of them. */
-  bashWriteAutoAllow?: string[];
-  /**
-   * The worker's data directory (worker-data.ts), where the commands' HOME of this workspace lives; default: the data
-   * directory of a worker not told otherwise.
-   */
-  dataDir?: string;
-  /** `$HOME` for `~` expansion, the commands' scratch space; default: the commands' HOME under `dataDir`. */
-  home?: string;
-}
+import type { ClassifyBashInput } from '../protocol/bash-classification.js';
 
 /**
  * Classifies a Bash command (C.5.2): whole-command forbidden patterns, then per segment the level table, wrappers,

@@ -1,6 +1,6 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
 import { ACTIVITY } from '../protocol/activity-names.js';
-import type { ClassifyBashInput } from './classify-bash.js';
+import type { ClassifyBashInput } from '../protocol/bash-classification.js';
 import { classifyBash } from './classify-bash.js';
 import type { PendingWrites } from '../protocol/transcript-ref.js';
 import { builtinExecutors } from './executors/index.js';
@@ -10,8 +10,8 @@ import type { CommandNetworkSettings } from './sandbox/command-network.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelCallActivity } from './model-call.js';
-import { createBudgetTurn, storedToolActivity } from './stored-results.js';
-import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
+import { createApplyOutputBudget, storedToolActivity } from './stored-results.js';
+import type { AgentActivities, ToolActivity } from '../protocol/activities.js';
 import { createTranscriptStore } from './transcript-store.js';
 import { defaultWorkerDataDir } from './worker-data.js';
 import { mcpCallExecutor } from './mcp/call-tool.js';
@@ -19,10 +19,11 @@ import { createMcpCatalogs } from './mcp/catalog.js';
 import { createMcpConnectionPool } from './mcp/connections.js';
 import type { McpConnectionPool } from './mcp/connections.js';
 import { createListMcpTools } from './mcp/list-tools.js';
-import type { McpRunServerPolicy, McpServers } from '../core/mcp-servers.js';
+import type { McpRunServerPolicy } from '../core/mcp-servers.js';
+import type { McpServers } from '../protocol/mcp.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
-import type { FunctionToolSpec } from '../tools/function-tool.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { builtinTools } from '../tools/index.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
@@ -50,9 +51,6 @@ export interface ActivityDependencies {
   /** The worker's own data directory (journal, commands' HOME; worker-data.ts); default `<state dir>/worker`. */
   dataDir?: string;
 }
-
-/** A tool activity: the activity type is the tool's name. */
-export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
 
 /** The activities registered on the worker. */
 export function createActivities(deps: ActivityDependencies) {
@@ -104,7 +102,7 @@ export function createActivities(deps: ActivityDependencies) {
     [ACTIVITY.listFunctionTools]: async (): Promise<FunctionToolSpec[]> => specs,
     /** Stores content the workflow made (the last step of a finished run). */
     [ACTIVITY.storeContent]: (writes: PendingWrites): Promise<void> => transcripts.writeAll(writes),
-    [ACTIVITY.budgetTurn]: createBudgetTurn(transcripts),
+    [ACTIVITY.applyOutputBudget]: createApplyOutputBudget(transcripts),
     [ACTIVITY.classifyBash]: (input: ClassifyBashInput) =>
       classifyBash({ ...input, dataDir: deps.dataDir ?? defaultWorkerDataDir() }),
     /** The tools of the worker's and the run's MCP servers, listed once per task where the workspace is. */
@@ -112,8 +110,8 @@ export function createActivities(deps: ActivityDependencies) {
     /** Every MCP tool call: the tool is named in the request, its server found in the task's catalog. */
     [ACTIVITY.callMcpTool]: toolActivity(ACTIVITY.callMcpTool, mcpCallExecutor(mcp)),
     ...builtinActivities,
-  };
+  } satisfies AgentActivities;
 }
 
-/** The activity interface the workflow proxies (type-only import there). */
+/** What the worker registers: AgentActivities (which the workflow proxies), the built-in and the function tools. */
 export type Activities = ReturnType<typeof createActivities>;

@@ -11,7 +11,7 @@ import {
   normalizeEmpty,
   renderEnvelope,
   spillDirectory,
-} from '../core/budget.js';
+} from '../core/output-budget.js';
 import { abbreviateParams, envelopeSize, errorEnvelope } from '../protocol/envelope.js';
 import type { Envelope, EnvelopeContext } from '../protocol/envelope.js';
 import type { ExecutorContext, ToolExecutor } from './executors/types.js';

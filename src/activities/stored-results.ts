@@ -1,14 +1,13 @@
 // Node: tool results into the content store. Each tool activity stores its tool message once and hands the workflow
 // the key and a summary; layer 2 of the output budget reads the turn's messages back when they add up to too much.
-import { applyTurnBudget, spillFileName, spillRelativePath } from '../core/budget.js';
-import type { BudgetReason } from '../core/budget.js';
-import type { ContentKey } from '../protocol/content-key.js';
+import { budgetStepResults, spillFileName, spillRelativePath } from '../core/output-budget.js';
+import type { ApplyOutputBudgetInput, ApplyOutputBudgetResult } from '../protocol/output-budget.js';
 import type { Envelope } from '../protocol/envelope.js';
 import { serializeEnvelope } from '../protocol/envelope.js';
 import type { ChatMessage } from '../protocol/model.js';
 import type { ToolOutcome } from '../protocol/tool-outcome.js';
 import { outcomeOf, withFallbackNote } from '../protocol/tool-outcome.js';
-import type { MessageRef, PendingWrites } from '../protocol/transcript-ref.js';
+import type { MessageRef } from '../protocol/transcript-ref.js';
 import type { ToolExecutor } from './executors/types.js';
 import { runTool } from './run-tool.js';
 import { spillForBudget, withUnsavedSpill } from './spill.js';
@@ -57,28 +56,10 @@ async function storeToolMessage(
   return { message, outcome: outcomeOf(envelope) };
 }
 
-/** Input of the `budgetTurn` activity: one step's tool messages by key, in request order. */
-export interface BudgetTurnInput {
-  workspace: string;
-  taskId: string;
-  turn: number;
-  /** Workflow-made messages among them, not stored yet. */
-  writes?: PendingWrites;
-  results: { key: ContentKey; compressed: boolean; toolName: string; callId: string }[];
-}
-
-/** The results layer 2 replaced, with what the `tool_result_budget_item` event records. */
-export interface BudgetTurnResult {
-  items: {
-    index: number;
-    message: MessageRef;
-    outcome: ToolOutcome;
-    event: { reason: BudgetReason; raw_bytes: number; visible_bytes: number };
-  }[];
-}
-
-/** Creates the `budgetTurn` activity (C.9 layer 2): compresses the largest results and spills them in full. */
-export function createBudgetTurn(transcripts: TranscriptStore): (input: BudgetTurnInput) => Promise<BudgetTurnResult> {
+/** Creates the `applyOutputBudget` activity (C.9 layer 2): compresses the largest results and spills them in full. */
+export function createApplyOutputBudget(
+  transcripts: TranscriptStore,
+): (input: ApplyOutputBudgetInput) => Promise<ApplyOutputBudgetResult> {
   return async (input) => {
     await transcripts.writeAll(input.writes);
     const envelopes = await Promise.all(
@@ -94,7 +75,7 @@ export function createBudgetTurn(transcripts: TranscriptStore): (input: BudgetTu
       callId: input.results[index]!.callId,
       suffix: 'result' as const,
     });
-    const budgeted = applyTurnBudget(envelopes, {
+    const budgeted = budgetStepResults(envelopes, {
       pathFor: (index) => spillRelativePath(input.taskId, spillFileName(target(index))),
       alreadyCompressed: input.results.map((result) => result.compressed),
     });

@@ -5,11 +5,11 @@ import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common
 import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
 import type { ChatMessage, ModelRequest, ModelTurn, RawToolCall } from '../protocol/model.js';
 import type { ForkOrigin } from '../core/run/fork.js';
-import type { AgentResult, RunStatus } from '../core/state.js';
-import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js';
+import type { AgentResult, RunStatus } from '../protocol/run-report.js';
+import type { ToolSelectionRecord } from '../protocol/model.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
 import type { StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
-import type { RiskLevel } from '../tools/define-tool.js';
+import type { RiskLevel } from '../protocol/risk-level.js';
 import { shorten } from '../tools/define-tool.js';
 import { runStatusOf } from './run-status.js';
 

@@ -3,7 +3,7 @@
 // authorizes its clients.
 import { loadOrCreateOperatorKey } from '../activities/authorization/operator-key.js';
 import { signDecision, signRun } from '../activities/authorization/signing.js';
-import type { ApprovalDecision, PendingApproval } from '../core/approvals.js';
+import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
 import type { AgentInput } from '../core/state.js';
 import type { Connected } from './connect.js';
 import { stateDir } from './state-dir.js';

@@ -1,7 +1,7 @@
 // Node: everything the CLI prints goes through here. Text from the model, a tool, a file or a server is made visible
 // by the formatters (core/terminal-text) before it is coloured; the writers below show whatever control character is
 // still raw in a line, so only this module's own colours reach the terminal.
-import type { AgentResult, ProgressEntry } from '../core/state.js';
+import type { AgentResult, ProgressEntry } from '../protocol/run-report.js';
 import { terminalJson, visibleLines, visibleText } from '../core/terminal-text.js';
 
 const useColor = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;

@@ -1,7 +1,7 @@
 // A run's status, decided here for every command: from the server's execution status and what the workflow reports
 // (the AgentStatus search attribute, the state query, its result), and back into a visibility query for `list`.
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
-import type { RunStatus } from '../core/state.js';
+import type { RunStatus } from '../protocol/run-report.js';
 import { EXIT } from './exit-codes.js';
 
 /** Every run status of the CLI contract (DESIGN.md). */

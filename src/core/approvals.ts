@@ -1,48 +1,8 @@
-// Sandbox-safe: the shapes of a human approval (C.4 askPolicy "wait" / "prompt"), shared by the turn rules, the
-// workflow's handlers and the CLI.
-import { canonicalJson } from '../tools/registry.js';
+// Sandbox-safe: the rules of a human approval (C.4 askPolicy "wait" / "prompt"): what a decision is kept under, when
+// a wait ends, and the one line that names what waits.
+import { canonicalJson } from '../protocol/canonical-json.js';
 import { contentKey } from '../protocol/content-key.js';
-import type { DecisionSignature } from './authorization/proofs.js';
-
-/** A call (or a budget extension) waiting for a human decision. */
-export interface PendingApproval {
-  /** What the operator names the call by: the model's call id (or `budget-step-N`). */
-  callId: string;
-  /**
-   * What a decision is kept under: the call's place in the run and what it does (`callIdentity`). A model that reuses
-   * an id for another command is asked again; the id alone never carries an approval over.
-   */
-  identity: string;
-  tool: string;
-  level: string;
-  reason: string;
-  command?: string;
-  path?: string;
-  /** The network_write approval key ("npm install", "curl example.com"); `--remember` approves it for the task. */
-  key?: string;
-  /** Workflow time (ms) when the approval was requested. */
-  requestedAt: number;
-}
-
-/** A decision on one pending call, from the CLI (Update) or the Web UI / `temporal workflow signal` (Signal). */
-export interface ApprovalDecision {
-  tool_call_id: string;
-  decision: 'approve' | 'reject';
-  /** Approve the call's approval key for the rest of the task (network_write only). */
-  remember?: boolean;
-  reason?: string;
-  /** Who decided (`user@host` from the CLI); absent from a bare Signal (the Web UI). */
-  decided_by?: string;
-  /** The operator's signature (the CLI with the embedded server's key): a signed run takes no decision without it. */
-  signature?: DecisionSignature;
-}
-
-/** What the Update returns once the decision is recorded. */
-export interface ApprovalOutcome {
-  tool_call_id: string;
-  decision: 'approve' | 'reject';
-  rememberedKey?: string;
-}
+import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
 
 /** A call's identity in its run: step, position, tool and a hash of its validated arguments. */
 export function callIdentity(step: number, index: number, tool: string, input: Record<string, unknown>): string {

@@ -2,35 +2,7 @@
 // applies when it connects. Pure: files are read and environments passed in by the caller.
 import { z } from 'zod';
 import { VARIABLE_REFERENCE, WORKSPACE_VARIABLE, variablesIn } from './mcp-variables.js';
-
-/** A server the worker starts as a child process and speaks to over stdin/stdout. */
-export interface McpStdioServer {
-  type?: 'stdio';
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  /**
-   * Working directory of the server, as written; default: an empty directory of the worker's, outside every workspace
-   * (`${workspaceFolder}` names the run's workspace, and puts what the model writes on the server's import path).
-   */
-  cwd?: string;
-  /** How long one tool call may take (ms). */
-  timeoutMs?: number;
-}
-
-/** A server reached over Streamable HTTP. */
-export interface McpHttpServer {
-  type: 'http';
-  url: string;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-}
-
-/** One entry of `mcpServers`. Values may hold `${VAR}` and `${VAR:-default}`, expanded on the worker. */
-export type McpServerConfig = McpStdioServer | McpHttpServer;
-
-/** `mcpServers` of a `.mcp.json` file: server name → settings. */
-export type McpServers = Record<string, McpServerConfig>;
+import type { McpServerConfig, McpServers, McpStdioServer } from '../protocol/mcp.js';
 
 /** Server names: what a `mcp__<server>__<tool>` tool name can carry, give or take the sanitising of other characters. */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -1,7 +1,8 @@
 // Sandbox-safe: pure arithmetic over plain data, no clock and no I/O; the workflow keeps the ledger in its state.
-// Model-call cost, the usage/cost ledger, the next-call estimate and the USD/token budget check.
+// Model-call cost, the usage/cost ledger, the next-call estimate and the check against the cost limits (USD, tokens).
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ModelPrice, PriceTable } from './price-table.js';
+import type { CostLedger } from '../protocol/run-report.js';
 
 /**
  * Token counts of one model call. `cachedTokens` is the part of `promptTokens` read from the prompt cache,
@@ -27,20 +28,6 @@ export interface CallCost {
   priced: boolean;
 }
 
-/** Usage and cost summed over every model call of a task. Plain JSON: carried across continue-as-new. */
-export interface CostLedger {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  totalTokens: number;
-  modelCalls: number;
-  costUsd: number;
-  /** Prompt tokens of the most recent call: the base of the next estimate. */
-  lastPromptTokens: number;
-  /** Models that had no price; their calls were counted at 0 USD. */
-  unpricedModels: string[];
-}
-
 /** What the next model call is expected to cost. */
 export interface NextCallEstimate {
   promptTokens: number;
@@ -51,13 +38,13 @@ export interface NextCallEstimate {
 }
 
 /** Optional limits of a task. */
-export interface BudgetLimits {
+export interface CostLimits {
   budgetUsd?: number;
   maxTokens?: number;
 }
 
 /** Result of a budget check; `message` is ready to show the user (or the model). */
-export interface BudgetCheck {
+export interface CostLimitCheck {
   exceeded: boolean;
   which?: 'budget_usd' | 'max_tokens';
   message: string;
@@ -185,11 +172,11 @@ export function estimateNextCall(
  * Whether making the next call could take the task past a limit: spent + estimate > limit. The USD budget is
  * checked first. An unpriced model costs 0, so only `maxTokens` can stop it.
  */
-export function wouldExceedBudget(
+export function wouldExceedCostLimit(
   ledger: Pick<CostLedger, 'costUsd' | 'totalTokens'>,
   next: Pick<NextCallEstimate, 'estimatedUsd' | 'estimatedTokens'>,
-  limits: BudgetLimits,
-): BudgetCheck {
+  limits: CostLimits,
+): CostLimitCheck {
   if (limits.budgetUsd !== undefined && ledger.costUsd + next.estimatedUsd > limits.budgetUsd) {
     return {
       exceeded: true,

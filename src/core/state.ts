@@ -1,31 +1,22 @@
 // Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
-import type { RunAuthorization } from './authorization/proofs.js';
+import type { RunAuthorization } from '../protocol/run-authorization.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';
 import type { ChatMessage, ModelSelection, ToolChoice, Usage } from '../protocol/model.js';
 import type { PriceTable } from './price-table.js';
-import type { BudgetLimits, CostLedger } from './pricing.js';
+import type { CostLimits } from './pricing.js';
 import { emptyCostLedger, recordModelCall } from './pricing.js';
+import type { AgentMode } from '../protocol/agent-mode.js';
 import type { ReadStateStore } from '../protocol/read-state.js';
-import type { FunctionToolSpec } from '../tools/function-tool.js';
-import type { McpToolDescriptor } from '../tools/mcp-tool.js';
+import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../protocol/run-report.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
+import type { McpToolDescriptor } from '../protocol/mcp.js';
 import type { ContentKey } from '../protocol/content-key.js';
-import type { McpServers } from './mcp-servers.js';
-import type { ProfileName } from './tool-selection/profiles.js';
+import type { McpServers } from '../protocol/mcp.js';
+import type { ProfileName } from '../protocol/profile-names.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';
-
-/**
- * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `continued` ends a run that handed its task on
- * to the next run of the chain (continue-as-new). `terminated` and `timed_out` are endings the workflow cannot see:
- * the CLI reads them from the server's execution status.
- */
-export type RunStatus =
-  'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued';
-
-/** Tool exposure mode (C.4). */
-export type AgentMode = 'default' | 'read_only';
 
 /** How ASK decisions are resolved (C.4). */
 export type AskPolicy = 'deny' | 'approve' | 'wait' | 'prompt';
@@ -106,27 +97,6 @@ export interface AgentInput {
   authorization?: RunAuthorization;
 }
 
-/** One line of progress for followers (`run`, `watch`). */
-export interface ProgressEntry {
-  seq: number;
-  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued';
-  step: number;
-  text: string;
-  tool?: string;
-  status?: string;
-  ms?: number;
-  /** The error message of a failed tool call. */
-  detail?: string;
-}
-
-/** Usage and cost summed over every model call of the task. */
-export interface UsageLedger extends CostLedger {
-  /** Model-call attempts that failed and were retried by Temporal (their tokens, if any, are not reported). */
-  retriedCalls: number;
-  /** Tokens of the tool lists sent (already part of promptTokens). */
-  schemaTokens: number;
-}
-
 /** Everything a task accumulates. */
 export interface AgentState {
   taskId: string;
@@ -170,8 +140,8 @@ export interface AgentState {
   events: TraceEvent[];
   /** How many times the task continued as new. */
   runs: number;
-  /** The budget in force; an operator's approval extends it by the original amount. */
-  budget: BudgetLimits;
+  /** The cost limits in force (recorded as `budget`); an operator's approval extends them by the original amounts. */
+  budget: CostLimits;
   /** The model that answered last (AgentModel search attribute). */
   model?: string;
   /** The transcript's content, kept only under `inlineTranscript` (the bench's comparison). */
@@ -202,20 +172,6 @@ export const MAX_TRACE_EVENTS = 1000;
 export function addEvent(state: AgentState, type: string, at: number, data: Record<string, unknown>): void {
   state.events.push({ type, step: state.step, at, data });
   if (state.events.length > MAX_TRACE_EVENTS) state.events.splice(0, state.events.length - MAX_TRACE_EVENTS);
-}
-
-/** The workflow result, and the CLI's `--json` object minus the ids. */
-export interface AgentResult {
-  status: RunStatus;
-  answer: string | null;
-  /** A structured run's result (the JSON value that matched `outputSchema`). */
-  result?: unknown;
-  steps: number;
-  toolCalls: number;
-  usage: UsageLedger;
-  error?: string;
-  /** The run's tool profile, when it has one. */
-  profile?: string;
 }
 
 /** Keeps follower progress bounded in workflow memory. */

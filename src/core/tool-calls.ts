@@ -8,7 +8,7 @@ import type { RawToolCall, ToolCallMessagePart } from '../protocol/model.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { isFunctionTool } from '../tools/function-tool.js';
 import { mapFunctionInput } from './function-input.js';
-import { canonicalJson } from '../tools/registry.js';
+import { canonicalJson } from '../protocol/canonical-json.js';
 
 /** The slice of the tool registry the planner needs. */
 export interface ToolLookup {

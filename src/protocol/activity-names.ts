@@ -5,7 +5,7 @@ export const ACTIVITY = {
   callModel: 'callModel',
   listFunctionTools: 'listFunctionTools',
   storeContent: 'storeContent',
-  budgetTurn: 'budgetTurn',
+  applyOutputBudget: 'applyOutputBudget',
   classifyBash: 'classifyBash',
   listMcpTools: 'listMcpTools',
   callMcpTool: 'callMcpTool',

@@ -1,43 +1,12 @@
-// Sandbox-safe: plain JSON data shared by the workflow, core/ and the model providers.
-// The transcript is the project's own, provider-neutral: four roles, text content, tool calls and their results by
-// call id, and what a provider needs back verbatim on later turns (reasoning items, signed thinking blocks) as
-// opaque provider items. Its field names follow Chat Completions, the shape most endpoints speak; each provider
-// adapter (src/providers/) translates it to its API and its API's answer back into a ModelTurn.
+// Sandbox-safe: plain JSON data shared by the workflow, core/ and the model providers: what the workflow asks of a model
+// call (ModelRequest) and what the call returns (ModelTurn). The transcript it refers to is provider-neutral
+// (chat-message.ts, re-exported here); each provider adapter (src/providers/) translates it to its API and its API's
+// answer back into a ModelTurn.
+import type { ChatMessage, ProviderItem } from './chat-message.js';
 import type { PendingWrites, TranscriptRef } from './transcript-ref.js';
 import type { ContentKey } from './content-key.js';
-import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js';
 
-/** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
-export interface ToolCallMessagePart {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-/**
- * Something a provider returned that it needs back, unchanged, when the transcript is sent to it again: an OpenAI
- * Responses reasoning item with its encrypted content, an Anthropic thinking block with its signature. Other
- * providers leave it out of their requests.
- */
-export interface ProviderItem {
-  /** The provider that made it (`openai-responses`, `anthropic`). */
-  provider: string;
-  /** The item exactly as the provider's API returned it. */
-  item: Record<string, unknown>;
-}
-
-/** One transcript message. Contents are always strings, as every endpoint accepts. */
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | {
-      role: 'assistant';
-      content: string | null;
-      tool_calls?: ToolCallMessagePart[];
-      /** Kept verbatim for the provider that made them (reasoning), in the order it returned them. */
-      provider_items?: ProviderItem[];
-    }
-  | { role: 'tool'; tool_call_id: string; content: string };
+export type { ChatMessage, ProviderItem, ToolCallMessagePart } from './chat-message.js';
 
 /**
  * Which tools the model may call this turn: any or none (`auto`), at least one (`required`), none (`none`), or the
@@ -164,4 +133,18 @@ export interface ModelRequest {
   messages?: ChatMessage[];
   /** …and a request to return the ones it does not hold yet (ModelTurn.transcriptTail). */
   echoTranscript?: boolean;
+}
+
+/** One step's selection as the trace and the model request record it: the shown tools by reason. */
+export interface ToolSelectionRecord {
+  /** How many tools the step could have shown. */
+  candidates: number;
+  limit: number;
+  pinned: string[];
+  discovered: string[];
+  recent: string[];
+  /** Best first. */
+  ranked: string[];
+  /** In the order they were taken: the preferred tools, then by name. */
+  filled: string[];
 }

@@ -1,10 +1,8 @@
 // Sandbox-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TranscriptRef } from './transcript-ref.js';
-import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
-import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../core/state.js';
-
-export type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
+import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval.js';
+import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from './run-report.js';
 
 /** Breaker state of one tool, as shown to operators. */
 export interface BreakerView {

@@ -3,11 +3,12 @@ import type { Envelope, Repair } from './envelope.js';
 import type { ReadStateStore, ReadStateUpdate } from './read-state.js';
 import type { FallbackNote, ToolOutcome } from './tool-outcome.js';
 import type { MessageRef } from './transcript-ref.js';
-import type { RiskLevel } from '../tools/define-tool.js';
+import type { RiskLevel } from './risk-level.js';
 
 /** The input of every tool activity. Validated, repaired arguments only; never secrets. */
 export interface ToolActivityInput {
   taskId: string;
+  /** The step the call belongs to (the field keeps its recorded name: `turn`). */
   turn: number;
   index: number;
   callId: string;
@@ -70,4 +71,11 @@ export interface StoredToolResult {
   message: MessageRef;
   outcome: ToolOutcome;
   readStateUpdate?: ReadStateUpdate;
+}
+
+/** Temporal activity settings for one tool (C.14). */
+export interface ToolActivityPolicy {
+  startToCloseTimeoutMs: number;
+  maximumAttempts: number;
+  heartbeatTimeoutMs?: number;
 }

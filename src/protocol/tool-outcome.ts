@@ -1,5 +1,5 @@
 // Sandbox-safe: what the workflow keeps of a tool result. The envelope itself is stored once as the tool message;
-// the workflow decides breakers, fallbacks, progress and the turn budget from this small summary.
+// the workflow decides breakers, fallbacks, progress and the step's output budget from this small summary.
 import type { Envelope, ErrorCode, ToolStatus } from './envelope.js';
 import { envelopeSize } from './envelope.js';
 
@@ -10,7 +10,7 @@ export interface ToolOutcome {
   status: ToolStatus;
   text: string;
   error?: { code: ErrorCode; message: string };
-  /** `size(envelope)` of C.0: what the turn budget counts. */
+  /** `size(envelope)` of C.0: what the step's output budget counts. */
   bytes: number;
   /** Already compressed by the output budget (never compressed twice). */
   compressed: boolean;

@@ -3,7 +3,7 @@
 // continue-as-new input carry one head key and a few counters however long the run grows.
 import type { ContentKey } from './content-key.js';
 import { contentKey } from './content-key.js';
-import type { ChatMessage } from './model.js';
+import type { ChatMessage } from './chat-message.js';
 
 /** A stored message: its key and the estimated tokens of its serialised form. */
 export interface MessageRef {

@@ -23,6 +23,8 @@ export const bash = defineTool({
     'Long output is cut in the middle and saved in full to a file you can ReadFile. Do not use it to read or edit files: use ReadFile/EditFile.',
   ].join(' '),
   inputSchema: input,
+  profiles: { 'code-edit': 'pinned', ops: 'pinned' },
+  promptRole: 'check',
   category: 'command',
   confirmation: 'command',
   isConcurrencySafe: () => false,

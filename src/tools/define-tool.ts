@@ -1,7 +1,14 @@
-// Sandbox-safe: tool CONTRACTS only (data the workflow can import). Executors with I/O live in activities/.
+// Sandbox-safe: tool CONTRACTS and the registry's interface only (data the workflow can import); registry.ts builds
+// the registry. Executors with I/O live in activities/.
 // A contract's zod schema is the single source of the JSON Schema the model sees and the validation the worker runs.
 import type { z } from 'zod';
-import type { ToolRegistry } from './registry.js';
+import type { AgentMode } from '../protocol/agent-mode.js';
+import type { Repair } from '../protocol/envelope.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
+import type { ProfileName } from '../protocol/profile-names.js';
+import type { ToolSchema } from '../protocol/model.js';
+import type { RiskLevel } from '../protocol/risk-level.js';
+import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
 /** What a tool does to the world (TOOL-SPEC C.2). */
 export type ToolCategory = 'read' | 'write' | 'command';
@@ -13,18 +20,17 @@ export type ToolCategory = 'read' | 'write' | 'command';
  */
 export type ConfirmationRule = 'none' | 'path' | 'command' | 'declared';
 
-/** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */
-export type RiskLevel = 'read_only' | 'write' | 'unclassified' | 'network_write' | 'destructive' | 'forbidden';
+/** A profile's place for a tool: offered, or also pinned (shown at every step, whatever the ranking). */
+export type ProfilePlace = 'offered' | 'pinned';
+
+/**
+ * Where the system prompt names a built-in tool: among the tools to explore with, to change files with (after reading
+ * them), or to check the work with.
+ */
+export type PromptRole = 'explore' | 'change' | 'check';
 
 /** Where a tool comes from: a built-in contract, a registered function (C.12) or an MCP server. */
 export type ToolOrigin = 'builtin' | 'function' | 'mcp';
-
-/** Temporal activity settings for one tool (C.14). */
-export interface ToolActivityPolicy {
-  startToCloseTimeoutMs: number;
-  maximumAttempts: number;
-  heartbeatTimeoutMs?: number;
-}
 
 /** One parameter alias of C.7: `from` is renamed to `to` when `to` is absent. */
 export interface ParameterAlias {
@@ -76,6 +82,10 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
   /** Offered to the model only while some deferred tool is left to find (ToolSearch, C.16). */
   listedOnlyWithDeferredTools?: boolean;
+  /** The built-in profiles that offer the tool by name, and whether each pins it (core/tool-selection/profiles). */
+  profiles?: Partial<Record<ProfileName, ProfilePlace>>;
+  /** Where the system prompt names the tool; a tool without one is not named there. */
+  promptRole?: PromptRole;
   /** One-line, human-readable label for the Web UI (`ReadFile src/a.ts:1-200`). */
   summarize(input: I): string;
 }
@@ -83,7 +93,7 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
 /** What a tool that runs in the workflow can see. */
 export interface WorkflowToolContext {
   registry: ToolRegistry;
-  mode: 'default' | 'read_only';
+  mode: AgentMode;
   /** The tools ToolSearch may return when the run selects its tools or has a profile (core/tool-selection). */
   searchScope?: ReadonlySet<string>;
 }
@@ -122,4 +132,52 @@ export function defineTool<I extends Record<string, unknown>>(contract: ToolCont
 export function shorten(text: string, max = 80): string {
   const single = text.replace(/\s+/g, ' ').trim();
   return single.length > max ? `${single.slice(0, max - 1)}…` : single;
+}
+
+/** What decides which tools the model sees this turn. */
+export interface SchemaContext {
+  mode: AgentMode;
+  /** Breakers (tool names, or an MCP server's shared key) OPEN after the caller's OPEN→HALF_OPEN time check (C.10). */
+  openTools?: ReadonlySet<string>;
+  /** Deferred tools that ToolSearch has discovered in this task (C.16). */
+  discovered?: ReadonlySet<string>;
+  /** List the tools that find others (ToolSearch) even with nothing deferred: a step's selection left tools out. */
+  listFinders?: boolean;
+}
+
+/** A resolved tool name, with the repair record when the model's spelling was not exact. */
+export interface ResolvedName {
+  name: string;
+  repair?: Repair;
+}
+
+/** The per-task set of tools (C.2). */
+export interface ToolRegistry {
+  /**
+   * Adds a contract; throws on an invalid or duplicate name, a conflicting alias, or a schema that cannot be exported
+   * (for a zod contract: one strict mode cannot express).
+   */
+  register(contract: ToolContract): void;
+  /** Registers a function tool (C.12) and returns its contract. */
+  registerFunction(spec: FunctionToolSpec): ToolContract;
+  /** Removes a tool and its aliases; false when it was not registered. */
+  unregister(name: string): boolean;
+  /** The contract registered under exactly this name; inherited properties ("toString", "__proto__") never match. */
+  get(name: string): ToolContract | undefined;
+  /** C.3 step 2: exact name, then case-insensitive name, then the alias table; undefined when nothing matches. */
+  resolveName(raw: string | undefined): ResolvedName | undefined;
+  /** Lists a disabled tool again; throws for an unknown name. */
+  enable(name: string): void;
+  /** Hides a tool from the schemas; calls to it are denied with `tool_disabled`. Throws for an unknown name. */
+  disable(name: string): void;
+  /** False for disabled and for unknown tools. */
+  isEnabled(name: string): boolean;
+  /** Every registered contract, enabled or not, sorted by name. */
+  list(): ToolContract[];
+  /** The contracts the model may see in this context, sorted by name (C.2 filtering). */
+  visible(context: SchemaContext): ToolContract[];
+  /** `visible(context)` as Chat Completions strict function schemas. */
+  getSchemas(context: SchemaContext): ToolSchema[];
+  /** sha256 (hex) of the canonical JSON of `getSchemas(context)`. */
+  fingerprint(context: SchemaContext): string;
 }

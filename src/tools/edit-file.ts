@@ -35,6 +35,8 @@ export const editFile = defineTool({
     'Requires a prior ReadFile of the file in this task; all edits apply or none do.',
   ].join(' '),
   inputSchema: input,
+  profiles: { 'code-edit': 'pinned' },
+  promptRole: 'change',
   category: 'write',
   confirmation: 'path',
   usesReadState: true,

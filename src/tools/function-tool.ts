@@ -2,22 +2,9 @@
 // The function body runs worker-side; the workflow only needs its name, schema, category and declared risk.
 import { z } from 'zod';
 import { defineTool, shorten } from './define-tool.js';
-import type { RiskLevel, ToolActivityPolicy, ToolContract } from './define-tool.js';
-
-/** The confirmation levels a function may declare (C.12); no declaration means fail-closed DENY (C.5.1). */
-export type FunctionRisk = Extract<RiskLevel, 'read_only' | 'write' | 'destructive' | 'network_write'>;
-
-/** What `registerFunction` needs to describe a function tool to the model and to the permission layer. */
-export interface FunctionToolSpec {
-  name: string;
-  description: string;
-  risk?: FunctionRisk;
-  concurrencySafe?: boolean;
-  /** Temporal settings for the function's activity; see `functionActivityPolicy` for the default. */
-  activity?: ToolActivityPolicy;
-  /** Hidden from the model until ToolSearch discovers it (C.16). */
-  shouldDefer?: boolean;
-}
+import type { ToolContract } from './define-tool.js';
+import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
+import type { FunctionRisk, FunctionToolSpec } from '../protocol/function-tool-spec.js';
 
 /** The input every function tool receives: one raw string. */
 export type FunctionToolInput = { input: string };

@@ -27,6 +27,8 @@ export const glob = defineTool({
     'Hidden files, .gitignore entries and directories such as node_modules are skipped unless asked for.',
   ].join(' '),
   inputSchema: input,
+  profiles: { 'read-only': 'pinned', 'code-edit': 'pinned', ops: 'offered' },
+  promptRole: 'explore',
   category: 'read',
   confirmation: 'none',
   isConcurrencySafe: () => true,

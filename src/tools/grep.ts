@@ -55,6 +55,8 @@ export const grep = defineTool({
     'Respects .gitignore and skips hidden, binary and build/vendor files. Use output_mode "files_with_matches" to list files only.',
   ].join(' '),
   inputSchema: input,
+  profiles: { 'read-only': 'pinned', 'code-edit': 'pinned', ops: 'pinned' },
+  promptRole: 'explore',
   category: 'read',
   confirmation: 'none',
   isConcurrencySafe: () => true,

@@ -7,7 +7,7 @@ import { grep } from './grep.js';
 import { readFile } from './read-file.js';
 import { writeFile } from './write-file.js';
 
-/** The six built-in tools (C.2), sorted by name. */
+/** The built-in tools (C.2), sorted by name. A new one is its contract and one line here (and its executor's). */
 export const builtinTools: readonly ToolContract[] = [
   bash,
   editFile,
@@ -26,15 +26,16 @@ export {
   MAX_TOOL_SEARCH_RESULTS,
 } from './tool-search.js';
 export type { DeferredToolMatch, ToolSearchContext, ToolSearchOutcome } from './tool-search.js';
-export { createToolRegistry, canonicalJson, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
-export type { ToolRegistry, SchemaContext, ResolvedName } from './registry.js';
+export { createToolRegistry, TOOL_NAME_PATTERN, MISSING_TOOL_NAME } from './registry.js';
+export type { ToolRegistry, SchemaContext, ResolvedName } from './define-tool.js';
 export {
   createFunctionTool,
   isFunctionTool,
   functionActivityPolicy,
   FUNCTION_TOOL_PARAMETERS,
 } from './function-tool.js';
-export type { FunctionRisk, FunctionToolSpec, FunctionToolInput } from './function-tool.js';
+export type { FunctionToolInput } from './function-tool.js';
+export type { FunctionRisk, FunctionToolSpec } from '../protocol/function-tool-spec.js';
 export {
   toToolSchema,
   toInputJsonSchema,
@@ -42,7 +43,7 @@ export {
   toStrictJsonSchema,
   isStrictContract,
 } from './schema-export.js';
-export type { JsonSchema } from './schema-export.js';
+export type { JsonSchema } from '../protocol/json-schema.js';
 export {
   createMcpTool,
   mcpToolNames,
@@ -51,4 +52,4 @@ export {
   mcpBreakerKey,
   DEFAULT_MCP_CALL_TIMEOUT_MS,
 } from './mcp-tool.js';
-export type { McpToolDescriptor, McpToolAnnotations } from './mcp-tool.js';
+export type { McpToolDescriptor, McpToolAnnotations } from '../protocol/mcp.js';

@@ -5,33 +5,13 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import { defineTool, shorten } from './define-tool.js';
-import type { RiskLevel, ToolActivityPolicy, ToolContract } from './define-tool.js';
-
-/** The behaviour hints of an MCP tool (MCP `ToolAnnotations`); servers are not trusted to be right, only to ask less. */
-export interface McpToolAnnotations {
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
+import type { ToolContract } from './define-tool.js';
+import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
+import type { RiskLevel } from '../protocol/risk-level.js';
+import type { McpToolAnnotations, McpToolDescriptor } from '../protocol/mcp.js';
 
 /** The four hints, in the order MCP lists them (its annotations also carry a title, which is no hint). */
 export const MCP_HINT_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
-
-/** One tool of one MCP server, as the listing recorded it for the task. */
-export interface McpToolDescriptor {
-  /** The registry name (`mcp__<server>__<tool>`, sanitised and unique). */
-  name: string;
-  server: string;
-  /** The server's own name for the tool. */
-  tool: string;
-  description: string;
-  /** The tool's `inputSchema`, as the server declared it. */
-  inputSchema: Record<string, unknown>;
-  annotations?: McpToolAnnotations;
-  /** How long one call may take (the server's `timeoutMs`, else DEFAULT_MCP_CALL_TIMEOUT_MS). */
-  timeoutMs?: number;
-}
 
 /** A call's time limit when the server's settings give none. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 300_000;

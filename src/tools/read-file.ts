@@ -19,6 +19,8 @@ export const readFile = defineTool({
     'You must ReadFile a file before EditFile or WriteFile can change it. Directories are rejected: use Glob.',
   ].join(' '),
   inputSchema: input,
+  profiles: { 'read-only': 'pinned', 'code-edit': 'pinned', ops: 'pinned' },
+  promptRole: 'explore',
   category: 'read',
   confirmation: 'none',
   usesReadState: true,

@@ -2,12 +2,11 @@
 // Pure data and functions: the workflow owns one per task and passes breaker and discovery state in as data.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { Repair } from '../protocol/envelope.js';
+import { canonicalJson } from '../protocol/canonical-json.js';
 import type { ToolSchema } from '../protocol/model.js';
-import type { ToolContract } from './define-tool.js';
+import type { ResolvedName, SchemaContext, ToolContract, ToolRegistry } from './define-tool.js';
 import { breakerKeysOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
-import type { FunctionToolSpec } from './function-tool.js';
 import { isStrictContract, toToolSchema, toInputJsonSchema, toStrictInputJsonSchema } from './schema-export.js';
 
 /** Tool names as the model APIs accept them (C.2). */
@@ -15,54 +14,6 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /** The name used when a tool call carries none (C.3 step 2). */
 export const MISSING_TOOL_NAME = 'unknown_tool';
-
-/** What decides which tools the model sees this turn. */
-export interface SchemaContext {
-  mode: 'default' | 'read_only';
-  /** Breakers (tool names, or an MCP server's shared key) OPEN after the caller's OPEN→HALF_OPEN time check (C.10). */
-  openTools?: ReadonlySet<string>;
-  /** Deferred tools that ToolSearch has discovered in this task (C.16). */
-  discovered?: ReadonlySet<string>;
-  /** List the tools that find others (ToolSearch) even with nothing deferred: a step's selection left tools out. */
-  listFinders?: boolean;
-}
-
-/** A resolved tool name, with the repair record when the model's spelling was not exact. */
-export interface ResolvedName {
-  name: string;
-  repair?: Repair;
-}
-
-/** The per-task set of tools (C.2). */
-export interface ToolRegistry {
-  /**
-   * Adds a contract; throws on an invalid or duplicate name, a conflicting alias, or a schema that cannot be exported
-   * (for a zod contract: one strict mode cannot express).
-   */
-  register(contract: ToolContract): void;
-  /** Registers a function tool (C.12) and returns its contract. */
-  registerFunction(spec: FunctionToolSpec): ToolContract;
-  /** Removes a tool and its aliases; false when it was not registered. */
-  unregister(name: string): boolean;
-  /** The contract registered under exactly this name; inherited properties ("toString", "__proto__") never match. */
-  get(name: string): ToolContract | undefined;
-  /** C.3 step 2: exact name, then case-insensitive name, then the alias table; undefined when nothing matches. */
-  resolveName(raw: string | undefined): ResolvedName | undefined;
-  /** Lists a disabled tool again; throws for an unknown name. */
-  enable(name: string): void;
-  /** Hides a tool from the schemas; calls to it are denied with `tool_disabled`. Throws for an unknown name. */
-  disable(name: string): void;
-  /** False for disabled and for unknown tools. */
-  isEnabled(name: string): boolean;
-  /** Every registered contract, enabled or not, sorted by name. */
-  list(): ToolContract[];
-  /** The contracts the model may see in this context, sorted by name (C.2 filtering). */
-  visible(context: SchemaContext): ToolContract[];
-  /** `visible(context)` as Chat Completions strict function schemas. */
-  getSchemas(context: SchemaContext): ToolSchema[];
-  /** sha256 (hex) of the canonical JSON of `getSchemas(context)`. */
-  fingerprint(context: SchemaContext): string;
-}
 
 // A few models prefix tool names with the namespace the provider used internally.
 const NAMESPACE_PREFIX = /^(?:functions|tools|tool)[.:]/i;
@@ -195,17 +146,4 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
 /** Orders contracts by name in code-unit order, which is the same on every machine. */
 function byName(left: ToolContract, right: ToolContract): number {
   return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
-}
-
-/** JSON with object keys sorted at every level, so equal schemas always hash alike. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

@@ -5,9 +5,7 @@
 import { z } from 'zod';
 import type { ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from './define-tool.js';
-
-/** A JSON Schema node as plain data. */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '../protocol/json-schema.js';
 
 // Keywords first in this order, then any others alphabetically: readers see type and description first, and the
 // output is byte-stable whatever order zod emits (C.12's function schema is specified byte for byte).

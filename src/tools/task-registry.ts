@@ -1,11 +1,11 @@
 // Sandbox-safe: the one way a task's tool registry is made, shared by the workflow and the activities, so that every
 // name the workflow sends resolves to the same contract where the call runs.
-import type { FunctionToolSpec } from './function-tool.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import { builtinTools } from './index.js';
 import { createMcpTool } from './mcp-tool.js';
-import type { McpToolDescriptor } from './mcp-tool.js';
+import type { McpToolDescriptor } from '../protocol/mcp.js';
 import { createToolRegistry } from './registry.js';
-import type { ToolRegistry } from './registry.js';
+import type { ToolRegistry } from './define-tool.js';
 import { toolSearch } from './tool-search.js';
 
 /** An MCP tool the registry could not take, and why. */

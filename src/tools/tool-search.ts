@@ -2,13 +2,13 @@
 // selects its tools, over every tool the step did not show (ranked by the same index as the selection).
 // ToolSearch runs inside the workflow (it reads the registry and marks tools discovered), so it has no executor.
 import { z } from 'zod';
-import { splitWords } from '../core/tool-selection/terms.js';
-import { toolIndexOf } from '../core/tool-selection/tool-index.js';
+import { splitWords } from './search-terms.js';
+import { toolIndexOf } from './tool-index.js';
 import { defineTool, shorten } from './define-tool.js';
 import type { ToolContract } from './define-tool.js';
-import type { SchemaContext, ToolRegistry } from './registry.js';
+import type { SchemaContext, ToolRegistry } from './define-tool.js';
 import { toInputJsonSchema } from './schema-export.js';
-import type { JsonSchema } from './schema-export.js';
+import type { JsonSchema } from '../protocol/json-schema.js';
 
 /** The wire name of ToolSearch. */
 export const TOOL_SEARCH_NAME = 'ToolSearch';

@@ -21,6 +21,8 @@ export const writeFile = defineTool({
     'Prefer EditFile for small changes to existing files. Parent directories are created.',
   ].join(' '),
   inputSchema: input,
+  profiles: { 'code-edit': 'pinned' },
+  promptRole: 'change',
   category: 'write',
   confirmation: 'path',
   usesReadState: true,

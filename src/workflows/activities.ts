@@ -1,12 +1,11 @@
-// Sandboxed: activity proxies with their retry policies. Imported by workflow code only (type-only activity imports).
+// Sandbox-safe: activity proxies with their retry policies, typed by the protocol's activity interfaces.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities, ToolActivity } from '../activities/index.js';
-import type { AuthorizationActivities } from '../activities/authorization/verify-decision.js';
+import type { AgentActivities, AuthorizationActivities, ToolActivity } from '../protocol/activities.js';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../protocol/model.js';
-import type { McpListing } from '../core/run/mcp-tools.js';
+import type { McpListing } from '../protocol/mcp.js';
 import type { AgentInput } from '../core/state.js';
-import type { ToolActivityPolicy } from '../tools/define-tool.js';
+import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
@@ -15,7 +14,7 @@ export function callModel(request: ModelRequest, label?: string): Promise<ModelT
     label ??
     `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
   // SDK retries are off in the provider; this policy is the only retry loop for model calls.
-  const { [ACTIVITY.callModel]: activity } = proxyActivities<Activities>({
+  const { [ACTIVITY.callModel]: activity } = proxyActivities<AgentActivities>({
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '30 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
@@ -26,7 +25,7 @@ export function callModel(request: ModelRequest, label?: string): Promise<ModelT
 
 /** Bookkeeping activities that must run where the workspace is. */
 export function workspaceActivities(taskQueue: string | undefined, summary: string) {
-  return proxyActivities<Activities>({
+  return proxyActivities<AgentActivities>({
     ...(taskQueue ? { taskQueue } : {}),
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 3 },
@@ -47,8 +46,8 @@ export function listMcpTools(input: AgentInput): Promise<McpListing> {
     summary: `listMcpTools${input.mcpServers ? ` (${Object.keys(input.mcpServers).join(', ')} and the worker's)` : ''}`,
   } as const;
   const { [ACTIVITY.listMcpTools]: activity } = input.toolTaskQueue
-    ? proxyActivities<Activities>({ ...options, taskQueue: input.toolTaskQueue })
-    : proxyLocalActivities<Activities>(options);
+    ? proxyActivities<AgentActivities>({ ...options, taskQueue: input.toolTaskQueue })
+    : proxyLocalActivities<AgentActivities>(options);
   return activity({ workspace: input.workspace, ...(input.mcpServers ? { servers: input.mcpServers } : {}) });
 }
 
@@ -58,7 +57,7 @@ export function listMcpTools(input: AgentInput): Promise<McpListing> {
  * per task), and the content a finished run made last (written to the content store every worker shares).
  */
 export const { [ACTIVITY.listFunctionTools]: listFunctionTools, [ACTIVITY.storeContent]: storeContent } =
-  proxyLocalActivities<Activities>({
+  proxyLocalActivities<AgentActivities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 3 },
   });

@@ -14,11 +14,11 @@ import {
 } from '@temporalio/workflow';
 import { referencedKeys } from '../protocol/content-key.js';
 import type { ModelTurn } from '../protocol/model.js';
-import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../core/run/budget-gate.js';
+import { costGate, hasCostLimit, initialCostLimits, onCostDecision } from '../core/run/cost-gate.js';
 import { currentDetails, publishedValues } from '../core/run/published.js';
 import {
   afterModelFailure,
-  applyCompaction,
+  recordCompaction,
   compactionRequest,
   completeWithAnswer,
   continueRun,
@@ -34,9 +34,10 @@ import {
 } from '../core/run/steps.js';
 import { recordMcpTools } from '../core/run/mcp-tools.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
-import type { AgentInput, AgentResult, AgentState } from '../core/state.js';
+import type { AgentInput, AgentState } from '../core/state.js';
+import type { AgentResult } from '../protocol/run-report.js';
 import { initialState, toResult } from '../core/state.js';
-import { systemPrompt } from '../core/transcript.js';
+import { systemPrompt } from '../core/system-prompt.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
 import { startProfile, stepTools } from '../core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
@@ -46,9 +47,9 @@ import { refusedDecisions, signedDecisionGuard } from './decision-guard.js';
 import type { AgentStateView, BreakerView } from '../protocol/run-messages.js';
 import { stateQuery, storeRootsQuery, transcriptQuery } from '../protocol/run-messages.js';
 import { AGENT_SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
-import type { TurnShell } from './tool-step.js';
+import type { StepShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
-import { runToolTurn } from './tool-step.js';
+import { runStepCalls } from './tool-step.js';
 
 /**
  * Runs a task: model step, tool calls, repeat until the model answers (a structured run: until its FinalResult matches
@@ -88,9 +89,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.functionTools = await listFunctionTools();
       // So are the MCP servers' tools (after the function tools, which keep a name both claim).
       recordMcpTools(state, await listMcpTools(input), Date.now());
-      state.budget = initialBudget(input);
+      state.budget = initialCostLimits(input);
     }
-    const shell: TurnShell = {
+    const shell: StepShell = {
       env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
       approvals,
       publish,
@@ -105,7 +106,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       }
       // A step without a budget or a long transcript awaits nothing for them: every promise made in workflow code has
       // its stack captured by the SDK, which is most of what a step costs to replay.
-      if (hasBudget(state)) await passBudgetGate(shell);
+      if (hasCostLimit(state)) await passBudgetGate(shell);
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
       publish();
@@ -123,7 +124,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         return toResult(state);
       }
       if (outcome.kind === 'text') keepTextAnswer(state, turn.content);
-      else await runToolTurn(shell, turn);
+      else await runStepCalls(shell, turn);
     }
     await flushWrites(state);
     return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);
@@ -160,7 +161,7 @@ async function flushWrites(state: AgentState): Promise<void> {
  * The model call of a step. One that fails for good goes to the next selection of the run's chain; one rejected as too
  * long for the model compacts the transcript and is made again (core/run/steps `afterModelFailure`).
  */
-async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
+async function callModelWithFallbacks(shell: StepShell): Promise<ModelTurn> {
   const { state, input } = shell.env;
   const tools = stepTools(shell.env, Date.now());
   const started = Date.now();
@@ -193,23 +194,23 @@ async function callModelWithFallbacks(shell: TurnShell): Promise<ModelTurn> {
  * Summarises the older turns with a model call (an activity) when the transcript nears the context budget. The activity
  * reads the transcript, plans the cut (core/compaction) and stores the shorter transcript; the workflow takes its key.
  */
-async function compact({ env }: TurnShell): Promise<void> {
+async function compact({ env }: StepShell): Promise<void> {
   const { state, input } = env;
   const started = Date.now();
   const writes = takeWrites(state);
   const { request, summary } = compactionRequest(state, input, writes.content);
   const result = await callModel(request, summary);
   writes.stored();
-  applyCompaction(state, input, result, Date.now() - started, Date.now());
+  recordCompaction(state, input, result, Date.now() - started, Date.now());
 }
 
-/** Before a step: the budget gate (core/run/budget-gate), and the operator's answer when it asks. */
-async function passBudgetGate({ env, approvals }: TurnShell): Promise<void> {
+/** Before a step: the cost gate (core/run/cost-gate), and the operator's answer when it asks. */
+async function passBudgetGate({ env, approvals }: StepShell): Promise<void> {
   const { state, input } = env;
-  let gate = budgetGate(state, input, Date.now());
+  let gate = costGate(state, input, Date.now());
   if (gate.action === 'ask') {
     const decision = await approvals.request(gate.request, gate.timeoutMs);
-    gate = onBudgetDecision(state, input, decision.decision === 'approve', gate);
+    gate = onCostDecision(state, input, decision.decision === 'approve', gate);
   }
   if (gate.action === 'stop') fail(state, gate.message);
 }

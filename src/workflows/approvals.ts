@@ -2,10 +2,10 @@
 // gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out to reject.
 // A run the operator signed takes only decisions the operator signed: the others are refused and recorded.
 import { ApplicationFailure, condition, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../core/approvals.js';
+import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../protocol/approval.js';
 import { approvalSummary, timedOutDecision } from '../core/approvals.js';
-import type { DecisionSubject } from '../core/authorization/proofs.js';
-import { DECISION_NOT_SIGNED } from '../core/authorization/proofs.js';
+import type { DecisionSubject } from '../protocol/approval.js';
+import { DECISION_NOT_SIGNED } from '../protocol/run-authorization.js';
 import { approveToolCall, toolDecision } from '../protocol/run-messages.js';
 
 /** How a decision reached the run. */

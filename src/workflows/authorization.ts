@@ -13,8 +13,8 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { workflowInfo } from '@temporalio/workflow';
-import type { RunAuthorization, RunChain, RunProofHeader } from '../core/authorization/proofs.js';
-import { RUN_PROOF_HEADER, inputDigest } from '../core/authorization/proofs.js';
+import type { RunAuthorization, RunChain, RunProofHeader } from '../protocol/run-authorization.js';
+import { RUN_PROOF_HEADER, inputDigest } from '../protocol/run-authorization.js';
 
 /**
  * The chain a run proves: the first run digests its own input; a continued run — one the server marks as continued

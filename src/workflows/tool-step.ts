@@ -1,36 +1,37 @@
-// Sandboxed and deterministic: the awaits of one turn's tool calls. Every rule — the plan, the gates, the ask policy,
-// fallbacks, envelopes, the turn budget — is in core/turn; this file only runs what a call needs next.
+// Sandbox-safe and deterministic: the awaits of one step's tool calls. Every rule — the plan, the gates, the ask policy,
+// fallbacks, envelopes, the output budget — is in core/step; this file only runs what a call needs next.
 import { isCancellation } from '@temporalio/workflow';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelTurn } from '../protocol/model.js';
-import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../core/turn/call.js';
-import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/turn/call.js';
+import type { CallNeed, CallRun } from '../core/step/call-run.js';
+import type { ToolResult, StepEnv } from '../core/step/step-env.js';
+import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/step/call.js';
 import {
   answerDuplicates,
-  applyTurnBudget,
+  withBudgetedResults,
   batchEnded,
   batchStarted,
-  endTurn,
-  planTurn,
-  turnBudgetRequest,
-} from '../core/turn/turn.js';
+  endStepCalls,
+  planStepCalls,
+  outputBudgetRequest,
+} from '../core/step/step-calls.js';
 import type { ExecutablePlan } from '../core/tool-calls.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
 import { toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
 
-/** What a turn needs from the run: the rules' inputs, the approvals, and the publisher of status changes. */
-export interface TurnShell {
-  env: TurnEnv;
+/** What a step's tool calls need from the run: the rules' inputs, the approvals, and the publisher of status changes. */
+export interface StepShell {
+  env: StepEnv;
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
   publish: () => void;
 }
 
-/** Runs the tool calls of one assistant turn and appends one tool message per call, in request order. */
-export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<void> {
+/** Runs the tool calls of one step (as the model's turn asked for them) and appends one tool message per call, in request order. */
+export async function runStepCalls(shell: StepShell, turn: ModelTurn): Promise<void> {
   const { env } = shell;
-  const planned = planTurn(env, turn, Date.now());
+  const planned = planStepCalls(env, turn, Date.now());
   const results = new Array<ToolResult>(planned.plans.length);
   for (const [number, batch] of planned.batches.entries()) {
     batchStarted(env, number, batch, Date.now());
@@ -45,17 +46,20 @@ export async function runToolTurn(shell: TurnShell, turn: ModelTurn): Promise<vo
     batchEnded(env, number, Date.now());
   }
   answerDuplicates(env, planned, results, Date.now());
-  const budget = turnBudgetRequest(env, planned.plans, results);
-  if (!budget) return endTurn(env, planned, results);
+  const budget = outputBudgetRequest(env, planned.plans, results);
+  if (!budget) return endStepCalls(env, planned, results);
   const writes = takeWrites(env.state);
-  const { [ACTIVITY.budgetTurn]: budgetTurn } = workspaceActivities(env.input.toolTaskQueue, budget.summary);
-  const budgeted = await budgetTurn({ ...budget.request, writes: writes.content });
+  const { [ACTIVITY.applyOutputBudget]: applyOutputBudget } = workspaceActivities(
+    env.input.toolTaskQueue,
+    budget.summary,
+  );
+  const budgeted = await applyOutputBudget({ ...budget.request, writes: writes.content });
   writes.stored();
-  endTurn(env, planned, applyTurnBudget(env, planned.plans, results, budgeted, Date.now()));
+  endStepCalls(env, planned, withBudgetedResults(env, planned.plans, results, budgeted, Date.now()));
 }
 
 /** One call, from its plan to its result: each await is one thing the call needs from outside the workflow. */
-async function executeCall(shell: TurnShell, plan: ExecutablePlan): Promise<ToolResult> {
+async function executeCall(shell: StepShell, plan: ExecutablePlan): Promise<ToolResult> {
   const { env, approvals } = shell;
   const started = startCall(env, plan, Date.now());
   let need: CallNeed = started.need;

@@ -10,7 +10,7 @@ import { classifyBash } from '../../src/activities/classify-bash.js';
 import { optionGlobRisk } from '../../src/activities/bash-classifier/option-globs.js';
 import { commandHomeDirectory, workspaceDataDirectory } from '../../src/activities/worker-data.js';
 import { decidePermission } from '../../src/core/permissions/decide.js';
-import type { BashClassification } from '../../src/core/permissions/types.js';
+import type { BashClassification } from '../../src/protocol/bash-classification.js';
 
 let base: string;
 let workspace: string;

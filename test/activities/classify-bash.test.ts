@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyBash } from '../../src/activities/classify-bash.js';
-import type { BashClassification } from '../../src/core/permissions/types.js';
-import type { RiskLevel } from '../../src/tools/define-tool.js';
+import type { BashClassification } from '../../src/protocol/bash-classification.js';
+import type { RiskLevel } from '../../src/protocol/risk-level.js';
 
 let base: string;
 let workspace: string;

@@ -16,7 +16,7 @@ import { createMcpConnectionPool } from '../../src/activities/mcp/connections.js
 import { createListMcpTools } from '../../src/activities/mcp/list-tools.js';
 import type { McpRunServerPolicy } from '../../src/core/mcp-servers.js';
 import { McpConfigError } from '../../src/core/mcp-servers.js';
-import type { McpListing } from '../../src/core/run/mcp-tools.js';
+import type { McpListing } from '../../src/protocol/mcp.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { fixtureServer } from '../support/mcp-servers.js';
 import { makeOutsideDirectory } from '../support/outside-directory.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpConnectionPool } from '../../src/activities/mcp/connections.js';
 import { createMcpConnectionPool, expandCatalogServer } from '../../src/activities/mcp/connections.js';
-import type { McpStdioServer } from '../../src/core/mcp-servers.js';
+import type { McpStdioServer } from '../../src/protocol/mcp.js';
 import { McpConfigError } from '../../src/core/mcp-servers.js';
 import { fixtureServer } from '../support/mcp-servers.js';
 

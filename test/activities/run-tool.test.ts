@@ -8,7 +8,7 @@ import type { ExecutorContext, ToolExecutor } from '../../src/activities/executo
 import { isFinalAttempt, runTool } from '../../src/activities/run-tool.js';
 import { pruneSpillDirectories, writeSpillFile } from '../../src/activities/spill.js';
 import type { ToolActivityInput, ToolActivityResult } from '../../src/protocol/tool-activity.js';
-import { MAX_TOOL_RESULT_BYTES, renderEnvelope } from '../../src/core/budget.js';
+import { MAX_TOOL_RESULT_BYTES, renderEnvelope } from '../../src/core/output-budget.js';
 import { envelopeSize, okEnvelope } from '../../src/protocol/envelope.js';
 
 let workspace: string;

@@ -7,7 +7,7 @@ import { formatRows } from '../../src/cli/commands/list.js';
 import { formatApproval } from '../../src/cli/follow.js';
 import type { RunHistory } from '../../src/cli/history-reader.js';
 import { formatProgress, shellWord, terminalSafe } from '../../src/cli/output.js';
-import type { PendingApproval } from '../../src/core/approvals.js';
+import type { PendingApproval } from '../../src/protocol/approval.js';
 
 const ESC = '\u001b';
 

@@ -8,7 +8,7 @@ import {
   inputDigest,
   runProofMessage,
   runProofWindowRefusal,
-} from '../../src/core/authorization/proofs.js';
+} from '../../src/protocol/run-authorization.js';
 
 const key = Buffer.alloc(32, 7);
 

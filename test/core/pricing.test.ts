@@ -11,7 +11,7 @@ import {
   priceFor,
   recordModelCall,
   schemaTokens,
-  wouldExceedBudget,
+  wouldExceedCostLimit,
 } from '../../src/core/pricing.js';
 
 const table: PriceTable = {
@@ -212,9 +212,9 @@ describe('estimateNextCall', () => {
   });
 });
 
-describe('wouldExceedBudget', () => {
+describe('wouldExceedCostLimit', () => {
   it('is exceeded by USD when spent + estimate passes the budget', () => {
-    const check = wouldExceedBudget(
+    const check = wouldExceedCostLimit(
       { costUsd: 0.9, totalTokens: 10 },
       { estimatedUsd: 0.2, estimatedTokens: 10 },
       { budgetUsd: 1 },
@@ -227,7 +227,7 @@ describe('wouldExceedBudget', () => {
   });
 
   it('is not exceeded when spent + estimate lands exactly on the budget', () => {
-    const check = wouldExceedBudget(
+    const check = wouldExceedCostLimit(
       { costUsd: 0.5, totalTokens: 0 },
       { estimatedUsd: 0.5, estimatedTokens: 0 },
       { budgetUsd: 1 },
@@ -237,7 +237,7 @@ describe('wouldExceedBudget', () => {
   });
 
   it('is exceeded by tokens when used + estimate passes maxTokens', () => {
-    const check = wouldExceedBudget(
+    const check = wouldExceedCostLimit(
       { costUsd: 0, totalTokens: 9000 },
       { estimatedUsd: 0, estimatedTokens: 1001 },
       { budgetUsd: 5, maxTokens: 10_000 },
@@ -248,7 +248,7 @@ describe('wouldExceedBudget', () => {
   });
 
   it('checks the USD budget before the token limit', () => {
-    const check = wouldExceedBudget(
+    const check = wouldExceedCostLimit(
       { costUsd: 2, totalTokens: 99_999 },
       { estimatedUsd: 1, estimatedTokens: 99_999 },
       { budgetUsd: 2.5, maxTokens: 100 },
@@ -257,7 +257,7 @@ describe('wouldExceedBudget', () => {
   });
 
   it('without limits never stops', () => {
-    const check = wouldExceedBudget(
+    const check = wouldExceedCostLimit(
       { costUsd: 1e6, totalTokens: 1e9 },
       { estimatedUsd: 1e6, estimatedTokens: 1e9 },
       {},
@@ -271,8 +271,8 @@ describe('wouldExceedBudget', () => {
     ledger = recordModelCall(ledger, { promptTokens: 100_000, completionTokens: 1000 }, 'model-a', table);
     const next = estimateNextCall(ledger, { growthTokens: 10_000, model: 'model-a', table });
     // spent 0.208, next ≈ 110k × 2e-6 + 1000 × 8e-6 = 0.228
-    expect(wouldExceedBudget(ledger, next, { budgetUsd: 0.4 }).exceeded).toBe(true);
-    expect(wouldExceedBudget(ledger, next, { budgetUsd: 0.5 }).exceeded).toBe(false);
+    expect(wouldExceedCostLimit(ledger, next, { budgetUsd: 0.4 }).exceeded).toBe(true);
+    expect(wouldExceedCostLimit(ledger, next, { budgetUsd: 0.5 }).exceeded).toBe(false);
   });
 });
 

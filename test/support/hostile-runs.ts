@@ -3,7 +3,8 @@
 // answer every call of every turn with one valid envelope, in order.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ChatMessage } from '../../src/protocol/model.js';
-import type { AgentInput, AgentResult } from '../../src/core/state.js';
+import type { AgentInput } from '../../src/core/state.js';
+import type { AgentResult } from '../../src/protocol/run-report.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { answerProblems } from './envelope-schema.js';
 import type { HostileTurn } from './hostile-turns.js';

@@ -11,7 +11,7 @@ import { createMcpConnectionPool, expandCatalogServer } from '../../src/activiti
 import { createListMcpTools } from '../../src/activities/mcp/list-tools.js';
 import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
 import { realWorkspaceRoot } from '../../src/activities/workspace.js';
-import type { McpServerConfig } from '../../src/core/mcp-servers.js';
+import type { McpServerConfig } from '../../src/protocol/mcp.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 
 interface ChildInput {

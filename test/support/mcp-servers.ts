@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { McpHttpServer, McpStdioServer } from '../../src/core/mcp-servers.js';
+import type { McpHttpServer, McpStdioServer } from '../../src/protocol/mcp.js';
 
 const require = createRequire(import.meta.url);
 const fixtureServerPath = fileURLToPath(new URL('../fixtures/mcp/fixture-server.ts', import.meta.url));

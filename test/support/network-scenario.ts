@@ -12,7 +12,7 @@ import { createBashExecutor } from '../../src/activities/executors/bash.js';
 import { runTool } from '../../src/activities/run-tool.js';
 import type { CommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
 import { controlPlaneEndpoints } from '../../src/activities/sandbox/control-plane.js';
-import type { RiskLevel } from '../../src/tools/define-tool.js';
+import type { RiskLevel } from '../../src/protocol/risk-level.js';
 
 /** What each command printed and what each server saw. */
 export interface NetworkObservations {

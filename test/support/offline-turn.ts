@@ -1,27 +1,28 @@
-// One assistant turn through the same pure rules the workflow runs (core/turn), with the outside world played by
+// One assistant turn through the same pure rules the workflow runs (core/step), with the outside world played by
 // scripted answers instead of activities: what src/workflows/tool-step.ts awaits, answered in the same order.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import type { StoredToolResult } from '../../src/protocol/tool-activity.js';
-import type { BudgetTurnResult } from '../../src/activities/stored-results.js';
+import type { ApplyOutputBudgetResult } from '../../src/protocol/output-budget.js';
 import { contentKey } from '../../src/protocol/content-key.js';
 import type { Envelope } from '../../src/protocol/envelope.js';
 import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../src/protocol/envelope.js';
 import type { ChatMessage, ModelTurn } from '../../src/protocol/model.js';
-import type { BashClassification } from '../../src/core/permissions/index.js';
+import type { BashClassification } from '../../src/protocol/bash-classification.js';
 import { classificationOf } from '../../src/core/permissions/index.js';
 import { outcomeOf } from '../../src/protocol/tool-outcome.js';
 import { parseNode, serializeMessage, tokensOf } from '../../src/protocol/transcript-ref.js';
-import type { CallNeed, CallRun, ToolResult, TurnEnv } from '../../src/core/turn/call.js';
-import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/turn/call.js';
+import type { CallNeed, CallRun } from '../../src/core/step/call-run.js';
+import type { ToolResult, StepEnv } from '../../src/core/step/step-env.js';
+import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/step/call.js';
 import {
   answerDuplicates,
-  applyTurnBudget,
+  withBudgetedResults,
   batchEnded,
   batchStarted,
-  endTurn,
-  planTurn,
-  turnBudgetRequest,
-} from '../../src/core/turn/turn.js';
+  endStepCalls,
+  planStepCalls,
+  outputBudgetRequest,
+} from '../../src/core/step/step-calls.js';
 
 /** How a tool activity answers. */
 export type ActivityAnswer = 'success' | 'partial' | 'error' | 'failure' | 'timeout' | 'elsewhere';
@@ -45,11 +46,11 @@ export interface OfflineTurn {
 const NOW = 1_700_000_000_000;
 
 /** Runs the turn's tool calls as the workflow would and reads back the messages it appended to the transcript. */
-export function runTurnOffline(env: TurnEnv, turn: ModelTurn, world: OfflineWorld): OfflineTurn {
+export function runTurnOffline(env: StepEnv, turn: ModelTurn, world: OfflineWorld): OfflineTurn {
   // Messages the fake activities stored: the workflow only ever holds their keys.
   const stored = new Map<string, string>();
   const counters = { activity: 0, command: 0, approval: 0 };
-  const planned = planTurn(env, turn, NOW);
+  const planned = planStepCalls(env, turn, NOW);
   const results = new Array<ToolResult>(planned.plans.length);
   for (const [number, batch] of planned.batches.entries()) {
     batchStarted(env, number, batch, NOW);
@@ -60,15 +61,15 @@ export function runTurnOffline(env: TurnEnv, turn: ModelTurn, world: OfflineWorl
     batchEnded(env, number, NOW);
   }
   answerDuplicates(env, planned, results, NOW);
-  const budget = turnBudgetRequest(env, planned.plans, results);
-  const final = budget ? applyTurnBudget(env, planned.plans, results, noBudgetChange(), NOW) : results;
+  const budget = outputBudgetRequest(env, planned.plans, results);
+  const final = budget ? withBudgetedResults(env, planned.plans, results, noBudgetChange(), NOW) : results;
   const head = env.state.transcript.head;
-  endTurn(env, planned, final);
+  endStepCalls(env, planned, final);
   return { ...readTurn(env, head, stored), activityCalls: counters.activity };
 }
 
 function settle(
-  env: TurnEnv,
+  env: StepEnv,
   run: CallRun | undefined,
   first: CallNeed,
   world: OfflineWorld,
@@ -157,13 +158,13 @@ function storedResult(
 }
 
 // The fake results are small, so a turn over the budget is one of many calls: the budget activity keeps them as they are.
-function noBudgetChange(): BudgetTurnResult {
+function noBudgetChange(): ApplyOutputBudgetResult {
   return { items: [] };
 }
 
 /** The assistant message and tool messages the turn appended after `previousHead`. */
 function readTurn(
-  env: TurnEnv,
+  env: StepEnv,
   previousHead: string | null,
   stored: Map<string, string>,
 ): Omit<OfflineTurn, 'activityCalls'> {

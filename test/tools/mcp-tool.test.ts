@@ -3,7 +3,7 @@ import { fixArguments } from '../../src/core/arguments/fix-arguments.js';
 import { decidePermission } from '../../src/core/permissions/index.js';
 import { TOOL_NAME_PATTERN } from '../../src/tools/registry.js';
 import { createMcpTool, mcpActivityPolicy, mcpRisk, mcpToolNames } from '../../src/tools/mcp-tool.js';
-import type { McpToolDescriptor } from '../../src/tools/mcp-tool.js';
+import type { McpToolDescriptor } from '../../src/protocol/mcp.js';
 import { toAnthropicTool } from '../../src/providers/anthropic/anthropic-request.js';
 import { toToolSchema } from '../../src/tools/schema-export.js';
 import { recordMcpTools } from '../../src/core/run/mcp-tools.js';

@@ -5,7 +5,7 @@ import type { ToolContract } from '../../src/tools/define-tool.js';
 import { createFunctionTool } from '../../src/tools/function-tool.js';
 import { builtinTools, toolSearch } from '../../src/tools/index.js';
 import { toToolSchema, toInputJsonSchema, toStrictJsonSchema } from '../../src/tools/schema-export.js';
-import type { JsonSchema } from '../../src/tools/schema-export.js';
+import type { JsonSchema } from '../../src/protocol/json-schema.js';
 import { toAnthropicTool } from '../../src/providers/anthropic/anthropic-request.js';
 import { toResponsesTool as responsesToolOf } from '../../src/providers/openai-responses/adapter.js';
 

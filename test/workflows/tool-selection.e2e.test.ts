@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHistory } from '../../src/cli/commands/history.js';
 import { readRunHistory } from '../../src/cli/history-reader.js';
 import type { ChatMessage } from '../../src/protocol/model.js';
+import { builtinTools } from '../../src/tools/index.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
 
@@ -112,7 +113,8 @@ describe('tool selection', () => {
     try {
       expect(await handle.result()).toMatchObject({ status: 'completed', profile: 'code-edit' });
       const tools = ((model.requests as Request[])[0]!.tools ?? []).map((tool) => tool.function.name);
-      expect(tools).toEqual(['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile']);
+      const codeEditTools = builtinTools.filter((tool) => tool.profiles?.['code-edit'] !== undefined);
+      expect(tools).toEqual(codeEditTools.map((tool) => tool.name).sort());
       const history = readRunHistory(await handle.fetchHistory());
       expect(history.profile).toBe('code-edit');
       expect(formatHistory(history)).toContain('profile code-edit');

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/model.js';
+import { builtinTools } from '../../src/tools/index.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import type { Harness } from '../support/harness.js';
 import {
@@ -132,7 +133,7 @@ describe('argument repair through the workflow', () => {
       details: {
         kind: 'unknown_tool',
         requested: 'FormatDisk',
-        available_tools: ['Bash', 'EditFile', 'Glob', 'Grep', 'ReadFile', 'WriteFile'],
+        available_tools: builtinTools.map((tool) => tool.name).sort(),
       },
     });
   });

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RUN_PROOF_WINDOW_MS } from '../../core/authorization/proofs.js';
+import { RUN_PROOF_WINDOW_MS } from '../../protocol/run-authorization.js';
 
 // A binding matters only while a new chain could still use its proof (the window); older files are pruned.
 const KEEP_MS = 12 * RUN_PROOF_WINDOW_MS;

@@ -2,13 +2,13 @@
 // (its proof verifies under the key, for this workflow id, this input, this chain), or nothing happens.
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import type { Payload } from '@temporalio/common';
-import type { RunProofHeader } from '../../core/authorization/proofs.js';
+import type { RunProofHeader } from '../../protocol/run-authorization.js';
 import {
   RUN_NOT_AUTHORIZED,
   RUN_PROOF_HEADER,
   runProofMessage,
   runProofWindowRefusal,
-} from '../../core/authorization/proofs.js';
+} from '../../protocol/run-authorization.js';
 import type { RunBindings } from './run-bindings.js';
 import { macMatches } from './signing.js';
 

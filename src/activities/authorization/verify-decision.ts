@@ -1,17 +1,9 @@
 // Node: the local activity a signed run asks before it applies an approval or a rejection (the workflow holds no key).
-import type { ApprovalDecision } from '../../core/approvals.js';
-import type { DecisionSubject } from '../../core/authorization/proofs.js';
-import { decisionMessage } from '../../core/authorization/proofs.js';
+import type { DecisionVerdict, VerifyDecisionRequest } from '../../protocol/approval.js';
+import type { AuthorizationActivities } from '../../protocol/activities.js';
+import { ACTIVITY } from '../../protocol/activity-names.js';
+import { decisionMessage } from '../../protocol/run-authorization.js';
 import { macMatches } from './signing.js';
-
-/** What the workflow asks: the decision as received, and the pending call it names. */
-export interface VerifyDecisionRequest {
-  subject: DecisionSubject;
-  decision: ApprovalDecision;
-}
-
-/** `accepted`, or why not. */
-export type DecisionVerdict = { accepted: true } | { accepted: false; reason: string };
 
 /** The activity of a worker holding `key`; without a key every decision stands (Temporal authorizes its senders). */
 export function createVerifyDecision(key: Uint8Array | undefined) {
@@ -27,8 +19,5 @@ export function createVerifyDecision(key: Uint8Array | undefined) {
 
 /** The activities of this folder, by name. */
 export function authorizationActivities(key: Uint8Array | undefined) {
-  return { verifyDecision: createVerifyDecision(key) };
+  return { [ACTIVITY.verifyDecision]: createVerifyDecision(key) } satisfies AuthorizationActivities;
 }
-
-/** Their interface, for the workflow's proxy (type-only import there). */
-export type AuthorizationActivities = ReturnType<typeof authorizationActivities>;

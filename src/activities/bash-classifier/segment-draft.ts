@@ -1,8 +1,8 @@
 // Node: one segment under construction (its level only rises as the walker learns more), and the rules that look at
 // the whole command line once every segment is finished.
 import { levelSeverity } from '../../core/permissions/levels.js';
-import type { BashSegment, PermissionAction } from '../../core/permissions/types.js';
-import type { RiskLevel } from '../../tools/define-tool.js';
+import type { BashSegment, PermissionAction } from '../../protocol/bash-classification.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { CommandVerdict } from './verdict.js';
 
 /** One segment under construction: levels only ever rise. */

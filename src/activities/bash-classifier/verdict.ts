@@ -1,5 +1,5 @@
 // Node: the shape of a per-command verdict (one row of the C.5.2 level table plus what to check).
-import type { RiskLevel } from '../../tools/define-tool.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { PathResolution } from './paths.js';
 import type { ShellWord } from './words.js';
 

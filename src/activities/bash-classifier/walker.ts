@@ -1,8 +1,8 @@
 // Node: walks the tree-sitter-bash syntax tree of a command and classifies each segment (C.5.2): statements split at
 // `;` `&&` `||` `|` `&` and newlines, compound statements opened up, command substitutions classified recursively,
 // redirections and path arguments checked against the workspace, and the working directory tracked through `cd`.
-import type { BashSegment } from '../../core/permissions/types.js';
-import type { RiskLevel } from '../../tools/define-tool.js';
+import type { BashSegment } from '../../protocol/bash-classification.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
 import { changeDirectory } from './directory-change.js';
 import { checkDynamicOptions, checkOptionGlobs } from './option-globs.js';
 import type { SyntaxNode } from './parser.js';

@@ -1,7 +1,7 @@
 // Node: the executor side of function tools (TOOL-SPEC C.12): a worker-registered function of one raw string.
 import type { Envelope } from '../../protocol/envelope.js';
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
-import type { FunctionToolSpec } from '../../tools/function-tool.js';
+import type { FunctionToolSpec } from '../../protocol/function-tool-spec.js';
 import type { ToolExecutor } from './types.js';
 
 /** What a function receives besides its input. */

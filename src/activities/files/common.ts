@@ -3,7 +3,7 @@ import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import type { EnvelopeContext, ErrorCode } from '../../protocol/envelope.js';
 import { fileWriteRule } from '../../core/permissions/file-rules.js';
 import type { ReadState } from '../../protocol/read-state.js';
-import { relativeToWorkspace } from '../../core/turn/call-paths.js';
+import { relativeToWorkspace } from '../../core/step/call-paths.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ExecutorContext } from '../executors/types.js';
 import type { ToolActivityResult } from '../../protocol/tool-activity.js';

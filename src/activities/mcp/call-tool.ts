@@ -2,7 +2,7 @@
 // task's catalog, checks the arguments against the declared schema, calls the tool on the worker's pooled connection
 // while heartbeating, and turns the answer — or the failure — into an envelope. Temporal's cancellation aborts the
 // request, and the SDK tells the server (notifications/cancelled).
-import type { McpServers } from '../../core/mcp-servers.js';
+import type { McpServers } from '../../protocol/mcp.js';
 import { McpConfigError } from '../../core/mcp-servers.js';
 import { errorEnvelope } from '../../protocol/envelope.js';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS } from '../../tools/mcp-tool.js';

@@ -3,12 +3,12 @@
 // request nor a call carries schemas or server settings through history.
 import { LRUCache } from 'lru-cache';
 import type { ContentKey } from '../../protocol/content-key.js';
-import type { McpServerConfig, McpServers } from '../../core/mcp-servers.js';
+import type { McpServerConfig, McpServers } from '../../protocol/mcp.js';
 import type { ContentStore } from '../../store/content-store.js';
 import type { ToolContract } from '../../tools/define-tool.js';
 import { createMcpTool } from '../../tools/mcp-tool.js';
-import type { McpToolDescriptor } from '../../tools/mcp-tool.js';
-import { canonicalJson } from '../../tools/registry.js';
+import type { McpToolDescriptor } from '../../protocol/mcp.js';
+import { canonicalJson } from '../../protocol/canonical-json.js';
 
 /**
  * Where a catalog's server is configured: on the worker (its settings stay there: they may hold literal secrets) or by

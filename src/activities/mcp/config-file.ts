@@ -1,6 +1,7 @@
 // Node: a `.mcp.json` file read and validated, for the worker (DURABLE_AGENT_MCP_CONFIG) and for `run --mcp-config`.
 import { readFileSync } from 'node:fs';
-import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
+import type { McpRunServerPolicy } from '../../core/mcp-servers.js';
+import type { McpServers } from '../../protocol/mcp.js';
 import {
   DEFAULT_MCP_RUN_SERVER_POLICY,
   MCP_RUN_SERVER_POLICIES,

@@ -9,9 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { envPassRefusal } from '../../core/env-pass.js';
-import type { McpServerConfig, McpServers } from '../../core/mcp-servers.js';
+import type { McpServerConfig, McpServers } from '../../protocol/mcp.js';
 import { McpConfigError, expandMcpServer } from '../../core/mcp-servers.js';
-import { canonicalJson } from '../../tools/registry.js';
+import { canonicalJson } from '../../protocol/canonical-json.js';
 import type { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { McpCatalogServer } from './catalog.js';
 import type { McpServerSource } from './stdio-launch.js';

@@ -1,11 +1,12 @@
 // Node: the `listMcpTools` activity, run once per task on the worker that owns the workspace: it connects to the
 // worker's and the run's MCP servers, names their tools for the registry, stores the catalog once and hands the
 // workflow the descriptors and the catalog's key. A server that cannot be listed is reported, not fatal.
-import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
+import type { McpRunServerPolicy } from '../../core/mcp-servers.js';
+import type { McpServers } from '../../protocol/mcp.js';
 import { DEFAULT_MCP_RUN_SERVER_POLICY, runServerRefusal } from '../../core/mcp-servers.js';
-import type { McpListing, McpServerFailure } from '../../core/run/mcp-tools.js';
+import type { McpListing, McpServerFailure } from '../../protocol/mcp.js';
 import { MCP_HINT_KEYS, mcpToolNames } from '../../tools/mcp-tool.js';
-import type { McpToolAnnotations, McpToolDescriptor } from '../../tools/mcp-tool.js';
+import type { McpToolAnnotations, McpToolDescriptor } from '../../protocol/mcp.js';
 import { realWorkspaceRoot } from '../workspace.js';
 import { compileToolSchema } from './arguments.js';
 import type { McpCatalogs } from './catalog.js';
@@ -13,12 +14,7 @@ import { taskServers } from './catalog.js';
 import type { McpConnectionPool } from './connections.js';
 import { expandCatalogServer } from './connections.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-
-/** What the workflow sends: the run's workspace (`${workspaceFolder}`, a run's server's sandbox) and its own servers. */
-export interface ListMcpToolsInput {
-  workspace: string;
-  servers?: McpServers;
-}
+import type { ListMcpToolsInput } from '../../protocol/mcp.js';
 
 /** Creates the `listMcpTools` activity over the worker's servers and connections. */
 export function createListMcpTools(deps: {

@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Envelope, EnvelopeContext, ErrorCode as EnvelopeErrorCode } from '../../protocol/envelope.js';
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
-import { canonicalJson } from '../../tools/registry.js';
+import { canonicalJson } from '../../protocol/canonical-json.js';
 
 /** A content item the model does not get verbatim, summarised. */
 export interface ContentSummary {

@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { envPassRefusal } from '../../core/env-pass.js';
-import type { McpStdioServer } from '../../core/mcp-servers.js';
+import type { McpStdioServer } from '../../protocol/mcp.js';
 import { McpConfigError, stdioCommandProblem } from '../../core/mcp-servers.js';
 import { commandEnvironment } from '../executors/command-environment.js';
 import type { CommandSandbox } from '../sandbox/command-sandbox.js';

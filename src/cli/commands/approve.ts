@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
-import type { ApprovalDecision, ApprovalOutcome } from '../../protocol/run-messages.js';
+import type { ApprovalDecision, ApprovalOutcome } from '../../protocol/approval.js';
 import { approveToolCall, stateQuery } from '../../protocol/run-messages.js';
 import { operatorSigner } from '../operator-signing.js';
 import { connect } from '../connect.js';

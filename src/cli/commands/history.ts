@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import type { ToolSelectionRecord } from '../../core/tool-selection/select-tools.js';
+import type { ToolSelectionRecord } from '../../protocol/model.js';
 import type { RunHistory, ToolCallRecord } from '../history-reader.js';
 import { forkOriginOf, mergeRunHistories } from '../history-reader.js';
 import { readChain } from '../run-chain.js';

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import type { RunStatus } from '../../core/state.js';
+import type { RunStatus } from '../../protocol/run-report.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import type { HttpExecution } from '../http-api.js';
 import { visibleText } from '../../core/terminal-text.js';

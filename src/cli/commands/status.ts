@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import type { AgentResult } from '../../core/state.js';
+import type { AgentResult } from '../../protocol/run-report.js';
 import type { AgentStateView } from '../../protocol/run-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import type { HttpApi } from '../http-api.js';

@@ -2,7 +2,7 @@
 // The coercion table of TOOL-SPEC C.7 step 3: a value of the wrong JSON type becomes the declared type, or a problem.
 
 import type { Repair } from '../../protocol/envelope.js';
-import type { JsonSchema } from './json-schema.js';
+import type { RepairSchema } from './json-schema.js';
 import { arrayItems, declaredTypes } from './json-schema.js';
 import { isPlainObject, jsonTypeOf, parseJsonAs } from './parse-arguments.js';
 
@@ -44,7 +44,7 @@ function coerceRepair(param: string, value: unknown, to: string): Repair {
 
 function toType(
   type: string,
-  schema: JsonSchema,
+  schema: RepairSchema,
   value: unknown,
   param: string,
 ): { value: unknown; repairs: Repair[] } | undefined {
@@ -81,7 +81,11 @@ function toType(
   }
 }
 
-function toArray(schema: JsonSchema, value: unknown, param: string): { value: unknown; repairs: Repair[] } | undefined {
+function toArray(
+  schema: RepairSchema,
+  value: unknown,
+  param: string,
+): { value: unknown; repairs: Repair[] } | undefined {
   const items = arrayItems(schema);
   const itemTypes = items ? declaredTypes(items) : [];
   if (typeof value === 'string') {
@@ -113,7 +117,7 @@ function toArray(schema: JsonSchema, value: unknown, param: string): { value: un
  * Brings a value to the type its schema declares, trying the declared types in order. A value that already
  * fits is returned as is; repairs are appended to `repairs` only when a conversion succeeds.
  */
-export function coerceValue(schema: JsonSchema, value: unknown, param: string, repairs: Repair[]): CoerceResult {
+export function coerceValue(schema: RepairSchema, value: unknown, param: string, repairs: Repair[]): CoerceResult {
   const types = declaredTypes(schema);
   if (admits(types, value)) return { ok: true, value };
   for (const type of types) {

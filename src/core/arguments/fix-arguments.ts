@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import type { Repair } from '../../protocol/envelope.js';
 import type { ParameterAlias, ToolContract } from '../../tools/define-tool.js';
-import type { JsonSchema } from './json-schema.js';
+import type { RepairSchema } from './json-schema.js';
 import { acceptsString, arrayItems, declaredTypes, inputJsonSchema, objectShape, schemaAt } from './json-schema.js';
 import { booleanFrom, coerceValue, describeExpected, integerFrom } from './coerce.js';
 import { isPlainObject } from './parse-arguments.js';
@@ -99,7 +99,7 @@ function isNullish(value: unknown): boolean {
  * Null, undefined, and the words "null"/"undefined"/"None" count as absent. The words only where the property
  * would not take that string as a value: EditFile's `old_string: "None"` is Python source, not a missing value.
  */
-function isNullFor(schema: JsonSchema, value: unknown): boolean {
+function isNullFor(schema: RepairSchema, value: unknown): boolean {
   if (isNullish(value)) return !declaredTypes(schema).includes('null');
   return typeof value === 'string' && NULL_WORDS.has(value) && !acceptsString(schema, value);
 }
@@ -110,7 +110,7 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 function fixObject(
-  schema: JsonSchema,
+  schema: RepairSchema,
   value: Record<string, unknown>,
   prefix: string,
   derivedAliases: readonly DerivedAlias[],
@@ -205,7 +205,7 @@ function fixObject(
 }
 
 /** The same rules one level down: the items of an array of objects, or the properties of an object. */
-function fixNested(schema: JsonSchema, value: unknown, param: string, fixing: Fixing): unknown {
+function fixNested(schema: RepairSchema, value: unknown, param: string, fixing: Fixing): unknown {
   if (Array.isArray(value)) {
     const items = arrayItems(schema);
     if (!items) return value;
@@ -269,7 +269,7 @@ function describeRange(min: number | null, max: number | null): string {
 
 const NUMERIC_ORIGINS: ReadonlySet<string> = new Set(['number', 'int', 'bigint']);
 
-function validationFailure(tool: string, schema: JsonSchema, normalized: Record<string, unknown>, error: z.ZodError) {
+function validationFailure(tool: string, schema: RepairSchema, normalized: Record<string, unknown>, error: z.ZodError) {
   const issues = error.issues;
   const first = issues[0];
   const param = first ? formatPath(first.path) : '';
@@ -307,7 +307,7 @@ export function fixArguments<I extends Record<string, unknown>>(
   value: Record<string, unknown>,
 ): FixResult {
   // A schema the tool's server declared (MCP) is what the model was shown; zod's own is only an object check then.
-  const schema = (contract.jsonSchema as JsonSchema | undefined) ?? inputJsonSchema(contract.inputSchema);
+  const schema = (contract.jsonSchema as RepairSchema | undefined) ?? inputJsonSchema(contract.inputSchema);
   const shape = objectShape(schema) ?? schema;
   const fixing: Fixing = {
     repairs: [],

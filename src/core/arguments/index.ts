@@ -6,4 +6,4 @@ export type { DecodeResult, JsonTarget, ParseOptions, ParseResult } from './pars
 export { RESERVED_KEYS, fixArguments } from './fix-arguments.js';
 export type { FixResult } from './fix-arguments.js';
 export { inputJsonSchema } from './json-schema.js';
-export type { JsonSchema } from './json-schema.js';
+export type { RepairSchema } from './json-schema.js';

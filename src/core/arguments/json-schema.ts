@@ -3,15 +3,15 @@
 
 import { z } from 'zod';
 
-/** The subset of JSON Schema (draft 2020-12, as zod 4 emits it) that argument repair reads. */
-export interface JsonSchema {
+/** The subset of a JSON Schema node (draft 2020-12, as zod 4 emits it) that argument repair reads. */
+export interface RepairSchema {
   type?: string | string[];
-  properties?: Record<string, JsonSchema>;
+  properties?: Record<string, RepairSchema>;
   required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
+  additionalProperties?: boolean | RepairSchema;
+  items?: RepairSchema;
+  anyOf?: RepairSchema[];
+  oneOf?: RepairSchema[];
   enum?: unknown[];
   const?: unknown;
   minimum?: number;
@@ -21,16 +21,16 @@ export interface JsonSchema {
 }
 
 // Derived once per schema object: conversion walks the whole zod tree and contracts are module-level constants.
-const cache = new WeakMap<z.ZodType, JsonSchema>();
+const cache = new WeakMap<z.ZodType, RepairSchema>();
 
 /**
  * The input-side JSON Schema of a zod schema (defaults make properties optional, as the model sees them).
  * Types JSON Schema cannot express become `{}`, which repair leaves alone rather than failing.
  */
-export function inputJsonSchema(schema: z.ZodType): JsonSchema {
+export function inputJsonSchema(schema: z.ZodType): RepairSchema {
   let converted = cache.get(schema);
   if (!converted) {
-    converted = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    converted = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as RepairSchema;
     cache.set(schema, converted);
   }
   return converted;
@@ -43,7 +43,7 @@ function typeOfConstant(value: unknown): string {
 }
 
 /** The JSON types a schema admits, in declaration order; empty when it admits anything. */
-export function declaredTypes(schema: JsonSchema): string[] {
+export function declaredTypes(schema: RepairSchema): string[] {
   const types: string[] = [];
   const add = (type: string): void => {
     if (!types.includes(type)) types.push(type);
@@ -62,7 +62,7 @@ export function declaredTypes(schema: JsonSchema): string[] {
 }
 
 /** True when the schema accepts this string as it is (a plain string type, or an enum/const listing it). */
-export function acceptsString(schema: JsonSchema, value: string): boolean {
+export function acceptsString(schema: RepairSchema, value: string): boolean {
   const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])];
   if (branches.some((branch) => acceptsString(branch, value))) return true;
   if (schema.enum) return schema.enum.includes(value);
@@ -72,7 +72,7 @@ export function acceptsString(schema: JsonSchema, value: string): boolean {
 }
 
 /** The object schema among a schema's branches, if it describes an object with known properties. */
-export function objectShape(schema: JsonSchema | undefined): JsonSchema | undefined {
+export function objectShape(schema: RepairSchema | undefined): RepairSchema | undefined {
   if (!schema) return undefined;
   if (schema.properties) return schema;
   for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) {
@@ -83,7 +83,7 @@ export function objectShape(schema: JsonSchema | undefined): JsonSchema | undefi
 }
 
 /** The item schema of an array schema, looking through unions. */
-export function arrayItems(schema: JsonSchema): JsonSchema | undefined {
+export function arrayItems(schema: RepairSchema): RepairSchema | undefined {
   if (schema.items) return schema.items;
   for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) {
     const items = arrayItems(branch);
@@ -93,8 +93,8 @@ export function arrayItems(schema: JsonSchema): JsonSchema | undefined {
 }
 
 /** The schema of a property reached by a zod issue path (`["edits", 0, "old_string"]`). */
-export function schemaAt(schema: JsonSchema, path: readonly PropertyKey[]): JsonSchema | undefined {
-  let current: JsonSchema | undefined = schema;
+export function schemaAt(schema: RepairSchema, path: readonly PropertyKey[]): RepairSchema | undefined {
+  let current: RepairSchema | undefined = schema;
   for (const segment of path) {
     if (!current) return undefined;
     if (typeof segment === 'number') current = arrayItems(current);

@@ -1,8 +1,13 @@
 // Sandbox-safe: folds the segments of a Bash command into one outcome (C.5.2 "Aggregating segments").
 // Shared by the classifier (no approvals yet) and by the workflow's decision (with the task's approvals).
-import type { RiskLevel } from '../../tools/define-tool.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
 import { levelSeverity, maxAction, maxLevel } from './levels.js';
-import type { BashClassification, BashSegment, DenyCode, PermissionAction } from './types.js';
+import type {
+  BashClassification,
+  BashSegment,
+  DenyCode,
+  PermissionAction,
+} from '../../protocol/bash-classification.js';
 
 /** The outcome of a set of segments. */
 export interface AggregateOutcome {

@@ -1,10 +1,13 @@
 // Sandbox-safe: the permission decision of C.5.1 for one ready call, computed in workflow state.
 // Shell commands arrive already classified (C.5.2, by an activity where the workspace is); task approvals are applied here.
-import type { RiskLevel, ToolContract } from '../../tools/define-tool.js';
+import type { ToolContract } from '../../tools/define-tool.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
 import { aggregateSegments } from './aggregate.js';
 import { escapesWorkspace, fileWriteRule, normalizeRelativePath } from './file-rules.js';
 import { isRiskLevel, levelAction } from './levels.js';
-import type { BashClassification, FileWritePolicy, PermissionDecision, PermissionMode } from './types.js';
+import type { FileWritePolicy, PermissionDecision } from './types.js';
+import type { AgentMode } from '../../protocol/agent-mode.js';
+import type { BashClassification } from '../../protocol/bash-classification.js';
 
 /** What the decision needs to know about the tool: none of it depends on the input type. */
 export type PermissionTool = Pick<ToolContract, 'name' | 'category' | 'confirmation' | 'risk'>;
@@ -19,7 +22,7 @@ export interface PermissionCall {
 
 /** The task state the decision depends on. */
 export interface PermissionContext {
-  mode: PermissionMode;
+  mode: AgentMode;
   enabled: boolean;
   /** The classification of a shell command (tools whose confirmation rule is `command`; absent means it asks). */
   bash?: BashClassification;

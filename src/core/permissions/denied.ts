@@ -2,7 +2,8 @@
 // when a decision is DENY or an ASK is not approved.
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ErrorCode } from '../../protocol/envelope.js';
-import type { PermissionAction, PermissionDecision } from './types.js';
+import type { PermissionDecision } from './types.js';
+import type { PermissionAction } from '../../protocol/bash-classification.js';
 
 /** `details.permission` of a denied call (C.4). */
 export interface PermissionDetails {

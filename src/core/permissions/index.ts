@@ -1,15 +1,13 @@
 // Sandbox-safe: the permission layer of TOOL-SPEC C.4–C.5, importable by the workflow.
 // Bash classification itself needs a shell parser and the file system, so it runs as an activity where the workspace
 // is (activities/classify-bash.ts).
+export type { FileWritePolicy, PermissionDecision } from './types.js';
 export type {
   BashClassification,
   BashSegment,
   DenyCode,
-  FileWritePolicy,
   PermissionAction,
-  PermissionDecision,
-  PermissionMode,
-} from './types.js';
+} from '../../protocol/bash-classification.js';
 export { LEVEL_SEVERITY, levelSeverity, maxLevel, maxAction, levelAction, isRiskLevel } from './levels.js';
 export {
   DEFAULT_WRITE_AUTO_ALLOW,

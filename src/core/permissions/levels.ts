@@ -1,6 +1,6 @@
 // Sandbox-safe: the order of confirmation levels and actions (C.4, C.5.2 aggregation). No I/O.
-import type { RiskLevel } from '../../tools/define-tool.js';
-import type { PermissionAction } from './types.js';
+import type { RiskLevel } from '../../protocol/risk-level.js';
+import type { PermissionAction } from '../../protocol/bash-classification.js';
 
 /** Confirmation levels from least to most severe (C.5.2): read_only < write < unclassified < network_write < destructive < forbidden. */
 export const LEVEL_SEVERITY: readonly RiskLevel[] = [

@@ -1,24 +1,9 @@
 // Sandbox-safe: what the task keeps of its MCP servers' tools, listed once when it starts. Pure: the listing comes in as
 // the activity's result, time as workflow time.
-import type { ContentKey } from '../../protocol/content-key.js';
 import type { AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';
-import type { McpToolDescriptor } from '../../tools/mcp-tool.js';
 import { buildTaskRegistry } from '../../tools/task-registry.js';
-
-/** A server whose tools could not be listed, and why. */
-export interface McpServerFailure {
-  server: string;
-  error: string;
-}
-
-/** What the listing activity found: the tools, the catalog they are stored in, and the servers that failed. */
-export interface McpListing {
-  /** Set when there is at least one tool. */
-  catalog?: ContentKey;
-  tools: McpToolDescriptor[];
-  unavailable: McpServerFailure[];
-}
+import type { McpListing } from '../../protocol/mcp.js';
 
 /**
  * Records the listing in the task's state: the tools join the registry for the rest of the task (replays and

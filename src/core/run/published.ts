@@ -1,9 +1,10 @@
 // Sandbox-safe: what a run publishes for operators — the Web UI's current-details text and the values of the agent
 // search attributes — computed from its state, so the workflow only writes what changed.
-import type { PendingApproval } from '../approvals.js';
+import type { PendingApproval } from '../../protocol/approval.js';
 import { approvalSummary } from '../approvals.js';
 import { formatUsd } from '../pricing.js';
-import type { AgentInput, AgentState, RunStatus } from '../state.js';
+import type { AgentInput, AgentState } from '../state.js';
+import type { RunStatus } from '../../protocol/run-report.js';
 
 /** The values behind the AgentStatus, AgentStep, AgentPendingApprovals, AgentCostUsd and AgentModel attributes. */
 export interface PublishedValues {

@@ -11,7 +11,7 @@ import { addEvent, addProgress, addUsage } from '../state.js';
 import type { PendingWrites } from '../../protocol/transcript-ref.js';
 import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 import { offeredToolNames, stepToolChoice } from './tool-choice.js';
-import type { ToolSelectionRecord } from '../tool-selection/select-tools.js';
+import type { ToolSelectionRecord } from '../../protocol/model.js';
 import { noteTurn } from '../tool-selection/select-tools.js';
 
 /** Transcript size (estimated tokens) at which older turns are summarised, when the run does not say. */
@@ -177,7 +177,7 @@ export function recordModelTurn(state: AgentState, input: AgentInput, turn: Mode
  * A compaction call's result: nothing old enough (no model was called), nothing usable (the full transcript is kept
  * rather than lost), or the shorter transcript, which the run takes from here on.
  */
-export function applyCompaction(
+export function recordCompaction(
   state: AgentState,
   input: AgentInput,
   summary: ModelTurn,

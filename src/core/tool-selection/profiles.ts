@@ -1,13 +1,10 @@
 // Sandbox-safe: named tool profiles — which tools a class of task gets, and the defaults it runs with — and the
 // keyword rule `--profile auto` picks one by. Plain data and pure functions of the task text.
-import type { AgentMode } from '../state.js';
-import { splitWords } from './terms.js';
-
-/** The profiles a run may name. */
-export const PROFILE_NAMES = ['read-only', 'code-edit', 'ops'] as const;
-
-/** A profile's name. */
-export type ProfileName = (typeof PROFILE_NAMES)[number];
+import type { AgentMode } from '../../protocol/agent-mode.js';
+import type { ProfileName } from '../../protocol/profile-names.js';
+import { PROFILE_NAMES } from '../../protocol/profile-names.js';
+import { builtinTools } from '../../tools/index.js';
+import { splitWords } from '../../tools/search-terms.js';
 
 /** What `--profile` accepts: a profile, or `auto` for the keyword rule on the task. */
 export const AUTO_PROFILE = 'auto';
@@ -27,7 +24,15 @@ export interface ToolProfile {
   maxTools: number;
 }
 
-const FILE_TOOLS = ['ReadFile', 'Glob', 'Grep'] as const;
+/** The built-in tools a profile offers (its `profiles` field names the profile), or only those it pins. */
+function builtinsOf(profile: ProfileName, only?: 'pinned'): string[] {
+  return builtinTools
+    .filter((contract) => {
+      const place = contract.profiles?.[profile];
+      return only === undefined ? place !== undefined : place === only;
+    })
+    .map((contract) => contract.name);
+}
 
 /** The profiles, by name. */
 export const TOOL_PROFILES: Readonly<Record<ProfileName, ToolProfile>> = {
@@ -35,15 +40,15 @@ export const TOOL_PROFILES: Readonly<Record<ProfileName, ToolProfile>> = {
     name: 'read-only',
     summary: 'questions, reviews and investigations: every tool that only reads, nothing that changes anything',
     tools: ['*'],
-    pinned: FILE_TOOLS,
+    pinned: builtinsOf('read-only', 'pinned'),
     mode: 'read_only',
     maxTools: 12,
   },
   'code-edit': {
     name: 'code-edit',
     summary: 'changes to the workspace: the file and shell tools, and source hosting (GitHub, GitLab, git)',
-    tools: [...FILE_TOOLS, 'EditFile', 'WriteFile', 'Bash', 'mcp__github__*', 'mcp__gitlab__*', 'mcp__git__*'],
-    pinned: [...FILE_TOOLS, 'EditFile', 'WriteFile', 'Bash'],
+    tools: [...builtinsOf('code-edit'), 'mcp__github__*', 'mcp__gitlab__*', 'mcp__git__*'],
+    pinned: builtinsOf('code-edit', 'pinned'),
     mode: 'default',
     maxTools: 16,
   },
@@ -51,8 +56,7 @@ export const TOOL_PROFILES: Readonly<Record<ProfileName, ToolProfile>> = {
     name: 'ops',
     summary: 'operations: the shell and read tools, clusters, clouds, monitoring, incidents and chat',
     tools: [
-      ...FILE_TOOLS,
-      'Bash',
+      ...builtinsOf('ops'),
       'mcp__kubernetes__*',
       'mcp__k8s__*',
       'mcp__docker__*',
@@ -69,7 +73,7 @@ export const TOOL_PROFILES: Readonly<Record<ProfileName, ToolProfile>> = {
       'mcp__slack__*',
       'mcp__github__*',
     ],
-    pinned: ['Bash', 'ReadFile', 'Grep'],
+    pinned: builtinsOf('ops', 'pinned'),
     mode: 'default',
     maxTools: 24,
   },

@@ -2,7 +2,8 @@
 // recently called tools stay, the rest of the room goes to the best BM25 matches for the task and recent turns.
 // A pure function of its inputs (no clock, no randomness): a replay selects the same tools.
 import { matchesToolPattern } from './profiles.js';
-import type { ToolIndex } from './tool-index.js';
+import type { ToolIndex } from '../../tools/tool-index.js';
+import type { ToolSelectionRecord } from '../../protocol/model.js';
 
 /** Tools shown per step when neither the run nor its profile says. */
 export const DEFAULT_MAX_TOOLS = 16;
@@ -15,20 +16,6 @@ export const RECENT_STEPS = 3;
  * it filled room the ranking left (a query that matches few tools still gets the run's tools up to the limit).
  */
 export type SelectionReason = 'pinned' | 'discovered' | 'recent' | 'ranked' | 'filled';
-
-/** One step's selection as the trace and the model request record it: the shown tools by reason. */
-export interface ToolSelectionRecord {
-  /** How many tools the step could have shown. */
-  candidates: number;
-  limit: number;
-  pinned: string[];
-  discovered: string[];
-  recent: string[];
-  /** Best first. */
-  ranked: string[];
-  /** In the order they were taken: the preferred tools, then by name. */
-  filled: string[];
-}
 
 /** What a step's selection is made from. */
 export interface SelectionRequest {

@@ -1,23 +1,18 @@
 // Sandbox-safe: the tool selection of a run's steps — the candidates its profile, mode and breakers leave, the
 // selection when they are more than the limit, its trace event, and what ToolSearch searches then.
 import type { ToolContract } from '../../tools/define-tool.js';
-import type { SchemaContext } from '../../tools/registry.js';
+import type { SchemaContext } from '../../tools/define-tool.js';
 import { openTools } from '../breaker.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addEvent } from '../state.js';
-import type { TurnEnv } from '../turn/call.js';
+import type { StepEnv } from '../step/step-env.js';
 import type { ToolProfile } from './profiles.js';
-import {
-  AUTO_PROFILE,
-  PROFILE_NAMES,
-  TOOL_PROFILES,
-  isProfileName,
-  matchesToolPattern,
-  resolveProfile,
-} from './profiles.js';
-import type { ToolSelectionRecord, ToolSelectionState } from './select-tools.js';
+import { AUTO_PROFILE, TOOL_PROFILES, isProfileName, matchesToolPattern, resolveProfile } from './profiles.js';
+import { PROFILE_NAMES } from '../../protocol/profile-names.js';
+import type { ToolSelectionState } from './select-tools.js';
+import type { ToolSelectionRecord } from '../../protocol/model.js';
 import { DEFAULT_MAX_TOOLS, recentTools, selectTools, selectionQuery } from './select-tools.js';
-import { toolIndexOf } from './tool-index.js';
+import { toolIndexOf } from '../../tools/tool-index.js';
 
 /** The tools of one step: the names the model sees, and the selection record when they were selected. */
 export interface StepTools {
@@ -55,12 +50,12 @@ export function profileOffers(state: AgentState, contract: ToolContract): boolea
 }
 
 /** The most tools a step of the run shows: the run's own limit, else its profile's, else DEFAULT_MAX_TOOLS. */
-export function toolLimit(env: Pick<TurnEnv, 'state' | 'input'>): number {
+export function toolLimit(env: Pick<StepEnv, 'state' | 'input'>): number {
   return Math.max(1, env.input.maxTools ?? runProfile(env.state)?.maxTools ?? DEFAULT_MAX_TOOLS);
 }
 
 /** The registry's C.2 filtering for this step: mode, breakers (with their time check) and discovered tools. */
-function schemaContext(env: TurnEnv, now: number): SchemaContext {
+function schemaContext(env: StepEnv, now: number): SchemaContext {
   const { state, input } = env;
   return {
     mode: input.mode,
@@ -70,7 +65,7 @@ function schemaContext(env: TurnEnv, now: number): SchemaContext {
 }
 
 /** The tools the model may see this step before any selection: C.2 filtering, then the run's profile. */
-export function visibleTools(env: TurnEnv, now: number): ToolContract[] {
+export function visibleTools(env: StepEnv, now: number): ToolContract[] {
   return env.registry.visible(schemaContext(env, now)).filter((contract) => profileOffers(env.state, contract));
 }
 
@@ -79,7 +74,7 @@ export function visibleTools(env: TurnEnv, now: number): ToolContract[] {
  * the selection (select-tools): recorded as a `tool_selection` trace event and in the state, where ToolSearch finds
  * which tools it may search and the next steps find the context they rank with.
  */
-export function stepTools(env: TurnEnv, now: number): StepTools {
+export function stepTools(env: StepEnv, now: number): StepTools {
   const { state, input, registry } = env;
   const visible = visibleTools(env, now);
   const candidates = visible.filter((contract) => contract.listedOnlyWithDeferredTools !== true);
@@ -111,7 +106,7 @@ export function stepTools(env: TurnEnv, now: number): StepTools {
 }
 
 /** The names shown at the current step: its selection once made, else every visible tool. */
-export function shownToolNames(env: TurnEnv, now: number): string[] {
+export function shownToolNames(env: StepEnv, now: number): string[] {
   const memory = env.state.toolSelection;
   if (memory?.step === env.state.step) return [...memory.shown];
   return visibleTools(env, now).map((contract) => contract.name);
@@ -122,7 +117,7 @@ export function shownToolNames(env: TurnEnv, now: number): string[] {
  * step did not show; with a profile and no selection, the deferred tools the profile offers. Undefined otherwise:
  * ToolSearch then searches the deferred tools as C.16 describes.
  */
-export function toolSearchScope(env: TurnEnv): ReadonlySet<string> | undefined {
+export function toolSearchScope(env: StepEnv): ReadonlySet<string> | undefined {
   const { state, input, registry } = env;
   const memory = state.toolSelection;
   const selecting = memory?.step === state.step;

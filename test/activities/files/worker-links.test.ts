@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spillFileName, spillDirectory } from '../../../src/core/budget.js';
+import { spillFileName, spillDirectory } from '../../../src/core/output-budget.js';
 import { okEnvelope } from '../../../src/protocol/envelope.js';
 import { createBashExecutor } from '../../../src/activities/executors/bash.js';
 import { executeEditFile } from '../../../src/activities/executors/edit-file.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BashSegment, PermissionContext } from '../../../src/core/permissions/index.js';
+import type { PermissionContext } from '../../../src/core/permissions/index.js';
+import type { BashSegment } from '../../../src/protocol/bash-classification.js';
 import {
   aggregateSegments,
   classificationOf,

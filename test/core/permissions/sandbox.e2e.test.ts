@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import type { BashClassification } from '../../../src/core/permissions/index.js';
+import type { BashClassification } from '../../../src/protocol/bash-classification.js';
 
 const workflowsPath = fileURLToPath(new URL('./fixtures/permission-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };

@@ -3,11 +3,11 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { ModelTurn } from '../../../src/protocol/model.js';
-import { budgetGate, hasBudget, initialBudget, onBudgetDecision } from '../../../src/core/run/budget-gate.js';
+import { costGate, hasCostLimit, initialCostLimits, onCostDecision } from '../../../src/core/run/cost-gate.js';
 import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
 import {
   afterModelFailure,
-  applyCompaction,
+  recordCompaction,
   CONTEXT_LENGTH_EXCEEDED,
   completeWithAnswer,
   describeFailure,
@@ -136,9 +136,9 @@ describe('model calls', () => {
   it('only an activity that failed for good ends the run; anything else is a bug that fails the workflow task', () => {
     const cause = ApplicationFailure.create({ message: '401 bad key' });
     const model = new ActivityFailure('x', 'callModel', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', cause);
-    const tool = new ActivityFailure('x', 'budgetTurn', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
+    const tool = new ActivityFailure('x', 'applyOutputBudget', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
     expect(runEndingFailure(model)).toBe('Model call failed: 401 bad key');
-    expect(runEndingFailure(tool)).toBe('Activity budgetTurn failed: 401 bad key');
+    expect(runEndingFailure(tool)).toBe('Activity applyOutputBudget failed: 401 bad key');
     expect(runEndingFailure(new TypeError("Cannot read properties of undefined (reading 'map')"))).toBeUndefined();
   });
 
@@ -164,13 +164,13 @@ describe('compaction', () => {
   it('skipped: nothing changes; unusable: only the cost; done: the shorter transcript', () => {
     const current = state();
     const before = current.transcript;
-    applyCompaction(current, input(), turn({ skipped: true }), 5, 1);
+    recordCompaction(current, input(), turn({ skipped: true }), 5, 1);
     expect(current.usage.modelCalls).toBe(0);
-    applyCompaction(current, input(), turn(), 5, 1);
+    recordCompaction(current, input(), turn(), 5, 1);
     expect(current.transcript).toBe(before);
     expect(current.usage.modelCalls).toBe(1);
     const shorter = { head: `sha256:${'d'.repeat(64)}` as const, messages: 3, tokens: 40, tailTokens: 0 };
-    applyCompaction(
+    recordCompaction(
       current,
       input(),
       turn({ compacted: { transcript: shorter, summarisedMessages: 9, tokensBefore: 900, tokensAfter: 40 } }),
@@ -197,9 +197,9 @@ describe('the budget gate', () => {
   };
 
   it('a run without a budget has nothing to check', () => {
-    expect(hasBudget(state())).toBe(false);
-    expect(initialBudget(input({ budgetUsd: 2 }))).toEqual({ budgetUsd: 2 });
-    expect(budgetGate(state(), input(), 0)).toEqual({ action: 'continue' });
+    expect(hasCostLimit(state())).toBe(false);
+    expect(initialCostLimits(input({ budgetUsd: 2 }))).toEqual({ budgetUsd: 2 });
+    expect(costGate(state(), input(), 0)).toEqual({ action: 'continue' });
   });
 
   const policies = [
@@ -214,7 +214,7 @@ describe('the budget gate', () => {
   ];
   it.each(policies)('over budget: $name', ({ overrides, action }) => {
     const current = spent();
-    const gate = budgetGate(current, input(overrides), 1);
+    const gate = costGate(current, input(overrides), 1);
     expect(gate.action).toBe(action);
     if (gate.action === 'stop') expect(gate.message).toMatch(/^Stopped before step 1: /);
     if (gate.action === 'ask') {
@@ -226,16 +226,16 @@ describe('the budget gate', () => {
 
   it("an operator's approval extends the budget by its original amount; a rejection stops", () => {
     const approved = spent();
-    const gate = budgetGate(approved, input({ budgetUsd: 0.001 }), 1);
+    const gate = costGate(approved, input({ budgetUsd: 0.001 }), 1);
     if (gate.action !== 'ask') throw new Error('expected a question');
-    expect(onBudgetDecision(approved, input({ budgetUsd: 0.001 }), true, gate)).toEqual({ action: 'continue' });
+    expect(onCostDecision(approved, input({ budgetUsd: 0.001 }), true, gate)).toEqual({ action: 'continue' });
     expect(approved.budget.budgetUsd).toBeCloseTo(0.002);
     expect(approved.status).toBe('running');
     expect(approved.progress.at(-1)?.text).toMatch(/^budget extended to \$0\.0020$/);
     const rejected = spent();
-    const asked = budgetGate(rejected, input(), 1);
+    const asked = costGate(rejected, input(), 1);
     if (asked.action !== 'ask') throw new Error('expected a question');
-    expect(onBudgetDecision(rejected, input(), false, asked)).toMatchObject({
+    expect(onCostDecision(rejected, input(), false, asked)).toMatchObject({
       action: 'stop',
       message: expect.stringMatching(/\(not approved\)$/),
     });

@@ -10,7 +10,7 @@ import {
   selectTools,
   selectionQuery,
 } from '../../../src/core/tool-selection/select-tools.js';
-import type { ToolIndex } from '../../../src/core/tool-selection/tool-index.js';
+import type { ToolIndex } from '../../../src/tools/tool-index.js';
 
 // A ranking fixed by the test: the selection's own rules are what is under test here (tool-index.test.ts ranks).
 const ranking = (order: string[]): ToolIndex & { queries: string[] } => {

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import { startProfile, stepTools, toolSearchScope, visibleTools } from '../../../src/core/tool-selection/step-tools.js';
-import type { TurnEnv } from '../../../src/core/turn/call.js';
-import { planTurn } from '../../../src/core/turn/turn.js';
-import type { FunctionToolSpec } from '../../../src/tools/function-tool.js';
+import type { StepEnv } from '../../../src/core/step/step-env.js';
+import { planStepCalls } from '../../../src/core/step/step-calls.js';
+import type { FunctionToolSpec } from '../../../src/protocol/function-tool-spec.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 import { runToolSearch } from '../../../src/tools/tool-search.js';
 
@@ -22,7 +22,7 @@ const functions: FunctionToolSpec[] = SERVICES.flatMap((service) =>
   })),
 );
 
-function env(input: Partial<AgentInput> = {}, specs: FunctionToolSpec[] = functions): TurnEnv {
+function env(input: Partial<AgentInput> = {}, specs: FunctionToolSpec[] = functions): StepEnv {
   const task = input.task ?? 'Cancel the shipment for order 42 and export the invoice';
   const state = initialState('task-1', 'system', task);
   state.step = 1;
@@ -82,7 +82,7 @@ describe('stepTools', () => {
     // A task no tool matches by its words: what ranks later comes from the turns.
     const run = env({ maxTools: 6, task: 'Zebra quantum' });
     expect(stepTools(run, 0).selection!.ranked).toEqual([]);
-    planTurn(run, turnOf(null, call('a', 'listWarehouse', { input: 'all' })), 0);
+    planStepCalls(run, turnOf(null, call('a', 'listWarehouse', { input: 'all' })), 0);
     run.state.step = 2;
     const second = stepTools(run, 0);
     expect(second.selection).toMatchObject({ recent: ['listWarehouse'], ranked: [] });

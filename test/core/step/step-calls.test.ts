@@ -1,22 +1,22 @@
-// Turn planning, the turn budget and the transcript step of core/turn/turn.ts.
+// Planning a step's calls, the step's output budget and the transcript, in core/step/step-calls.ts.
 import { describe, expect, it } from 'vitest';
-import type { BudgetTurnResult } from '../../../src/activities/stored-results.js';
+import type { ApplyOutputBudgetResult } from '../../../src/protocol/output-budget.js';
 import type { ContentKey } from '../../../src/protocol/content-key.js';
-import { MAX_TURN_RESULT_BYTES } from '../../../src/core/budget.js';
+import { MAX_STEP_RESULT_BYTES } from '../../../src/core/output-budget.js';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
-import type { ToolResult, TurnEnv } from '../../../src/core/turn/call.js';
+import type { ToolResult, StepEnv } from '../../../src/core/step/step-env.js';
 import {
   answerDuplicates,
-  applyTurnBudget,
-  endTurn,
-  planTurn,
-  turnBudgetRequest,
-} from '../../../src/core/turn/turn.js';
+  withBudgetedResults,
+  endStepCalls,
+  planStepCalls,
+  outputBudgetRequest,
+} from '../../../src/core/step/step-calls.js';
 import { visibleTools } from '../../../src/core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
 
-function env(overrides: Partial<AgentInput> = {}): TurnEnv {
+function env(overrides: Partial<AgentInput> = {}): StepEnv {
   const state = initialState('task-1', 'system', 'do it');
   state.step = 2;
   const input: AgentInput = {
@@ -50,10 +50,10 @@ const result = (bytes: number, key: ContentKey = `sha256:${'b'.repeat(64)}`): To
   outcome: { status: 'success', text: 'ok', bytes, compressed: false },
 });
 
-describe('planTurn', () => {
+describe('planStepCalls', () => {
   it('safe calls fan out up to the concurrency limit; an unsafe call runs alone; one call needs no pool', () => {
     const turnEnv = env({ maxToolConcurrency: 2 });
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(
         call('a', 'ReadFile', { path: 'a' }),
@@ -78,7 +78,7 @@ describe('planTurn', () => {
 
   it('repairs are traced; duplicate ids are made unique', () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('x', 'read_file', { path: 'a' }), call('x', 'ReadFile', { path: 'b' })),
       1,
@@ -91,7 +91,7 @@ describe('planTurn', () => {
 describe('answerDuplicates', () => {
   it("answers an exact duplicate with the original's status and a note naming it; it is in no batch", () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('x', 'Bash', { command: 'make' }), call('x', 'Bash', { command: 'make' })),
       1,
@@ -119,35 +119,35 @@ describe('answerDuplicates', () => {
   });
 });
 
-describe('the turn budget (C.9 layer 2)', () => {
+describe("the step's output budget (C.9 layer 2)", () => {
   it('asks for nothing while the results fit, and for the activity when they do not', () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
       1,
     );
-    expect(turnBudgetRequest(turnEnv, planned.plans, [result(10), result(10)])).toBeUndefined();
-    const request = turnBudgetRequest(turnEnv, planned.plans, [result(MAX_TURN_RESULT_BYTES), result(1)]);
+    expect(outputBudgetRequest(turnEnv, planned.plans, [result(10), result(10)])).toBeUndefined();
+    const request = outputBudgetRequest(turnEnv, planned.plans, [result(MAX_STEP_RESULT_BYTES), result(1)]);
     expect(request?.request.results.map((item) => [item.callId, item.toolName])).toEqual([
       ['a', 'ReadFile'],
       ['b', 'ReadFile'],
     ]);
-    expect(request?.summary).toMatch(/^budgetTurn step 2 \(2 results, \d+ bytes\)$/);
+    expect(request?.summary).toMatch(/^applyOutputBudget step 2 \(2 results, \d+ bytes\)$/);
   });
 
   it('replaces the budgeted results in place and traces each', () => {
     const turnEnv = env();
-    const planned = planTurn(
+    const planned = planStepCalls(
       turnEnv,
       turnOf(call('a', 'ReadFile', { path: 'a' }), call('b', 'ReadFile', { path: 'b' })),
       1,
     );
     const smaller = result(100, `sha256:${'c'.repeat(64)}`);
-    const budgeted: BudgetTurnResult = {
+    const budgeted: ApplyOutputBudgetResult = {
       items: [{ index: 0, ...smaller, event: { reason: 'aggregate_budget', raw_bytes: 300_000, visible_bytes: 100 } }],
     };
-    const next = applyTurnBudget(turnEnv, planned.plans, [result(300_000), result(5)], budgeted, 1);
+    const next = withBudgetedResults(turnEnv, planned.plans, [result(300_000), result(5)], budgeted, 1);
     expect(next.map((item) => item.outcome.bytes)).toEqual([100, 5]);
     expect(turnEnv.state.events.at(-1)).toMatchObject({
       type: 'tool_result_budget_item',
@@ -156,19 +156,19 @@ describe('the turn budget (C.9 layer 2)', () => {
   });
 });
 
-describe('endTurn', () => {
+describe('endStepCalls', () => {
   it('appends the assistant message and one tool message per call, and counts the calls', () => {
     const turnEnv = env();
-    const planned = planTurn(turnEnv, turnOf(call('a', 'ReadFile', { path: 'a' })), 1);
+    const planned = planStepCalls(turnEnv, turnOf(call('a', 'ReadFile', { path: 'a' })), 1);
     const before = turnEnv.state.transcript.messages;
-    endTurn(turnEnv, planned, [result(10)]);
+    endStepCalls(turnEnv, planned, [result(10)]);
     expect(turnEnv.state.transcript.messages).toBe(before + 2);
     expect(turnEnv.state.toolCalls).toBe(1);
   });
 });
 
 describe('visibleTools', () => {
-  const visibleToolNames = (turnEnv: TurnEnv, now: number) => visibleTools(turnEnv, now).map((tool) => tool.name);
+  const visibleToolNames = (turnEnv: StepEnv, now: number) => visibleTools(turnEnv, now).map((tool) => tool.name);
 
   it('hides tools whose circuit is open and everything but reads in read-only mode', () => {
     const turnEnv = env();

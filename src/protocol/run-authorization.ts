@@ -1,9 +1,9 @@
 // Sandbox-safe: what the operator's key signs, and the rules a signed run and a signed decision are checked by. The
 // workflow digests its own input here (it has no key); the CLI signs and the worker verifies the same messages.
-import type { ApprovalDecision } from '../approvals.js';
-import { contentKey } from '../../protocol/content-key.js';
-import type { ContentKey } from '../../protocol/content-key.js';
-import { canonicalJson } from '../../tools/registry.js';
+import type { ApprovalDecision, DecisionSubject } from './approval.js';
+import { contentKey } from './content-key.js';
+import type { ContentKey } from './content-key.js';
+import { canonicalJson } from './canonical-json.js';
 
 /** A run's proof as the CLI puts it in the workflow input: its start, signed with the operator's key. */
 export interface RunAuthorization {
@@ -67,22 +67,6 @@ export function runProofWindowRefusal(issuedAt: number, startedAt: number): stri
   if (startedAt > issuedAt + RUN_PROOF_WINDOW_MS)
     return `the run started ${Math.round((startedAt - issuedAt) / 1000)} s after its proof was signed (a proof is good for ${RUN_PROOF_WINDOW_MS / 1000} s)`;
   return undefined;
-}
-
-/** A decision's signature, as the CLI adds it to an approval or a rejection. */
-export interface DecisionSignature {
-  /** Epoch ms when the CLI signed it. */
-  issuedAt: number;
-  /** Hex HMAC-SHA256 of `decisionMessage`. */
-  mac: string;
-}
-
-/** What a signed decision is bound to: one run, one pending call (by its identity: what it does), one answer. */
-export interface DecisionSubject {
-  workflowId: string;
-  callId: string;
-  /** The pending call's identity (step, position, tool, arguments' hash): a decision never carries to another call. */
-  identity: string;
 }
 
 /** The bytes (as a string) the operator's key signs for a decision. */

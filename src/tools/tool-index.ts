@@ -1,11 +1,11 @@
 // Sandbox-safe: a BM25 index (MiniSearch) over a task's tools — the words of their names, descriptions and parameters.
 // Built once per registry and kept in workflow memory; indexing and searching read no clock and no randomness.
 import MiniSearch from 'minisearch';
-import type { ToolContract } from '../../tools/define-tool.js';
-import type { ToolRegistry } from '../../tools/registry.js';
-import { toInputJsonSchema } from '../../tools/schema-export.js';
-import type { JsonSchema } from '../../tools/schema-export.js';
-import { indexTerm, indexTerms, splitWords } from './terms.js';
+import type { ToolContract } from './define-tool.js';
+import type { ToolRegistry } from './define-tool.js';
+import { toInputJsonSchema } from './schema-export.js';
+import type { JsonSchema } from '../protocol/json-schema.js';
+import { indexTerm, indexTerms, splitWords } from './search-terms.js';
 
 /** A tool that matched a query, with its BM25 score. */
 export interface RankedTool {

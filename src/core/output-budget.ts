@@ -1,21 +1,19 @@
-// Sandbox-safe: pure functions only (no Buffer, no clock). Used by the tool activity (layer 1) and the workflow (layer 2).
-// The two-level output budget of TOOL-SPEC C.9 and the empty-result normalisation of C.3 step 7.
+// Sandbox-safe: pure functions only (no Buffer, no clock). Used by the tool activity (layer 1), the workflow and the
+// applyOutputBudget activity (layer 2). The two-level output budget (byte limits on tool output) of TOOL-SPEC C.9 and the empty-result normalisation of C.3 step 7.
 import { envelopeSize, utf8ByteLength } from '../protocol/envelope.js';
 import type { Envelope } from '../protocol/envelope.js';
+import type { OutputBudgetReason } from '../protocol/output-budget.js';
 
 /** Layer 1: the largest envelope one tool call may return (C.9; env `AGENT_MAX_TOOL_RESULT_BYTES`). */
 export const MAX_TOOL_RESULT_BYTES = 50_000;
-/** Layer 2: the largest sum of envelope sizes in one turn (C.9; env `AGENT_MAX_TOOL_MESSAGE_BYTES`). */
-export const MAX_TURN_RESULT_BYTES = 200_000;
+/** Layer 2: the largest sum of envelope sizes in one step (C.9; a constant: no setting changes it). */
+export const MAX_STEP_RESULT_BYTES = 200_000;
 /** Lines of the rendered result kept in a compressed envelope's preview. */
 export const PREVIEW_MAX_LINES = 40;
 /** UTF-8 bytes of the rendered result kept in a compressed envelope's preview. */
 export const PREVIEW_MAX_BYTES = 2048;
 /** Workspace-relative folder holding every task's spill directory. */
 export const SPILL_ROOT = '.agent/tool-output';
-
-/** Why a result was compressed; also the `tool_result_budget_item` event's reason. */
-export type BudgetReason = 'single_tool_budget' | 'aggregate_budget';
 
 /** What a spill file holds: a whole rendered result, or the complete streams of a Bash command. */
 export type SpillSuffix = 'result' | 'output';
@@ -98,7 +96,7 @@ export function previewOf(rendered: string): string {
  */
 export function compressEnvelope(
   raw: Envelope,
-  reason: BudgetReason,
+  reason: OutputBudgetReason,
   fullOutputPath: string,
   fullOutputKey?: string,
 ): Envelope {
@@ -161,24 +159,24 @@ export function normalizeEmpty(envelope: Envelope, toolName: string): Envelope {
 const COMPRESSED_SIZE_ESTIMATE = 4096;
 
 /**
- * C.9 layer 2: the indexes to compress, in order (largest first, ties by index), until the turn fits.
+ * C.9 layer 2: the indexes to compress, in order (largest first, ties by index), until the step fits.
  * `compressedSizeOf(i)` gives the size result i will have once compressed; without it a 4 KB estimate is used.
  */
-export function planTurnBudget(
+export function planStepOutputBudget(
   sizes: readonly number[],
   alreadyCompressed: readonly boolean[],
-  maxTurnBytes: number,
+  maxStepBytes: number,
   compressedSizeOf: (index: number) => number = (index) => Math.min(sizes[index] ?? 0, COMPRESSED_SIZE_ESTIMATE),
 ): number[] {
   let total = sizes.reduce((sum, size) => sum + size, 0);
-  if (total <= maxTurnBytes) return [];
+  if (total <= maxStepBytes) return [];
   const order = sizes
     .map((size, index) => ({ size, index }))
     .filter(({ index }) => alreadyCompressed[index] !== true)
     .sort((left, right) => right.size - left.size || left.index - right.index);
   const chosen: number[] = [];
   for (const { size, index } of order) {
-    if (total <= maxTurnBytes) break;
+    if (total <= maxStepBytes) break;
     chosen.push(index);
     total += compressedSizeOf(index) - size;
   }
@@ -186,25 +184,25 @@ export function planTurnBudget(
 }
 
 /** One layer-2 replacement: the data of a `tool_result_budget_item` event plus what to spill. */
-export interface TurnBudgetItem {
+export interface StepOutputBudgetItem {
   index: number;
-  reason: BudgetReason;
+  reason: OutputBudgetReason;
   raw_bytes: number;
   visible_bytes: number;
   full_output_path: string;
-  /** `renderEnvelope(raw)`: the content the spill file must hold (the `budgetTurn` activity writes it). */
+  /** `renderEnvelope(raw)`: the content the spill file must hold (the `applyOutputBudget` activity writes it). */
   rendered: string;
 }
 
 /**
- * C.9 layer 2 with exact sizes: compresses the results chosen by planTurnBudget.
+ * C.9 layer 2 with exact sizes: compresses the results chosen by planStepOutputBudget.
  * Results already compressed (by layer 1) are never compressed again. `pathFor(i)` names result i's spill file;
- * spillRelativePath(taskId, spillFileName(...)) gives the same path the `budgetTurn` activity writes.
+ * spillRelativePath(taskId, spillFileName(...)) gives the same path the `applyOutputBudget` activity writes.
  */
-export function applyTurnBudget(
+export function budgetStepResults(
   results: readonly Envelope[],
-  options: { maxTurnBytes?: number; pathFor(index: number): string; alreadyCompressed?: readonly boolean[] },
-): { envelopes: Envelope[]; items: TurnBudgetItem[] } {
+  options: { maxStepBytes?: number; pathFor(index: number): string; alreadyCompressed?: readonly boolean[] },
+): { envelopes: Envelope[]; items: StepOutputBudgetItem[] } {
   const alreadyCompressed = options.alreadyCompressed ?? results.map(isCompressed);
   const sizes = results.map(envelopeSize);
   const compressed = new Map<number, Envelope>();
@@ -216,11 +214,14 @@ export function applyTurnBudget(
     }
     return envelope;
   };
-  const chosen = planTurnBudget(sizes, alreadyCompressed, options.maxTurnBytes ?? MAX_TURN_RESULT_BYTES, (index) =>
-    envelopeSize(compressAt(index)),
+  const chosen = planStepOutputBudget(
+    sizes,
+    alreadyCompressed,
+    options.maxStepBytes ?? MAX_STEP_RESULT_BYTES,
+    (index) => envelopeSize(compressAt(index)),
   );
   const envelopes = [...results];
-  const items = chosen.map((index): TurnBudgetItem => {
+  const items = chosen.map((index): StepOutputBudgetItem => {
     const envelope = compressAt(index);
     envelopes[index] = envelope;
     return {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentInput } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
-import type { TurnEnv } from '../../../src/core/turn/call.js';
+import type { StepEnv } from '../../../src/core/step/step-env.js';
 import { renderChunks } from '../../../src/scripted-model/script.js';
 import { assembleStream } from '../../../src/providers/openai-chat/stream-assembler.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
@@ -34,7 +34,7 @@ const inputArbitrary = fc.record({
   pinned: fc.boolean(),
 });
 
-function envFor(options: { askPolicy: AgentInput['askPolicy']; mode: AgentInput['mode']; pinned: boolean }): TurnEnv {
+function envFor(options: { askPolicy: AgentInput['askPolicy']; mode: AgentInput['mode']; pinned: boolean }): StepEnv {
   const state = initialState('task-fuzz', 'system', 'survive the model');
   state.step = 1;
   const input: AgentInput = {

@@ -1,4 +1,4 @@
-// The call machine of core/turn/call.ts on its own: every gate in order, every ask policy, fallbacks, lost activities,
+// The call machine of core/step/call.ts on its own: every gate in order, every ask policy, fallbacks, lost activities,
 // the read state and the lifecycle — no Temporal, no activities, just what a call needs next and what state it leaves.
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
@@ -6,14 +6,15 @@ import type { StoredToolResult } from '../../../src/protocol/tool-activity.js';
 import type { BreakerState } from '../../../src/core/breaker.js';
 import type { Envelope } from '../../../src/protocol/envelope.js';
 import { errorEnvelope, okEnvelope } from '../../../src/protocol/envelope.js';
-import type { BashClassification, BashSegment } from '../../../src/core/permissions/index.js';
+import type { BashClassification, BashSegment } from '../../../src/protocol/bash-classification.js';
 import { classificationOf } from '../../../src/core/permissions/index.js';
 import type { AgentInput, AgentState } from '../../../src/core/state.js';
 import { initialState } from '../../../src/core/state.js';
 import type { ExecutablePlan } from '../../../src/core/tool-calls.js';
 import { planToolCalls, normalizeToolCallIds } from '../../../src/core/tool-calls.js';
 import { outcomeOf } from '../../../src/protocol/tool-outcome.js';
-import type { CallNeed, CallRun, TurnEnv } from '../../../src/core/turn/call.js';
+import type { CallNeed, CallRun } from '../../../src/core/step/call-run.js';
+import type { StepEnv } from '../../../src/core/step/step-env.js';
 import {
   nextNeed,
   onActivityFailure,
@@ -21,10 +22,10 @@ import {
   onClassified,
   onDecision,
   startCall,
-} from '../../../src/core/turn/call.js';
-import { readStateFor, relativeToWorkspace } from '../../../src/core/turn/call-paths.js';
+} from '../../../src/core/step/call.js';
+import { readStateFor, relativeToWorkspace } from '../../../src/core/step/call-paths.js';
 import { createTaskRegistry } from '../../../src/tools/task-registry.js';
-import type { McpToolDescriptor } from '../../../src/tools/mcp-tool.js';
+import type { McpToolDescriptor } from '../../../src/protocol/mcp.js';
 
 const WORKSPACE = '/work/space';
 const NOW = 1_000_000;
@@ -32,7 +33,7 @@ const NOW = 1_000_000;
 function env(
   overrides: Partial<AgentInput> = {},
   state: AgentState = initialState('task-1', 'system', 'do it'),
-): TurnEnv {
+): StepEnv {
   state.step = 3;
   const input: AgentInput = {
     task: 'do it',
@@ -46,7 +47,7 @@ function env(
   return { state, input, registry: createTaskRegistry() };
 }
 
-function plan(turnEnv: TurnEnv, name: string, args: Record<string, unknown>, id = 'call_1'): ExecutablePlan {
+function plan(turnEnv: StepEnv, name: string, args: Record<string, unknown>, id = 'call_1'): ExecutablePlan {
   const calls = [{ id, name, arguments: JSON.stringify(args), complete: true }];
   const registry = turnEnv.registry;
   return planToolCalls(calls, normalizeToolCallIds(calls, turnEnv.state.step), {
@@ -57,7 +58,7 @@ function plan(turnEnv: TurnEnv, name: string, args: Record<string, unknown>, id 
   })[0] as ExecutablePlan;
 }
 
-function start(turnEnv: TurnEnv, name: string, args: Record<string, unknown>): { run: CallRun; need: CallNeed } {
+function start(turnEnv: StepEnv, name: string, args: Record<string, unknown>): { run: CallRun; need: CallNeed } {
   const started = startCall(turnEnv, plan(turnEnv, name, args), NOW);
   return { run: started.run!, need: started.need };
 }
@@ -106,7 +107,7 @@ const forbidden: BashClassification = classificationOf([
 ]);
 
 /** The message of the envelope a workflow-made result stored (pending writes hold it until the next activity). */
-function envelopeOf(turnEnv: TurnEnv, need: CallNeed): Envelope {
+function envelopeOf(turnEnv: StepEnv, need: CallNeed): Envelope {
   if (need.type !== 'done') throw new Error(`expected done, got ${need.type}`);
   const text = turnEnv.state.pendingWrites[need.result.message.key];
   if (text === undefined) throw new Error('the result was not made by the workflow');
@@ -467,7 +468,7 @@ describe("an MCP server's breaker and its tools' own", () => {
     inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
     annotations: { readOnlyHint: true },
   });
-  const mcpEnv = (): TurnEnv => {
+  const mcpEnv = (): StepEnv => {
     const turnEnv = env({ breaker: { threshold: 2 } });
     return { ...turnEnv, registry: createTaskRegistry([], [tool('read'), tool('stat')]) };
   };

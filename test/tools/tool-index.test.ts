@@ -1,11 +1,11 @@
 // The BM25 tool index of core/tool-selection: what it indexes, how it ranks, and that it ranks alike every time.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolIndex, toolIndexOf } from '../../../src/core/tool-selection/tool-index.js';
-import { indexTerms, splitWords } from '../../../src/core/tool-selection/terms.js';
-import { defineTool } from '../../../src/tools/define-tool.js';
-import type { ToolContract } from '../../../src/tools/define-tool.js';
-import { createTaskRegistry } from '../../../src/tools/task-registry.js';
+import { createToolIndex, toolIndexOf } from '../../src/tools/tool-index.js';
+import { indexTerms, splitWords } from '../../src/tools/search-terms.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import type { ToolContract } from '../../src/tools/define-tool.js';
+import { createTaskRegistry } from '../../src/tools/task-registry.js';
 
 function tool(name: string, description: string, input: z.ZodRawShape = {}, origin: 'mcp' | 'function' = 'mcp') {
   return defineTool({

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_TURN_RESULT_BYTES,
+  MAX_STEP_RESULT_BYTES,
   PREVIEW_MAX_BYTES,
   PREVIEW_MAX_LINES,
-  applyTurnBudget,
+  budgetStepResults,
   compressEnvelope,
   countLines,
   cutAtUtf8Boundary,
   isCompressed,
   normalizeEmpty,
-  planTurnBudget,
+  planStepOutputBudget,
   renderEnvelope,
   spillDirectory,
   spillFileName,
   spillRelativePath,
-} from '../../src/core/budget.js';
+} from '../../src/core/output-budget.js';
 import type { Envelope } from '../../src/protocol/envelope.js';
 import { envelopeSize, errorEnvelope, okEnvelope, utf8ByteLength } from '../../src/protocol/envelope.js';
 
@@ -153,14 +153,14 @@ describe('normalizeEmpty', () => {
   });
 });
 
-describe('planTurnBudget', () => {
+describe('planStepOutputBudget', () => {
   it('compresses nothing when the turn fits', () => {
-    expect(planTurnBudget([100_000, 100_000], [false, false], 200_000)).toEqual([]);
+    expect(planStepOutputBudget([100_000, 100_000], [false, false], 200_000)).toEqual([]);
   });
 
   it('compresses the largest first, ties by index, and stops as soon as the turn fits', () => {
     const sizes = [40_000, 45_000, 45_000, 30_000, 45_000, 10_000];
-    const plan = planTurnBudget(
+    const plan = planStepOutputBudget(
       sizes,
       sizes.map(() => false),
       120_000,
@@ -171,16 +171,16 @@ describe('planTurnBudget', () => {
   });
 
   it('never picks a result that is already compressed', () => {
-    const plan = planTurnBudget([90_000, 150_000, 80_000], [false, true, false], 200_000, () => 2_000);
+    const plan = planStepOutputBudget([90_000, 150_000, 80_000], [false, true, false], 200_000, () => 2_000);
     expect(plan).toEqual([0, 2]);
   });
 
   it('uses the default estimate when no compressed sizes are given', () => {
-    expect(planTurnBudget([120_000, 110_000, 5_000], [false, false, false], MAX_TURN_RESULT_BYTES)).toEqual([0]);
+    expect(planStepOutputBudget([120_000, 110_000, 5_000], [false, false, false], MAX_STEP_RESULT_BYTES)).toEqual([0]);
   });
 });
 
-describe('applyTurnBudget', () => {
+describe('budgetStepResults', () => {
   it('compresses with exact sizes until the turn fits and reports each replacement', () => {
     const results = [
       bigEnvelope(45_000, 'a'),
@@ -200,7 +200,7 @@ describe('applyTurnBudget', () => {
           suffix: 'result',
         }),
       );
-    const { envelopes, items } = applyTurnBudget(results, { pathFor, maxTurnBytes: MAX_TURN_RESULT_BYTES });
+    const { envelopes, items } = budgetStepResults(results, { pathFor, maxStepBytes: MAX_STEP_RESULT_BYTES });
     expect(items.map((item) => item.index)).toEqual([1]);
     expect(items[0]).toMatchObject({
       reason: 'aggregate_budget',
@@ -210,7 +210,7 @@ describe('applyTurnBudget', () => {
       rendered: renderEnvelope(results[1]!),
     });
     expect(envelopes.reduce((sum, envelope) => sum + envelopeSize(envelope), 0)).toBeLessThanOrEqual(
-      MAX_TURN_RESULT_BYTES,
+      MAX_STEP_RESULT_BYTES,
     );
     expect(envelopes[0]).toBe(results[0]);
     expect(envelopes.map((envelope) => envelope.context.tool_call_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -220,7 +220,7 @@ describe('applyTurnBudget', () => {
     const once = compressEnvelope(bigEnvelope(60_000), 'single_tool_budget', 'first.txt');
     expect(isCompressed(once)).toBe(true);
     const huge = { ...once, data: { ...once.data, preview: 'p'.repeat(250_000) } };
-    const { envelopes, items } = applyTurnBudget([huge, bigEnvelope(20_000)], { pathFor: () => 'second.txt' });
+    const { envelopes, items } = budgetStepResults([huge, bigEnvelope(20_000)], { pathFor: () => 'second.txt' });
     expect(items.map((item) => item.index)).toEqual([1]);
     expect(envelopes[0]).toBe(huge);
   });

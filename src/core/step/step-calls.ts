@@ -1,15 +1,15 @@
-// Sandbox-safe: one assistant turn's tool calls (TOOL-SPEC C.3 steps 1-8) around the per-call machine of call.ts:
-// ids and the assistant message first, the plan and its batches, then — once every call is done — the turn budget
-// (C.9 layer 2) and the transcript.
-import type { BudgetTurnResult } from '../../activities/stored-results.js';
-import { MAX_TURN_RESULT_BYTES } from '../budget.js';
+// Sandbox-safe: one step's tool calls (TOOL-SPEC C.3 steps 1-8), as the model's turn asked for them, around the
+// per-call machine of call.ts: ids and the assistant message first, the plan and its batches, then — once every call
+// is done — the step's output budget (C.9 layer 2) and the transcript.
+import type { ApplyOutputBudgetResult } from '../../protocol/output-budget.js';
+import { MAX_STEP_RESULT_BYTES } from '../output-budget.js';
 import type { ModelTurn } from '../../protocol/model.js';
 import { addEvent } from '../state.js';
 import type { Batch, ExecutablePlan, PlannedCall } from '../tool-calls.js';
 import { normalizeToolCallIds, partition, planToolCalls, toAssistantToolCalls } from '../tool-calls.js';
 import type { MessageRef } from '../../protocol/transcript-ref.js';
 import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
-import type { ToolResult, TurnEnv } from './call.js';
+import type { ToolResult, StepEnv } from './step-env.js';
 import { toolNameOf, workflowResult } from './call-records.js';
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { isFinalResultCall } from '../final-result.js';
@@ -20,8 +20,8 @@ import { shownToolNames } from '../tool-selection/step-tools.js';
 /** How many safe calls of a batch run at once when the run does not say. */
 export const DEFAULT_MAX_TOOL_CONCURRENCY = 4;
 
-/** A planned turn: the assistant message (recorded with the final ids before anything runs) and the batches. */
-export interface PlannedTurn {
+/** A step's planned calls: the assistant message (recorded with the final ids before anything runs) and the batches. */
+export interface PlannedStepCalls {
   assistant: MessageRef;
   plans: PlannedCall[];
   /** Each batch with how many of its calls run at once (1: one after the other). */
@@ -29,7 +29,7 @@ export interface PlannedTurn {
 }
 
 /** C.3 steps 1-4: ids, the assistant message, resolution, validation and repair, and the batches to run. */
-export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTurn {
+export function planStepCalls(env: StepEnv, turn: ModelTurn, now: number): PlannedStepCalls {
   const { state, input, registry } = env;
   const ids = normalizeToolCallIds(turn.toolCalls, state.step);
   const assistant = workflowMessage(
@@ -83,7 +83,12 @@ export function planTurn(env: TurnEnv, turn: ModelTurn, now: number): PlannedTur
 }
 
 /** Trace events around a batch (C.3 step 5). */
-export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['batches'][number], now: number): void {
+export function batchStarted(
+  env: StepEnv,
+  number: number,
+  batch: PlannedStepCalls['batches'][number],
+  now: number,
+): void {
   addEvent(env.state, 'tool_batch_start', now, {
     batch: number,
     size: batch.calls.length,
@@ -91,19 +96,19 @@ export function batchStarted(env: TurnEnv, number: number, batch: PlannedTurn['b
   });
 }
 
-export function batchEnded(env: TurnEnv, number: number, now: number): void {
+export function batchEnded(env: StepEnv, number: number, now: number): void {
   addEvent(env.state, 'tool_batch_end', now, { batch: number });
 }
 
 /**
- * C.9 layer 2: the workflow only sees sizes. When one turn's results add up to more than MAX_TURN_RESULT_BYTES, the
- * `budgetTurn` activity compresses and spills the largest; this is its input, or undefined when they fit.
+ * C.9 layer 2: the workflow only sees sizes. When one step's results add up to more than MAX_STEP_RESULT_BYTES, the
+ * `applyOutputBudget` activity compresses and spills the largest; this is its input, or undefined when they fit.
  */
-export function turnBudgetRequest(env: TurnEnv, plans: PlannedCall[], results: ToolResult[]) {
+export function outputBudgetRequest(env: StepEnv, plans: PlannedCall[], results: ToolResult[]) {
   const total = results.reduce((sum, result) => sum + result.outcome.bytes, 0);
-  if (total <= MAX_TURN_RESULT_BYTES) return undefined;
+  if (total <= MAX_STEP_RESULT_BYTES) return undefined;
   return {
-    summary: `budgetTurn step ${env.state.step} (${results.length} results, ${total} bytes)`,
+    summary: `applyOutputBudget step ${env.state.step} (${results.length} results, ${total} bytes)`,
     request: {
       workspace: env.input.workspace,
       taskId: env.state.taskId,
@@ -119,11 +124,11 @@ export function turnBudgetRequest(env: TurnEnv, plans: PlannedCall[], results: T
 }
 
 /** The budgeted results in place of the originals, each change traced. */
-export function applyTurnBudget(
-  env: TurnEnv,
+export function withBudgetedResults(
+  env: StepEnv,
   plans: PlannedCall[],
   results: ToolResult[],
-  budgeted: BudgetTurnResult,
+  budgeted: ApplyOutputBudgetResult,
   now: number,
 ): ToolResult[] {
   const next = [...results];
@@ -138,7 +143,7 @@ export function applyTurnBudget(
  * Exact duplicates (same id, tool and arguments) ran once: each is answered with a note pointing at the original's
  * result, with the original's status, so the model sees every call answered and nothing ran twice.
  */
-export function answerDuplicates(env: TurnEnv, turn: PlannedTurn, results: ToolResult[], now: number): void {
+export function answerDuplicates(env: StepEnv, turn: PlannedStepCalls, results: ToolResult[], now: number): void {
   for (const plan of turn.plans) {
     if (plan.state !== 'duplicate') continue;
     const original = turn.plans[plan.duplicateOf]!;
@@ -170,7 +175,7 @@ export function answerDuplicates(env: TurnEnv, turn: PlannedTurn, results: ToolR
 }
 
 /** C.3 step 8: the assistant message and one tool message per call, in request order, join the transcript. */
-export function endTurn(env: TurnEnv, turn: PlannedTurn, results: ToolResult[]): void {
+export function endStepCalls(env: StepEnv, turn: PlannedStepCalls, results: ToolResult[]): void {
   const { state } = env;
   state.transcript = appendMessages(
     state.transcript,

@@ -9,11 +9,11 @@ import type { PlannedCall } from '../tool-calls.js';
 import type { ToolOutcome } from '../../protocol/tool-outcome.js';
 import { outcomeOf } from '../../protocol/tool-outcome.js';
 import { workflowMessage } from '../../protocol/transcript-ref.js';
-import type { ToolResult, TurnEnv } from './call.js';
+import type { ToolResult, StepEnv } from './step-env.js';
 
 /** The call's closing lifecycle event and its progress line (`run` and `watch` print it). */
 export function recordFinish(
-  env: TurnEnv,
+  env: StepEnv,
   tool: string,
   callId: string,
   outcome: ToolOutcome,
@@ -49,7 +49,7 @@ export function progressLabel(params: Record<string, unknown>, callId: string): 
 }
 
 /** A result the workflow made itself (planning errors, gates, lost activities): its message waits to be stored. */
-export function workflowResult(env: Pick<TurnEnv, 'state'>, callId: string, envelope: Envelope): ToolResult {
+export function workflowResult(env: Pick<StepEnv, 'state'>, callId: string, envelope: Envelope): ToolResult {
   const message = workflowMessage(
     { role: 'tool', tool_call_id: callId, content: serializeEnvelope(envelope) },
     env.state.pendingWrites,

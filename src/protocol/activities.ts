@@ -1,0 +1,38 @@
+// Sandbox-safe: the interfaces of the activities the workflow schedules, by activity type. The worker's activities
+// implement them (`satisfies` in src/activities/), and the workflow's proxies are typed by them, so the workflow never
+// imports the Node side.
+import type { ACTIVITY } from './activity-names.js';
+import type { DecisionVerdict, VerifyDecisionRequest } from './approval.js';
+import type { BashClassification, ClassifyBashInput } from './bash-classification.js';
+import type { FunctionToolSpec } from './function-tool-spec.js';
+import type { ListMcpToolsInput, McpListing } from './mcp.js';
+import type { ModelRequest, ModelTurn } from './model.js';
+import type { ApplyOutputBudgetInput, ApplyOutputBudgetResult } from './output-budget.js';
+import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-activity.js';
+import type { PendingWrites } from './transcript-ref.js';
+
+/** A tool activity: the activity type is the tool's name (every MCP tool runs as `callMcpTool`). */
+export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
+
+/** The activities of every worker besides the tools, by the names of activity-names.ts. */
+export interface AgentActivities {
+  /** One model call of a step (or a compaction's summary). */
+  [ACTIVITY.callModel]: (request: ModelRequest) => Promise<ModelTurn>;
+  /** The worker's function tools, recorded once per task. */
+  [ACTIVITY.listFunctionTools]: () => Promise<FunctionToolSpec[]>;
+  /** Stores content the workflow made (the last step of a finished run). */
+  [ACTIVITY.storeContent]: (writes: PendingWrites) => Promise<void>;
+  /** Layer 2 of the output budget: compresses and spills a step's largest results. */
+  [ACTIVITY.applyOutputBudget]: (input: ApplyOutputBudgetInput) => Promise<ApplyOutputBudgetResult>;
+  /** A Bash command's classification, where the workspace is. */
+  [ACTIVITY.classifyBash]: (input: ClassifyBashInput) => Promise<BashClassification>;
+  /** The tools of the worker's and the run's MCP servers, listed once per task. */
+  [ACTIVITY.listMcpTools]: (input: ListMcpToolsInput) => Promise<McpListing>;
+  /** Every MCP tool call. */
+  [ACTIVITY.callMcpTool]: ToolActivity;
+}
+
+/** The activity of a worker that holds the operator's key (a local activity of the workflow). */
+export interface AuthorizationActivities {
+  [ACTIVITY.verifyDecision]: (request: VerifyDecisionRequest) => Promise<DecisionVerdict>;
+}
