@@ -1,4 +1,4 @@
-// Flat config: type-aware rules everywhere, plus the sandbox boundary for code that runs in the workflow bundle.
+// Flat config: type-aware rules everywhere, plus the boundary of the workflow side, the code bundled into Temporal's workflow isolate.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -45,7 +45,7 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow, core and tool-contract code ends up in Temporal's deterministic sandbox.
+    // Workflow, core and tool-contract code ends up in Temporal's deterministic workflow isolate.
     files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/tools/**/*.ts', 'src/protocol/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -53,24 +53,24 @@ export default tseslint.config(
         {
           paths: [
             ...nodeOnly.flatMap((name) => [
-              { name, message: 'Node builtins are not allowed in sandboxed code.' },
-              { name: `node:${name}`, message: 'Node builtins are not allowed in sandboxed code.' },
+              { name, message: 'Node builtins are not allowed in workflow-side code.' },
+              { name: `node:${name}`, message: 'Node builtins are not allowed in workflow-side code.' },
             ]),
             { name: 'openai', message: 'Model clients live in providers/ and activities/.' },
             { name: 'execa', message: 'Processes are spawned in activities/.' },
             {
               name: '@temporalio/activity',
-              message: 'Activity code is not allowed in the workflow sandbox.',
+              message: 'Activity code is not allowed in the workflow isolate.',
               allowTypeImports: true,
             },
             {
               name: '@temporalio/client',
-              message: 'Client code is not allowed in the workflow sandbox.',
+              message: 'Client code is not allowed in the workflow isolate.',
               allowTypeImports: true,
             },
             {
               name: '@temporalio/worker',
-              message: 'Worker code is not allowed in the workflow sandbox.',
+              message: 'Worker code is not allowed in the workflow isolate.',
               allowTypeImports: true,
             },
           ],
@@ -98,7 +98,7 @@ export default tseslint.config(
       'no-restricted-globals': [
         'error',
         { name: 'setTimeout', message: 'Use workflow sleep.' },
-        { name: 'process', message: 'No environment in sandboxed code.' },
+        { name: 'process', message: 'No environment in workflow-side code.' },
       ],
     },
   },
@@ -110,7 +110,7 @@ export default tseslint.config(
         'error',
         { name: 'Date', message: 'Take time as data.' },
         { name: 'setTimeout', message: 'Pure code does not wait.' },
-        { name: 'process', message: 'No environment in sandboxed code.' },
+        { name: 'process', message: 'No environment in workflow-side code.' },
       ],
     },
   },

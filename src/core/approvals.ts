@@ -1,4 +1,4 @@
-// Sandbox-safe: the rules of a human approval (C.4 askPolicy "wait" / "prompt"): what a decision is kept under, when
+// Workflow-safe: the rules of a human approval (C.4 askPolicy "wait" / "prompt"): what a decision is kept under, when
 // a wait ends, and the one line that names what waits.
 import { canonicalJson } from '../protocol/canonical-json.js';
 import { contentKey } from '../protocol/content-key.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: pure functions over plain data; time comes in as `now` (workflow clock, ms), never from Date.
+// Workflow-safe: pure functions over plain data; time comes in as `now` (workflow clock, ms), never from Date.
 // The per-tool circuit breaker of TOOL-SPEC C.10: the workflow keeps one BreakerState per tool name and per task.
 import { BREAKER_COUNTED_CODES } from '../protocol/envelope.js';
 import type { Envelope } from '../protocol/envelope.js';

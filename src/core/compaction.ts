@@ -1,4 +1,4 @@
-// Sandbox-safe: transcript compaction. When the transcript nears the model's context budget, the older turns are
+// Workflow-safe: transcript compaction. When the transcript nears the model's context budget, the older turns are
 // replaced by a summary written by the model itself; the system prompt, the task and the recent turns stay verbatim.
 import type { ChatMessage } from '../protocol/model.js';
 import { approximateTokens } from './pricing.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the final tool of a structured run (`--output-schema`). Its parameters are the run's JSON Schema; the
+// Workflow-safe: the final tool of a structured run (`--output-schema`). Its parameters are the run's JSON Schema; the
 // model calls it once with the result. It is not in the tool registry: it runs nothing, and the model activity checks
 // its arguments against the schema (workflow code cannot run a JSON Schema validator).
 import type { ToolSchema } from '../protocol/model.js';

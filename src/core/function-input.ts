@@ -1,4 +1,4 @@
-// Sandbox-safe: TOOL-SPEC C.12 input mapping for function tools (a single raw `input` string).
+// Workflow-safe: TOOL-SPEC C.12 input mapping for function tools (a single raw `input` string).
 import type { Repair } from '../protocol/envelope.js';
 
 /** The mapped input, or the INVALID_PARAM the model gets back. */

@@ -1,4 +1,4 @@
-// Sandbox-safe: MCP server settings in the `.mcp.json` shape, validated with zod, and the `${VAR}` expansion the worker
+// Workflow-safe: MCP server settings in the `.mcp.json` shape, validated with zod, and the `${VAR}` expansion the worker
 // applies when it connects. Pure: files are read and environments passed in by the caller.
 import { z } from 'zod';
 import { VARIABLE_REFERENCE, WORKSPACE_VARIABLE, variablesIn } from './mcp-variables.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe and dependency-free: the `${VAR}` and `${VAR:-default}` references of MCP server settings, and the
+// Workflow-safe and dependency-free: the `${VAR}` and `${VAR:-default}` references of MCP server settings, and the
 // variable naming the worker's servers file. Kept apart from the settings' validation (zod) so that the CLI's fast
 // commands, which only need to know what a worker reads, load no validator.
 

@@ -1,4 +1,4 @@
-// Sandbox-safe: pure functions only (no Buffer, no clock). Used by the tool activity (layer 1), the workflow and the
+// Workflow-safe: pure functions only (no Buffer, no clock). Used by the tool activity (layer 1), the workflow and the
 // applyOutputBudget activity (layer 2). The two-level output budget (byte limits on tool output) of TOOL-SPEC C.9 and the empty-result normalisation of C.3 step 7.
 import { envelopeSize, utf8ByteLength } from '../protocol/envelope.js';
 import type { Envelope } from '../protocol/envelope.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: plain data, imported by the workflow (budgets) and by the price-file loader alike.
+// Workflow-safe: plain data, imported by the workflow (budgets) and by the price-file loader alike.
 // Default model prices; a user price file (DURABLE_AGENT_PRICES, see cli/load-prices.ts) is merged over them.
 
 /** USD per 1M tokens for one model. */

@@ -1,4 +1,4 @@
-// Sandbox-safe: pure arithmetic over plain data, no clock and no I/O; the workflow keeps the ledger in its state.
+// Workflow-safe: pure arithmetic over plain data, no clock and no I/O; the workflow keeps the ledger in its state.
 // Model-call cost, the usage/cost ledger, the next-call estimate and the check against the cost limits (USD, tokens).
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ModelPrice, PriceTable } from './price-table.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
+// Workflow-safe: the agent's state as plain JSON-serialisable data, carried across continue-as-new.
 // Only workflow code mutates it, and only from workflow inputs, activity results and workflow time.
 import type { RunAuthorization } from '../protocol/run-authorization.js';
 import type { BreakerConfig, BreakerState } from './breaker.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the system prompt, the first message of every transcript, built from workflow state only. The tools it
+// Workflow-safe: the system prompt, the first message of every transcript, built from workflow state only. The tools it
 // names are the built-in contracts with a `promptRole`, in the registry's order (by name).
 import type { PromptRole } from '../tools/define-tool.js';
 import { builtinTools } from '../tools/index.js';

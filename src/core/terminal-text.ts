@@ -1,4 +1,4 @@
-// Sandbox-safe: pure string functions, no Node builtins. Text from the model, a tool, a file or a server, made safe to
+// Workflow-safe: pure string functions, no Node builtins. Text from the model, a tool, a file or a server, made safe to
 // print on a terminal: every character a terminal acts on or hides is shown as a readable escape instead.
 //
 // Escaped: C0 controls (newline and tab kept only in a multi-line block), DEL, C1 controls, every format character

@@ -1,4 +1,4 @@
-// Sandbox-safe: turns the model's raw tool calls into a deterministic execution plan (TOOL-SPEC C.3 steps 1-4).
+// Workflow-safe: turns the model's raw tool calls into a deterministic execution plan (TOOL-SPEC C.3 steps 1-4).
 // Pure functions of the turn and the registry, so a replay makes the same plan.
 import { parseArguments } from './arguments/parse-arguments.js';
 import { fixArguments } from './arguments/fix-arguments.js';

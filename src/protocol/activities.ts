@@ -1,4 +1,4 @@
-// Sandbox-safe: the interfaces of the activities the workflow schedules, by activity type. The worker's activities
+// Workflow-safe: the interfaces of the activities the workflow schedules, by activity type. The worker's activities
 // implement them (`satisfies` in src/activities/), and the workflow's proxies are typed by them, so the workflow never
 // imports the Node side.
 import type { ACTIVITY } from './activity-names.js';

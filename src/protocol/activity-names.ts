@@ -1,4 +1,4 @@
-// Sandbox-safe: the activity types the workflow schedules besides the tools (whose activity type is the tool's name;
+// Workflow-safe: the activity types the workflow schedules besides the tools (whose activity type is the tool's name;
 // every MCP tool runs as callMcpTool). The worker registers them under these names and `history`, `replay` and the
 // bench read histories by them.
 export const ACTIVITY = {

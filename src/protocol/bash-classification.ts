@@ -1,4 +1,4 @@
-// Sandbox-safe: a Bash command's classification (C.5.2) as the classifyBash activity computes it where the workspace is
+// Workflow-safe: a Bash command's classification (C.5.2) as the classifyBash activity computes it where the workspace is
 // and the workflow reads it back from history. Plain JSON.
 import type { RiskLevel } from './risk-level.js';
 

@@ -1,4 +1,4 @@
-// Sandbox-safe: the one JSON spelling that hashes and signs alike on every machine (schemas' fingerprints, call
+// Workflow-safe: the one JSON spelling that hashes and signs alike on every machine (schemas' fingerprints, call
 // identities, the operator's signed messages).
 
 /** JSON with object keys sorted at every level, so equal values always hash alike. */

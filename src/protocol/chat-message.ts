@@ -1,4 +1,4 @@
-// Sandbox-safe: one transcript message, the project's own and provider-neutral: four roles, text content, tool calls and
+// Workflow-safe: one transcript message, the project's own and provider-neutral: four roles, text content, tool calls and
 // their results by call id, and what a provider needs back verbatim on later steps as opaque provider items. Its field
 // names follow Chat Completions, the shape most endpoints speak.
 

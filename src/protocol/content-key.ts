@@ -1,4 +1,4 @@
-// Sandbox-safe: the key of a piece of stored content, and the reference string that stands for it inside a value.
+// Workflow-safe: the key of a piece of stored content, and the reference string that stands for it inside a value.
 // The workflow hashes what it creates itself (system prompt, workflow-made envelopes, transcript nodes), so the same
 // key is computed wherever the content is: in the workflow, in an activity, in the CLI.
 import { sha256 } from '@noble/hashes/sha2.js';

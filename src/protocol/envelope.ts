@@ -1,4 +1,4 @@
-// Sandbox-safe: no Node builtins, no I/O. Imported by workflow code and by activities alike.
+// Workflow-safe: no Node builtins, no I/O. Imported by workflow code and by activities alike.
 // The ToolResult envelope of TOOL-SPEC C.1: typed inside the program, serialised only at the model boundary.
 
 /** Outcome of one tool call. */
@@ -139,7 +139,7 @@ export function serializeEnvelope(envelope: Envelope): string {
   return JSON.stringify(ordered, null, 2);
 }
 
-/** UTF-8 byte length without Node's Buffer, so it runs in the workflow sandbox. */
+/** UTF-8 byte length without Node's Buffer, so it runs in the workflow isolate. */
 export function utf8ByteLength(text: string): number {
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {

@@ -1,4 +1,4 @@
-// Sandbox-safe: how a worker describes a function tool it offers (C.12), as the listFunctionTools activity returns it
+// Workflow-safe: how a worker describes a function tool it offers (C.12), as the listFunctionTools activity returns it
 // and the workflow records it for the task. The function body stays on the worker.
 import type { RiskLevel } from './risk-level.js';
 import type { ToolActivityPolicy } from './tool-activity.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: MCP servers and their tools as they cross the boundary: the servers a run brings (`.mcp.json` shape, in
+// Workflow-safe: MCP servers and their tools as they cross the boundary: the servers a run brings (`.mcp.json` shape, in
 // the workflow input), and what the listMcpTools activity found (each tool's descriptor, the servers that failed).
 import type { ContentKey } from './content-key.js';
 

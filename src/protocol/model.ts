@@ -1,4 +1,4 @@
-// Sandbox-safe: plain JSON data shared by the workflow, core/ and the model providers: what the workflow asks of a model
+// Workflow-safe: plain JSON data shared by the workflow, core/ and the model providers: what the workflow asks of a model
 // call (ModelRequest) and what the call returns (ModelTurn). The transcript it refers to is provider-neutral
 // (chat-message.ts, re-exported here); each provider adapter (src/providers/) translates it to its API and its API's
 // answer back into a ModelTurn.

@@ -1,4 +1,4 @@
-// Sandbox-safe: the input and result of the applyOutputBudget activity (C.9 layer 2): one step's tool messages by key,
+// Workflow-safe: the input and result of the applyOutputBudget activity (C.9 layer 2): one step's tool messages by key,
 // and the ones it compressed and spilled because together they were more than the step's output budget.
 import type { ContentKey } from './content-key.js';
 import type { ToolOutcome } from './tool-outcome.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the names of the tool profiles a run may name (`--profile`), which tool contracts place themselves in
+// Workflow-safe: the names of the tool profiles a run may name (`--profile`), which tool contracts place themselves in
 // and the run's state records.
 
 /** The profiles a run may name. */

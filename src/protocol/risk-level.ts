@@ -1,4 +1,4 @@
-// Sandbox-safe: the confirmation levels of C.4, which tools declare, the permission layer decides by and Bash's
+// Workflow-safe: the confirmation levels of C.4, which tools declare, the permission layer decides by and Bash's
 // classification reports.
 
 /** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */

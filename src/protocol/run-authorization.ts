@@ -1,4 +1,4 @@
-// Sandbox-safe: what the operator's key signs, and the rules a signed run and a signed decision are checked by. The
+// Workflow-safe: what the operator's key signs, and the rules a signed run and a signed decision are checked by. The
 // workflow digests its own input here (it has no key); the CLI signs and the worker verifies the same messages.
 import type { ApprovalDecision, DecisionSubject } from './approval.js';
 import { contentKey } from './content-key.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
+// Workflow-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TranscriptRef } from './transcript-ref.js';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: what a run reports to whoever follows it: its status, its progress lines, what it spent and its result
+// Workflow-safe: what a run reports to whoever follows it: its status, its progress lines, what it spent and its result
 // (the workflow's result, the `state` query's view, the CLI's `--json`).
 
 /**

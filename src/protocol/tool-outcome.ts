@@ -1,4 +1,4 @@
-// Sandbox-safe: what the workflow keeps of a tool result. The envelope itself is stored once as the tool message;
+// Workflow-safe: what the workflow keeps of a tool result. The envelope itself is stored once as the tool message;
 // the workflow decides breakers, fallbacks, progress and the step's output budget from this small summary.
 import type { Envelope, ErrorCode, ToolStatus } from './envelope.js';
 import { envelopeSize } from './envelope.js';

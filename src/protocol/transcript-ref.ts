@@ -1,4 +1,4 @@
-// Sandbox-safe: the transcript as keys. Every message is stored once under its content key; the transcript is a chain
+// Workflow-safe: the transcript as keys. Every message is stored once under its content key; the transcript is a chain
 // of small nodes (one per step) from the newest back to the first, so workflow state, activity inputs and
 // continue-as-new input carry one head key and a few counters however long the run grows.
 import type { ContentKey } from './content-key.js';

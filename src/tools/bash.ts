@@ -1,4 +1,4 @@
-// Sandbox-safe contract of Bash (TOOL-SPEC C.11). The executor is activities/executors/bash.ts.
+// Workflow-safe contract of Bash (TOOL-SPEC C.11). The executor is activities/executors/bash.ts.
 import { z } from 'zod';
 import { defineTool, shorten } from './define-tool.js';
 

@@ -1,4 +1,4 @@
-// Sandbox-safe: tool CONTRACTS and the registry's interface only (data the workflow can import); registry.ts builds
+// Workflow-safe: tool CONTRACTS and the registry's interface only (data the workflow can import); registry.ts builds
 // the registry. Executors with I/O live in activities/.
 // A contract's zod schema is the single source of the JSON Schema the model sees and the validation the worker runs.
 import type { z } from 'zod';

@@ -1,4 +1,4 @@
-// Sandbox-safe contract of EditFile (TOOL-SPEC C.11). The executor is activities/executors/edit-file.ts.
+// Workflow-safe contract of EditFile (TOOL-SPEC C.11). The executor is activities/executors/edit-file.ts.
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 

@@ -1,4 +1,4 @@
-// Sandbox-safe: the contract side of a registered function tool (TOOL-SPEC C.12).
+// Workflow-safe: the contract side of a registered function tool (TOOL-SPEC C.12).
 // The function body runs worker-side; the workflow only needs its name, schema, category and declared risk.
 import { z } from 'zod';
 import { defineTool, shorten } from './define-tool.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the ordered set of built-in tool contracts.
+// Workflow-safe: the ordered set of built-in tool contracts.
 import { bash } from './bash.js';
 import type { ToolContract } from './define-tool.js';
 import { editFile } from './edit-file.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the contract side of a tool an MCP server offers. The server runs the tool; the workflow needs its name,
+// Workflow-safe: the contract side of a tool an MCP server offers. The server runs the tool; the workflow needs its name,
 // its JSON Schema as given, and the safety its annotations declare (risk, concurrency, retries).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the tool registry of TOOL-SPEC C.2 (name resolution C.3 step 2, deferred tools C.16).
+// Workflow-safe: the tool registry of TOOL-SPEC C.2 (name resolution C.3 step 2, deferred tools C.16).
 // Pure data and functions: the workflow owns one per task and passes breaker and discovery state in as data.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';

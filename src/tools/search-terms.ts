@@ -1,4 +1,4 @@
-// Sandbox-safe: the words tool texts and ranking queries are made of, the same on both sides of the index.
+// Workflow-safe: the words tool texts and ranking queries are made of, the same on both sides of the index.
 // Pure string work and the Porter2 stemmer (no clock, no randomness), so a replay ranks the same way.
 import stem from 'wink-porter2-stemmer';
 

@@ -1,4 +1,4 @@
-// Sandbox-safe: POSIX single-quote escaping for commands the workflow builds itself (fallback chains).
+// Workflow-safe: POSIX single-quote escaping for commands the workflow builds itself (fallback chains).
 
 /** Quotes one word for bash: 'it'\''s' style, so nothing inside is expanded. */
 export function shellQuote(word: string): string {

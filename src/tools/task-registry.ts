@@ -1,4 +1,4 @@
-// Sandbox-safe: the one way a task's tool registry is made, shared by the workflow and the activities, so that every
+// Workflow-safe: the one way a task's tool registry is made, shared by the workflow and the activities, so that every
 // name the workflow sends resolves to the same contract where the call runs.
 import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import { builtinTools } from './index.js';

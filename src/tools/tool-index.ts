@@ -1,4 +1,4 @@
-// Sandbox-safe: a BM25 index (MiniSearch) over a task's tools — the words of their names, descriptions and parameters.
+// Workflow-safe: a BM25 index (MiniSearch) over a task's tools — the words of their names, descriptions and parameters.
 // Built once per registry and kept in workflow memory; indexing and searching read no clock and no randomness.
 import MiniSearch from 'minisearch';
 import type { ToolContract } from './define-tool.js';
@@ -63,7 +63,7 @@ interface FamilyDocument {
 /** Indexes `contracts` (names must be unique, as in a registry). */
 export function createToolIndex(contracts: readonly ToolContract[]): ToolIndex {
   const tools = searchIndex<ToolDocument>(['name', 'description', 'parameters'], FIELD_BOOSTS);
-  // addAll is synchronous; the async variants would wait on timers, which the workflow sandbox replaces.
+  // addAll is synchronous; the async variants would wait on timers, which the workflow isolate replaces.
   tools.addAll(contracts.map(toolDocument));
   const members = new Map<string, string[]>();
   const texts = new Map<string, string[]>();

@@ -1,4 +1,4 @@
-// Sandbox-safe: the ToolSearch contract and its pure search over deferred tools (TOOL-SPEC C.16), or, when the run
+// Workflow-safe: the ToolSearch contract and its pure search over deferred tools (TOOL-SPEC C.16), or, when the run
 // selects its tools, over every tool the step did not show (ranked by the same index as the selection).
 // ToolSearch runs inside the workflow (it reads the registry and marks tools discovered), so it has no executor.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Sandbox-safe: activity proxies with their retry policies, typed by the protocol's activity interfaces.
+// Workflow-safe: activity proxies with their retry policies, typed by the protocol's activity interfaces.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities, AuthorizationActivities, ToolActivity } from '../protocol/activities.js';
 import { ACTIVITY } from '../protocol/activity-names.js';

@@ -1,4 +1,4 @@
-// Sandboxed and deterministic: the ReAct loop as a Temporal workflow, one iteration per step.
+// Workflow-safe and deterministic: the ReAct loop as a Temporal workflow, one iteration per step.
 // Decisions come from core/ (pure); every side effect is an activity; time and ids come from Temporal's APIs.
 import {
   ApplicationFailure,

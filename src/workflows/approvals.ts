@@ -1,4 +1,4 @@
-// Sandboxed: human approvals (C.4 askPolicy "wait" / "prompt"). A pending call waits for an Update (the CLI, which
+// Workflow-safe: human approvals (C.4 askPolicy "wait" / "prompt"). A pending call waits for an Update (the CLI, which
 // gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out to reject.
 // A run the operator signed takes only decisions the operator signed: the others are refused and recorded.
 import { ApplicationFailure, condition, setHandler, workflowInfo } from '@temporalio/workflow';

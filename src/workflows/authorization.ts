@@ -1,4 +1,4 @@
-// Sandboxed: the workflow interceptors that carry a run's proof (the operator's signature over its start) to every
+// Workflow-safe: the workflow interceptors that carry a run's proof (the operator's signature over its start) to every
 // activity and local activity the run schedules, and across continue-as-new. Listed in the worker's
 // `interceptors.workflowModules`; a run without a proof schedules its activities unchanged.
 import { defaultPayloadConverter } from '@temporalio/common';

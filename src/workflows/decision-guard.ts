@@ -1,4 +1,4 @@
-// Sandboxed: the decision guard of a run its operator signed: the worker's verdict on each decision's signature, and
+// Workflow-safe: the decision guard of a run its operator signed: the worker's verdict on each decision's signature, and
 // a refusal recorded where the operator looks (progress lines of `run`, `watch` and `status`, the trace).
 import { ActivityFailure } from '@temporalio/workflow';
 import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';

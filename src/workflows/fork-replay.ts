@@ -1,4 +1,4 @@
-// Sandbox entry of the bundle `durable-agent fork` replays a recorded run with: the same workflows, plus an observer
+// Workflow-safe: entry of the bundle `durable-agent fork` replays a recorded run with: the same workflows, plus an observer
 // that hands the state at every step boundary to the replaying process (a sink called during replay).
 import { proxySinks } from '@temporalio/workflow';
 import type { Sinks } from '@temporalio/workflow';

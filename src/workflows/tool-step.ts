@@ -1,4 +1,4 @@
-// Sandbox-safe and deterministic: the awaits of one step's tool calls. Every rule — the plan, the gates, the ask policy,
+// Workflow-safe and deterministic: the awaits of one step's tool calls. Every rule — the plan, the gates, the ask policy,
 // fallbacks, envelopes, the output budget — is in core/step; this file only runs what a call needs next.
 import { isCancellation } from '@temporalio/workflow';
 import { ACTIVITY } from '../protocol/activity-names.js';

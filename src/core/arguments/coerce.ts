@@ -1,4 +1,4 @@
-// Sandbox-safe: pure functions, no Node builtins, no I/O.
+// Workflow-safe: pure functions, no Node builtins, no I/O.
 // The coercion table of TOOL-SPEC C.7 step 3: a value of the wrong JSON type becomes the declared type, or a problem.
 
 import type { Repair } from '../../protocol/envelope.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: pure functions, no Node builtins, no I/O, no clock.
+// Workflow-safe: pure functions, no Node builtins, no I/O, no clock.
 // Rule-based argument fixing (TOOL-SPEC C.7): aliases, nulls, coercion, unknown and reserved keys, then validation.
 //
 // Repairs are driven by the JSON Schema zod derives from the contract (`z.toJSONSchema`, cached per schema) rather

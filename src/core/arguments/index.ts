@@ -1,4 +1,4 @@
-// Sandbox-safe: pure functions, no Node builtins, no I/O.
+// Workflow-safe: pure functions, no Node builtins, no I/O.
 // Argument parsing (TOOL-SPEC C.6) and rule-based repair and validation (C.7) of model tool calls.
 
 export { MAX_ARGUMENT_BYTES, isPlainObject, jsonTypeOf, parseArguments, parseJsonAs } from './parse-arguments.js';

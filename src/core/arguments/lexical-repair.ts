@@ -1,4 +1,4 @@
-// Sandbox-safe: pure string functions, no Node builtins, no I/O.
+// Workflow-safe: pure string functions, no Node builtins, no I/O.
 // The lexical strategies of TOOL-SPEC C.6: S3 balanced extraction, S4 one-pass repair, S5 closing truncated JSON.
 
 /** Repair kinds S4 can report, in the order C.6 lists them (and the order they are recorded in). */

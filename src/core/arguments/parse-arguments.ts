@@ -1,4 +1,4 @@
-// Sandbox-safe: pure functions, no Node builtins, no I/O, no clock.
+// Workflow-safe: pure functions, no Node builtins, no I/O, no clock.
 // Tolerant JSON argument parsing (TOOL-SPEC C.6): strategies S1–S7 in the spec's order, each repair tagged.
 //
 // The lexical strategies are our own state machine; the project does not depend on the `jsonrepair` library because

@@ -1,4 +1,4 @@
-// Sandbox-safe: the permission decision of C.5.1 for one ready call, computed in workflow state.
+// Workflow-safe: the permission decision of C.5.1 for one ready call, computed in workflow state.
 // Shell commands arrive already classified (C.5.2, by an activity where the workspace is); task approvals are applied here.
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { RiskLevel } from '../../protocol/risk-level.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the texts and `details.permission` of denied calls (C.4), for the envelope the workflow builds
+// Workflow-safe: the texts and `details.permission` of denied calls (C.4), for the envelope the workflow builds
 // when a decision is DENY or an ASK is not approved.
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ErrorCode } from '../../protocol/envelope.js';

@@ -1,5 +1,5 @@
-// Sandbox-safe: the file write rules of C.5.1 step 4 and the lexical path normalisation they match on.
-// picomatch's posix entry point never reads `process` or `path`, so it bundles into the workflow sandbox.
+// Workflow-safe: the file write rules of C.5.1 step 4 and the lexical path normalisation they match on.
+// picomatch's posix entry point never reads `process` or `path`, so it bundles into the workflow isolate.
 import picomatch from 'picomatch/posix.js';
 import type { FileWritePolicy } from './types.js';
 

@@ -1,4 +1,4 @@
-// Sandbox-safe: the order of confirmation levels and actions (C.4, C.5.2 aggregation). No I/O.
+// Workflow-safe: the order of confirmation levels and actions (C.4, C.5.2 aggregation). No I/O.
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { PermissionAction } from '../../protocol/bash-classification.js';
 

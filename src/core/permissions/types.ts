@@ -1,4 +1,4 @@
-// Sandbox-safe: the data of the permission layer (TOOL-SPEC C.4, C.5). Plain JSON, so a Bash classification can be
+// Workflow-safe: the data of the permission layer (TOOL-SPEC C.4, C.5). Plain JSON, so a Bash classification can be
 // recorded in history by the activity that computes it (where the workspace is) and read back by the workflow.
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { DenyCode, PermissionAction } from '../../protocol/bash-classification.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the cost gate before a step. Would the next model call push the task over its cost limits (USD,
+// Workflow-safe: the cost gate before a step. Would the next model call push the task over its cost limits (USD,
 // tokens; the `--budget-usd` and `--max-tokens` the input calls its budget)? Then an operator is asked (an approval
 // extends the limits by their original amounts) or the run stops, before the money is spent.
 import { ACTIVITY } from '../../protocol/activity-names.js';

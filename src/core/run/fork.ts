@@ -1,4 +1,4 @@
-// Sandbox-safe: the state a fork starts from — a recorded run's state after one of its steps, made a new run's.
+// Workflow-safe: the state a fork starts from — a recorded run's state after one of its steps, made a new run's.
 import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 import type { AgentState } from '../state.js';
 import { addProgress, emptyUsage } from '../state.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: what the task keeps of its MCP servers' tools, listed once when it starts. Pure: the listing comes in as
+// Workflow-safe: what the task keeps of its MCP servers' tools, listed once when it starts. Pure: the listing comes in as
 // the activity's result, time as workflow time.
 import type { AgentState } from '../state.js';
 import { addEvent, addProgress } from '../state.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: what a run publishes for operators — the Web UI's current-details text and the values of the agent
+// Workflow-safe: what a run publishes for operators — the Web UI's current-details text and the values of the agent
 // search attributes — computed from its state, so the workflow only writes what changed.
 import type { PendingApproval } from '../../protocol/approval.js';
 import { approvalSummary } from '../approvals.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: the run's rules between steps — when to continue as new, when to compact, which model to call after
+// Workflow-safe: the run's rules between steps — when to continue as new, when to compact, which model to call after
 // which failure, what a model turn and a compaction record, how a run ends. The workflow only does the awaits.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { ACTIVITY } from '../../protocol/activity-names.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: which tools the model may call at each step, and what a structured run (`outputSchema`) does with a
+// Workflow-safe: which tools the model may call at each step, and what a structured run (`outputSchema`) does with a
 // model turn. Decided from the run's input, its state and the model activity's results only.
 import type { EnvelopeContext } from '../../protocol/envelope.js';
 import { errorEnvelope, okEnvelope, serializeEnvelope } from '../../protocol/envelope.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: a tool activity that failed for good (its retries spent, its worker gone) becomes an envelope the
+// Workflow-safe: a tool activity that failed for good (its retries spent, its worker gone) becomes an envelope the
 // model can act on; the loop goes on. Only cancellation is not turned into an envelope: the shell rethrows it.
 import { ActivityFailure, TimeoutFailure } from '@temporalio/common';
 import type { Envelope, EnvelopeContext } from '../../protocol/envelope.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: what a call asks of the activities: the shell classification of a command, and the tool activity's
+// Workflow-safe: what a call asks of the activities: the shell classification of a command, and the tool activity's
 // input with where it runs (the workflow's own worker first for a short read, else the workspace's queue).
 import type { ToolActivityInput } from '../../protocol/tool-activity.js';
 import type { BashClassification } from '../../protocol/bash-classification.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: a call's path argument as the rules see it — workspace-relative for the file write rules, and the key
+// Workflow-safe: a call's path argument as the rules see it — workspace-relative for the file write rules, and the key
 // of its read-state entry (C.8), the only entry sent with the call.
 import { normalizeRelativePath } from '../permissions/index.js';
 import type { AgentState } from '../state.js';

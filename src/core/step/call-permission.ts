@@ -1,4 +1,4 @@
-// Sandbox-safe: a call's permission (C.5.1) and the run's ask policy (C.4): allowed, denied, approved at once, or a
+// Workflow-safe: a call's permission (C.5.1) and the run's ask policy (C.4): allowed, denied, approved at once, or a
 // human waits; an approval's network_write keys are kept for the task.
 import { breakerKeysOf } from '../../tools/define-tool.js';
 import type { PendingApproval } from '../../protocol/approval.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: what a tool call leaves behind besides its result — the workflow-made tool message, the breaker
+// Workflow-safe: what a tool call leaves behind besides its result — the workflow-made tool message, the breaker
 // transition, the closing lifecycle event and the progress line that `run` and `watch` print.
 import type { BreakerState, BreakerTransition } from '../breaker.js';
 import type { Envelope } from '../../protocol/envelope.js';

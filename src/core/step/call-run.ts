@@ -1,4 +1,4 @@
-// Sandbox-safe: one tool call in flight as plain data (the phases of call.ts's state machine) and what it needs from the
+// Workflow-safe: one tool call in flight as plain data (the phases of call.ts's state machine) and what it needs from the
 // outside world next.
 import type { ToolActivityInput, ToolActivityPolicy } from '../../protocol/tool-activity.js';
 import type { ToolContract } from '../../tools/define-tool.js';

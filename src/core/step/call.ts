@@ -1,4 +1,4 @@
-// Sandbox-safe: the life of one tool call in a step (TOOL-SPEC C.3 step 6), as a small state machine over plain data.
+// Workflow-safe: the life of one tool call in a step (TOOL-SPEC C.3 step 6), as a small state machine over plain data.
 // The workflow asks `nextNeed` what the call needs next — a classification, a human decision, an activity — does that
 // one awaited thing and reports back; every rule in between (breaker → permission → ask policy → run → breaker
 // bookkeeping → read state → fallbacks → lifecycle and progress) is decided here and in the call-*.ts files beside it,

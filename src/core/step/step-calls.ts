@@ -1,4 +1,4 @@
-// Sandbox-safe: one step's tool calls (TOOL-SPEC C.3 steps 1-8), as the model's turn asked for them, around the
+// Workflow-safe: one step's tool calls (TOOL-SPEC C.3 steps 1-8), as the model's turn asked for them, around the
 // per-call machine of call.ts: ids and the assistant message first, the plan and its batches, then — once every call
 // is done — the step's output budget (C.9 layer 2) and the transcript.
 import type { ApplyOutputBudgetResult } from '../../protocol/output-budget.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: what the rules of one step read and change (the task's state, in place; the run's input; the task's
+// Workflow-safe: what the rules of one step read and change (the task's state, in place; the run's input; the task's
 // tools), and what one tool call leaves for the step: its tool message and the summary the workflow decides on.
 import type { ToolRegistry } from '../../tools/define-tool.js';
 import type { AgentInput, AgentState } from '../state.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: named tool profiles — which tools a class of task gets, and the defaults it runs with — and the
+// Workflow-safe: named tool profiles — which tools a class of task gets, and the defaults it runs with — and the
 // keyword rule `--profile auto` picks one by. Plain data and pure functions of the task text.
 import type { AgentMode } from '../../protocol/agent-mode.js';
 import type { ProfileName } from '../../protocol/profile-names.js';

@@ -1,4 +1,4 @@
-// Sandbox-safe: which tools the model sees at a step when the run has more than its limit — pinned, discovered and
+// Workflow-safe: which tools the model sees at a step when the run has more than its limit — pinned, discovered and
 // recently called tools stay, the rest of the room goes to the best BM25 matches for the task and recent turns.
 // A pure function of its inputs (no clock, no randomness): a replay selects the same tools.
 import { matchesToolPattern } from './profiles.js';

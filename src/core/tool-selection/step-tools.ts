@@ -1,4 +1,4 @@
-// Sandbox-safe: the tool selection of a run's steps — the candidates its profile, mode and breakers leave, the
+// Workflow-safe: the tool selection of a run's steps — the candidates its profile, mode and breakers leave, the
 // selection when they are more than the limit, its trace event, and what ToolSearch searches then.
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { SchemaContext } from '../../tools/define-tool.js';
