@@ -11,7 +11,7 @@ import { commandNetworkSettings } from './activities/sandbox/command-network.js'
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
 import type { McpServers } from './core/mcp-servers.js';
-import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-file.js';
+import { mcpRunServerPolicy, workerMcpServers } from './mcp-config/config-file.js';
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
 import { defaultWorkerDataDir } from './activities/worker-data.js';
@@ -68,7 +68,7 @@ export interface AgentWorkerOptions {
   mcpServers?: McpServers;
   /** Replaces built-in tool executors by name (see ActivityDependencies.executors). */
   executors?: ActivityDependencies['executors'];
-  /** TLS, API key and metadata for connections this module opens (a cluster's; see cli/cluster-connection). */
+  /** TLS, API key and metadata for connections this module opens (a cluster's; see cluster/connection). */
   connectionOptions?: Omit<NativeConnectionOptions, 'address'>;
   /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
   connection?: NativeConnection;

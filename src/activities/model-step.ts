@@ -10,7 +10,7 @@ import type { ResolveTools, ResolvedModelRequest } from './call-model.js';
 import type { ContentKey } from '../protocol/content-key.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import { requestTools } from './call-model.js';
-import { checkFinalResult, outputSchemaValidator } from './output-schema.js';
+import { checkFinalResult, outputSchemaValidator } from '../json-schema/output-schema.js';
 import { activityAttempt } from './activity-context.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { INLINE_STRING_BYTES } from './transcript-store.js';

@@ -6,13 +6,13 @@ import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
 import { CommandFailure } from './exit-codes.js';
-import type { DevServerInfo, DevWorkerSupervision } from './dev-server/index.js';
+import type { DevServerInfo, DevWorkerSupervision } from '../dev-server/index.js';
 import { visibleLines } from '../core/terminal-text.js';
 import { color, log } from './output.js';
-import { uiOrigins } from './ui-origins.js';
+import { uiOrigins } from '../dev-server/ui-origins.js';
 
 export { runUrl } from './run-url.js';
-export { codecConfiguration, workerConfiguration } from './worker-configuration.js';
+export { codecConfiguration, workerConfiguration } from '../dev-server/worker-environment.js';
 
 /** A client plus what the CLI prints about where it is connected. */
 export interface Connected {
@@ -50,7 +50,7 @@ export function codecCommand(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>):
 export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>): Promise<void> {
   if (!server.codecUrl) return;
   try {
-    const { ensureDevCodec } = await import('./dev-server/index.js');
+    const { ensureDevCodec } = await import('../dev-server/index.js');
     await ensureDevCodec({
       command: codecCommand(server),
       url: server.codecUrl,
@@ -97,14 +97,14 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   const askOnce = (connection: Connection) => {
     let answer: Promise<boolean> | undefined;
     return () =>
-      (answer ??= import('./dev-server/index.js').then(({ hasAgentSearchAttributes }) =>
+      (answer ??= import('../dev-server/index.js').then(({ hasAgentSearchAttributes }) =>
         hasAgentSearchAttributes(connection, config.namespace),
       ));
   };
 
   if (config.temporalAddress) {
     // Loaded only here: the embedded server's commands need no client configuration.
-    const { clusterConnectionOptions } = await import('./cluster-connection.js');
+    const { clusterConnectionOptions } = await import('../cluster/connection.js');
     const options = clusterConnectionOptions(config.temporalAddress, process.env);
     const connection = await Connection.connect(options).catch((error: unknown) => {
       const how = [options.tls ? 'TLS' : 'no TLS', ...(options.apiKey ? ['an API key'] : [])].join(', ');
@@ -121,7 +121,7 @@ export async function connect(config: Config, options: { needWorker: boolean }):
   }
 
   // The embedded server's code loads only here; the connection that found the server ready is the command's.
-  const { ensureDevWorker, openDevServer, superviseDevWorker } = await import('./dev-server/index.js');
+  const { ensureDevWorker, openDevServer, superviseDevWorker } = await import('../dev-server/index.js');
   const { server, connection } = await openDevServer();
   try {
     await Promise.all([

@@ -12,7 +12,8 @@ import { approveToolCall, stateQuery } from '../protocol/run-messages.js';
 import { createInterface } from 'node:readline/promises';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
 import { color, formatProgress, log, shellWord, terminalSafe } from './output.js';
-import { exitCodeOf, runStatusOf } from './run-status.js';
+import { runStatusOf } from '../history/run-status.js';
+import { exitCodeOf } from './exit-codes.js';
 import { storedText } from './stored-text.js';
 
 /** How a followed run ended. */

@@ -5,7 +5,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { cliRunner } from '../support/cli.js';

@@ -18,14 +18,14 @@ import {
   ensureDevWorker,
   stopDevServer,
   temporalServerArgs,
-} from '../../src/cli/dev-server/index.js';
-import type { DevServerInfo } from '../../src/cli/dev-server/index.js';
-import { HTTP_API_HOST } from '../../src/cli/dev-server/ports.js';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+} from '../../src/dev-server/index.js';
+import type { DevServerInfo } from '../../src/dev-server/index.js';
+import { HTTP_API_HOST } from '../../src/dev-server/ports.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { findFreePorts } from '../support/temporal-server.js';
 
 const run = promisify(execFile);
-const devServerModule = fileURLToPath(new URL('../../src/cli/dev-server/index.ts', import.meta.url));
+const devServerModule = fileURLToPath(new URL('../../src/dev-server/index.ts', import.meta.url));
 const workerModule = createRequire(import.meta.url).resolve('@temporalio/worker');
 const quiet = () => {};
 

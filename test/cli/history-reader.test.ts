@@ -6,15 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
 import { formatHistory } from '../../src/cli/commands/history.js';
-import {
-  describeEvent,
-  eventTypeName,
-  historyIdentity,
-  mergeRunHistories,
-  readRunHistory,
-  previousRun,
-} from '../../src/cli/history-reader.js';
-import { coreMessage } from '../../src/cli/replay-check.js';
+import { describeEvent, eventTypeName } from '../../src/history/events.js';
+import { historyIdentity, mergeRunHistories, readRunHistory, previousRun } from '../../src/history/history-reader.js';
+import { coreMessage } from '../../src/history/replay-check.js';
 
 type JsonEvent = Record<string, any> & { eventId: string; eventType: string; eventTime: string };
 type JsonHistory = { events: JsonEvent[] };

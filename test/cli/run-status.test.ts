@@ -1,8 +1,8 @@
 // One decision of a run's status for every command: the execution status the server reports, refined by what the
 // workflow reported while it ran, and the exit code and list filter that go with each status.
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../src/cli/exit-codes.js';
-import { RUN_STATUSES, exitCodeOf, isRunStatus, runStatusOf, visibilityClause } from '../../src/cli/run-status.js';
+import { EXIT, exitCodeOf } from '../../src/cli/exit-codes.js';
+import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../../src/history/run-status.js';
 
 describe('runStatusOf', () => {
   it('an open run is running, or waiting for approval when it says so', () => {

@@ -6,21 +6,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findOnPath } from '../../src/activities/executables.js';
-import { cacheDir, stateDir } from '../../src/cli/state-dir.js';
+import { findOnPath } from '../../src/host/executables.js';
+import { cacheDir, stateDir } from '../../src/host/state-dir.js';
 import {
   cachedTemporalBinaryPath,
   findTemporalBinary,
   TEMPORAL_CLI_VERSION,
   TemporalBinaryError,
-} from '../../src/cli/temporal-binary.js';
+} from '../../src/host/temporal-binary.js';
 import {
   downloadText,
   downloadToFile,
   expectedSha256,
   temporalArchiveName,
   temporalReleaseAssetUrl,
-} from '../../src/cli/temporal-release.js';
+} from '../../src/host/temporal-release.js';
 
 // Stand-ins are real executables (shell scripts) so resolution runs exactly as it does for the real CLI.
 async function writeExecutable(file: string, body: string): Promise<string> {

@@ -6,7 +6,7 @@ import {
   codecEnvironment,
   workerConfiguration,
   workerEnvironment,
-} from '../../src/cli/worker-configuration.js';
+} from '../../src/dev-server/worker-environment.js';
 
 // A user's shell: what programs need, the agent's settings, and secrets meant for other tools.
 const shell = {

@@ -2,7 +2,7 @@
 import type { ApprovalDecision } from '../../core/approvals.js';
 import type { DecisionSubject } from '../../core/authorization/proofs.js';
 import { decisionMessage } from '../../core/authorization/proofs.js';
-import { macMatches } from './signing.js';
+import { macMatches } from '../../authorization/signing.js';
 
 /** What the workflow asks: the decision as received, and the pending call it names. */
 export interface VerifyDecisionRequest {

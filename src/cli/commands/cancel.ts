@@ -8,7 +8,7 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
-import { runStatusOf } from '../run-status.js';
+import { runStatusOf } from '../../history/run-status.js';
 
 /** `cancel ID [--wait SECONDS] [--json]`: requests cancellation and waits (bounded) for the run to close. */
 export async function cancelCommand(argv: string[], config: Config): Promise<number> {

@@ -6,8 +6,8 @@ import { DEFAULT_CODEC_PORT, startCodecServer } from '../../store/codec-server.j
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { log } from '../output.js';
-import { stateDir } from '../state-dir.js';
-import { defaultUiOrigins } from '../ui-origins.js';
+import { stateDir } from '../../host/state-dir.js';
+import { defaultUiOrigins } from '../../dev-server/ui-origins.js';
 
 /**
  * `codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]… [--allowed-host NAME:PORT]…`: runs until

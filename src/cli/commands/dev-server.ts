@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server/index.js';
-import type { DevServerStatus } from '../dev-server/index.js';
+import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../../dev-server/index.js';
+import type { DevServerStatus } from '../../dev-server/index.js';
 import { ensureEmbeddedCodec, workerCommand } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';

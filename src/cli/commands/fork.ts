@@ -1,5 +1,5 @@
 // `fork`: a new run that goes on from a recorded run's state after one of its steps — to redo a run's tail with another
-// model, or with more to say. The state is rebuilt by replaying the recorded run (cli/fork-state); the workspace's
+// model, or with more to say. The state is rebuilt by replaying the recorded run (history/fork-state); the workspace's
 // files are whatever they are now.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -13,11 +13,12 @@ import type { AgentInput } from '../../core/state.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { ForkStateError, stateAfterStep } from '../fork-state.js';
+import { ForkStateError, stateAfterStep } from '../../history/fork-state.js';
+import { WorkflowBundleError } from '../../history/replay-worker.js';
 import { visibleLines, visibleText } from '../../core/terminal-text.js';
-import { color, log } from '../output.js';
-import type { ChainRun } from '../run-chain.js';
-import { readChain } from '../run-chain.js';
+import { color, log, printBundleError } from '../output.js';
+import type { ChainRun } from '../../history/run-chain.js';
+import { readChain } from '../../history/run-chain.js';
 import { followStarted, modelOfBaseUrl } from './run.js';
 import { operatorSigner } from '../operator-signing.js';
 
@@ -75,6 +76,7 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       snapshot = await stateAfterStep(source.history, workflowId, fromStep);
     } catch (error) {
       if (!(error instanceof ForkStateError)) throw error;
+      if (error.cause instanceof WorkflowBundleError) printBundleError(error.cause);
       log(color.red(`error: cannot fork ${visibleText(workflowId)}: ${visibleLines(error.message)}`));
       return EXIT.failed;
     }

@@ -12,7 +12,7 @@ import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
-import { stateDir } from '../state-dir.js';
+import { stateDir } from '../../host/state-dir.js';
 
 const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
 

@@ -5,10 +5,10 @@ import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@tempor
 import type { Config } from '../../config.js';
 import type { RunStatus } from '../../core/state.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import type { HttpExecution } from '../http-api.js';
+import type { HttpExecution } from '../../dev-server/http-api.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
-import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../run-status.js';
+import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../../history/run-status.js';
 import { stdoutColor } from '../stdout-color.js';
 
 /** Filters of `list`. */
@@ -166,7 +166,7 @@ function listOptionsOf(argv: string[]): ListOptions {
  */
 export async function listFast(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
   const options = listOptionsOf(argv);
-  const http = await import('../http-api.js');
+  const http = await import('../../dev-server/http-api.js');
   const api = await http.embeddedHttpApi(env);
   if (!api) return undefined;
   let rows: RunRow[];

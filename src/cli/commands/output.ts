@@ -6,7 +6,7 @@ import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleLines } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
-import { stateDir } from '../state-dir.js';
+import { stateDir } from '../../host/state-dir.js';
 
 /** A key as a person pastes it: `sha256:<hex>`, the bare 64 hex digits, or a `\0ref:` reference string. */
 export function parseKeyArgument(text: string): ContentKey | undefined {

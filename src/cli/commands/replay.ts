@@ -8,14 +8,14 @@ import type { Config } from '../../config.js';
 import { workflowsPath } from '../../worker.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { historyIdentity } from '../history-reader.js';
+import { historyIdentity } from '../../history/history-reader.js';
 import { visibleLines, visibleText } from '../../core/terminal-text.js';
-import { color, log, out, outJson } from '../output.js';
+import { color, log, out, outJson, printBundleError } from '../output.js';
 import { dataConverterFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
-import { checkReplay } from '../replay-check.js';
-import { bundleWorkflows, quietRuntime } from '../replay-worker.js';
-import { stateDir } from '../state-dir.js';
+import { checkReplay } from '../../history/replay-check.js';
+import { WorkflowBundleError, bundleWorkflows, quietRuntime } from '../../history/replay-worker.js';
+import { stateDir } from '../../host/state-dir.js';
 
 /** `replay ID|FILE [--run-id R] [--workflows FILE] [--json]`: does the current workflow code reproduce a recorded run? */
 export async function replayCommand(argv: string[], config: Config): Promise<number> {
@@ -38,8 +38,14 @@ export async function replayCommand(argv: string[], config: Config): Promise<num
   if (!recorded) return EXIT.failed;
   const { history, workflowId, runId } = recorded;
   quietRuntime();
-  const bundle = await bundleWorkflows(entry);
-  if (!bundle) return EXIT.failed;
+  let bundle;
+  try {
+    bundle = await bundleWorkflows(entry);
+  } catch (error) {
+    if (!(error instanceof WorkflowBundleError)) throw error;
+    printBundleError(error);
+    return EXIT.failed;
+  }
 
   // Payloads Temporal External Storage kept out of history are read back from the same store the workers use.
   const dataConverter = dataConverterFromEnv(storeFromEnv(process.env, { stateDir: stateDir() }), process.env);

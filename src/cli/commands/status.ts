@@ -7,12 +7,12 @@ import type { Config } from '../../config.js';
 import type { AgentResult } from '../../core/state.js';
 import type { AgentStateView } from '../../protocol/run-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import type { HttpApi } from '../http-api.js';
-import type * as httpApi from '../http-api.js';
+import type { HttpApi } from '../../dev-server/http-api.js';
+import type * as httpApi from '../../dev-server/http-api.js';
 import { terminalJson, visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { runUrl } from '../run-url.js';
-import { runStatusOf } from '../run-status.js';
+import { runStatusOf } from '../../history/run-status.js';
 
 /** What `status` prints about a run, however it was read. */
 export interface RunSnapshot {
@@ -57,7 +57,7 @@ export async function statusFast(argv: string[], env: NodeJS.ProcessEnv): Promis
   const { workflowId, runId, json } = workflowIdOf(argv);
   // One run of a chain by its id is the gRPC path's.
   if (runId) return undefined;
-  const http = await import('../http-api.js');
+  const http = await import('../../dev-server/http-api.js');
   const api = await http.embeddedHttpApi(env);
   if (!api) return undefined;
   try {

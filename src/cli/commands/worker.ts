@@ -1,22 +1,22 @@
-import { clusterConnectionOptions } from '../cluster-connection.js';
+import { clusterConnectionOptions } from '../../cluster/connection.js';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
 import { hostToolQueue } from '../../config.js';
 import { payloadThresholdFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { runWorker } from '../../worker.js';
-import { ensureDevServer } from '../dev-server/index.js';
+import { ensureDevServer } from '../../dev-server/index.js';
 import type { CommandSandbox } from '../../activities/sandbox/command-sandbox.js';
 import {
   describeSandbox,
   resolveCommandSandbox,
   SandboxUnavailableError,
 } from '../../activities/sandbox/command-sandbox.js';
-import { provisionBubblewrap } from '../bubblewrap.js';
+import { provisionBubblewrap } from '../../host/bubblewrap.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { log } from '../output.js';
-import { stateDir } from '../state-dir.js';
-import { loadOrCreateOperatorKey, operatorKeyPath } from '../../activities/authorization/operator-key.js';
+import { stateDir } from '../../host/state-dir.js';
+import { loadOrCreateOperatorKey, operatorKeyPath } from '../../authorization/operator-key.js';
 import path from 'node:path';
 
 /** The command sandbox, provisioned if need be; commands never see the worker's state and content store. */

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DirectoryEnvironment } from '../state-dir.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 import { DevServerError } from './errors.js';
 import type { ProcessRecord } from './state-record.js';
 

@@ -2,7 +2,7 @@
 // Debian's package is fetched with `apt-get download` (no root needed) and its binary kept in the cache.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { findOnPath } from '../activities/executables.js';
+import { findOnPath } from './executables.js';
 import { BWRAP_PATH_VARIABLE, SANDBOX_VARIABLE } from '../activities/sandbox/command-sandbox.js';
 import { fetchDebianBinary } from './debian-binary.js';
 import { cacheDir } from './state-dir.js';

@@ -1,8 +1,7 @@
 // Reads an agent run step by step out of its Temporal event history: pure parsing, no server, so the same code reads
 // a history fetched from the server and one saved as JSON (`temporal workflow show --output json`, historyToJSON).
 import { ACTIVITY } from '../protocol/activity-names.js';
-import { defaultPayloadConverter, fromPayloadsAtIndex } from '@temporalio/common';
-import type { History, Payload } from '@temporalio/common/lib/proto-utils.js';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
 import type { ChatMessage, ModelRequest, ModelTurn, RawToolCall } from '../protocol/model.js';
 import type { ForkOrigin } from '../core/run/fork.js';
 import type { AgentResult, RunStatus } from '../core/state.js';
@@ -10,13 +9,11 @@ import type { ToolSelectionRecord } from '../core/tool-selection/select-tools.js
 import { normalizeToolCallIds } from '../core/tool-calls.js';
 import type { StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import type { RiskLevel } from '../tools/define-tool.js';
-import { shorten } from '../tools/define-tool.js';
 import { runStatusOf } from './run-status.js';
-
-/** One event of a history. */
-export type HistoryEvent = NonNullable<History['events']>[number];
-
-type Failure = NonNullable<NonNullable<HistoryEvent['activityTaskFailedEventAttributes']>['failure']>;
+import type { ActivityRecord } from './activity-records.js';
+import { collectActivities, isModelTurn, isToolActivity } from './activity-records.js';
+import type { HistoryEvent } from './events.js';
+import { decodeEventPayload, decodeEventPayloads, isObject } from './events.js';
 
 /**
  * How a tool call ended: the envelope status the model saw, `cancelled` when its activity was cancelled, `running`
@@ -91,199 +88,6 @@ export interface ResetPoint {
   /** The run reset from; its own history (`history --run-id`) still holds the abandoned steps. */
   baseRunId: string;
   reason: string;
-}
-
-interface ActivityRecord {
-  activityType: string;
-  input: unknown;
-  summary: string;
-  scheduledAt: number;
-  closedAt?: number;
-  attempt: number;
-  lastFailure?: string;
-  outcome: 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled';
-  cancelRequested?: boolean;
-  result?: unknown;
-  failure?: string;
-}
-
-/** Decodes the payload at `index` with the default converter; undefined when it is absent or not decodable (e.g. encrypted). */
-function decode(payloads: Payload[] | null | undefined, index = 0): unknown {
-  if (!payloads || payloads.length <= index) return undefined;
-  try {
-    return fromPayloadsAtIndex(defaultPayloadConverter, index, payloads);
-  } catch {
-    return undefined;
-  }
-}
-
-function decodeOne(payload: Payload | null | undefined): unknown {
-  return payload ? decode([payload]) : undefined;
-}
-
-/** "Type: message" of a failure, down its cause chain when the outer message says nothing on its own. */
-function describeFailure(failure: Failure | null | undefined): string {
-  if (!failure) return 'unknown failure';
-  const type = failure.applicationFailureInfo?.type;
-  const message = failure.message || (failure.cause ? describeFailure(failure.cause) : '');
-  return type ? `${type}: ${message}` : message;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * Activities that are neither a model turn nor a tool call: the function-tool and MCP-tool listings recorded once per
- * task, and the Bash classification that gates a call (its outcome travels in the tool activity's own input).
- */
-const BOOKKEEPING_ACTIVITIES: ReadonlySet<string> = new Set([
-  ACTIVITY.listFunctionTools,
-  ACTIVITY.listMcpTools,
-  ACTIVITY.classifyBash,
-]);
-
-function isToolInput(value: unknown): value is ToolActivityInput {
-  return isObject(value) && typeof value.callId === 'string' && typeof value.turn === 'number' && isObject(value.input);
-}
-
-function isToolActivity(record: ActivityRecord): record is ActivityRecord & { input: ToolActivityInput } {
-  return (
-    record.activityType !== ACTIVITY.callModel &&
-    !BOOKKEEPING_ACTIVITIES.has(record.activityType) &&
-    isToolInput(record.input)
-  );
-}
-
-function isModelTurn(value: unknown): value is ModelTurn {
-  return isObject(value) && Array.isArray(value.toolCalls);
-}
-
-/**
- * A tool call that ran as a local activity (a read on the workflow's own host): its marker holds the result, which
- * names the call, and the times; a local activity that failed for good left no result, and the workflow's envelope for
- * it travels with the next model request.
- */
-function localToolCall(event: HistoryEvent, time: number): ActivityRecord | undefined {
-  const marker = event.markerRecordedEventAttributes;
-  if (marker?.markerName !== 'core_local_activity') return undefined;
-  const data = decode(marker.details?.data?.payloads);
-  const result = decode(marker.details?.result?.payloads);
-  if (!isObject(data) || typeof data.activity_type !== 'string' || !isObject(result) || !isObject(result.call))
-    return undefined;
-  const scheduled = isObject(data.original_schedule_time) ? protoTime(data.original_schedule_time) : time;
-  return {
-    activityType: data.activity_type,
-    input: { ...result.call, input: {}, paramsInput: {} },
-    summary: stringOrEmpty(decodeOne(event.userMetadata?.summary)),
-    scheduledAt: scheduled,
-    closedAt: isObject(data.complete_time) ? protoTime(data.complete_time) : time,
-    attempt: typeof data.attempt === 'number' ? data.attempt : 1,
-    outcome: 'completed',
-    result,
-  };
-}
-
-function protoTime(value: Record<string, unknown>): number {
-  return Number(value.seconds ?? 0) * 1000 + Math.floor(Number(value.nanos ?? 0) / 1_000_000);
-}
-
-/** Collects every activity by its scheduled event id, with its outcome and timing. */
-function collectActivities(events: HistoryEvent[]): Map<string, ActivityRecord> {
-  const activities = new Map<string, ActivityRecord>();
-  const find = (scheduledEventId: unknown): ActivityRecord | undefined => activities.get(String(scheduledEventId));
-  for (const event of events) {
-    const time = timeOf(event);
-    const local = localToolCall(event, time);
-    if (local) {
-      activities.set(String(event.eventId), local);
-      continue;
-    }
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled) {
-      activities.set(String(event.eventId), {
-        activityType: scheduled.activityType?.name ?? '',
-        input: decode(scheduled.input?.payloads),
-        summary: stringOrEmpty(decodeOne(event.userMetadata?.summary)),
-        scheduledAt: time,
-        attempt: 0,
-        outcome: 'running',
-      });
-      continue;
-    }
-    const started = event.activityTaskStartedEventAttributes;
-    if (started) {
-      const record = find(started.scheduledEventId);
-      if (record) {
-        record.attempt = started.attempt ?? 1;
-        // The server writes one started event, for the last attempt; the failure before it is all it keeps of the retries.
-        if (started.lastFailure) record.lastFailure = describeFailure(started.lastFailure);
-      }
-      continue;
-    }
-    const cancelRequested = event.activityTaskCancelRequestedEventAttributes;
-    if (cancelRequested) {
-      const record = find(cancelRequested.scheduledEventId);
-      if (record) record.cancelRequested = true;
-      continue;
-    }
-    if (closesRun(event)) {
-      // A run closes without waiting for activities it cancelled (or that a termination cut off): they end with it.
-      for (const record of activities.values()) {
-        if (record.outcome !== 'running') continue;
-        record.outcome = 'cancelled';
-        record.failure = record.cancelRequested ? 'cancelled' : 'abandoned: the run closed first';
-        record.closedAt = time;
-      }
-      continue;
-    }
-    const completed = event.activityTaskCompletedEventAttributes;
-    const failed = event.activityTaskFailedEventAttributes;
-    const timedOut = event.activityTaskTimedOutEventAttributes;
-    const cancelled = event.activityTaskCanceledEventAttributes;
-    const closing = completed ?? failed ?? timedOut ?? cancelled;
-    if (!closing) continue;
-    const record = find(closing.scheduledEventId);
-    if (!record) continue;
-    record.closedAt = time;
-    if (completed) {
-      record.outcome = 'completed';
-      record.result = decode(completed.result?.payloads);
-    } else if (failed) {
-      record.outcome = 'failed';
-      record.failure = describeFailure(failed.failure);
-    } else if (timedOut) {
-      record.outcome = 'timed_out';
-      record.failure = describeFailure(timedOut.failure);
-    } else {
-      record.outcome = 'cancelled';
-      record.failure = 'cancelled';
-    }
-  }
-  return activities;
-}
-
-/** Milliseconds of an event time: seconds are a Long from the server and a plain number from a JSON file. */
-function timeOf(event: HistoryEvent): number {
-  const time = event.eventTime;
-  if (!time) return 0;
-  const seconds = typeof time.seconds === 'number' ? time.seconds : (time.seconds?.toNumber() ?? 0);
-  return seconds * 1000 + Math.floor((time.nanos ?? 0) / 1_000_000);
-}
-
-function closesRun(event: HistoryEvent): boolean {
-  return Boolean(
-    event.workflowExecutionCompletedEventAttributes ??
-    event.workflowExecutionFailedEventAttributes ??
-    event.workflowExecutionTimedOutEventAttributes ??
-    event.workflowExecutionCanceledEventAttributes ??
-    event.workflowExecutionTerminatedEventAttributes ??
-    event.workflowExecutionContinuedAsNewEventAttributes,
-  );
-}
-
-function stringOrEmpty(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }
 
 function durationOf(record: ActivityRecord): number | null {
@@ -393,7 +197,7 @@ function statusWithWaits(events: HistoryEvent[]): { status: RunStatus; waitingFo
   const open = new Map<string, string>();
   for (const event of events) {
     const started = event.timerStartedEventAttributes;
-    const summary = decodeOne(event.userMetadata?.summary);
+    const summary = decodeEventPayload(event.userMetadata?.summary);
     if (started?.timerId && typeof summary === 'string' && summary.startsWith('approval: ')) {
       open.set(started.timerId, summary);
     }
@@ -414,7 +218,7 @@ function resetsOf(events: HistoryEvent[]): { resets?: ResetPoint[] } {
   for (const event of events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === ACTIVITY.callModel) {
-      const request = decode(scheduled.input?.payloads) as Partial<ModelRequest> | undefined;
+      const request = decodeEventPayloads(scheduled.input?.payloads) as Partial<ModelRequest> | undefined;
       if (request?.purpose !== 'compaction' && typeof request?.step === 'number') lastStep = request.step;
     }
     const failed = event.workflowTaskFailedEventAttributes;
@@ -436,7 +240,7 @@ export function forkOriginOf(memoField: unknown): ForkOrigin | undefined {
 
 function forkedFromOf(events: HistoryEvent[]): { forkedFrom?: ForkOrigin } {
   const memo = events[0]?.workflowExecutionStartedEventAttributes?.memo?.fields?.forkedFrom;
-  const forkedFrom = forkOriginOf(decodeOne(memo));
+  const forkedFrom = forkOriginOf(decodeEventPayload(memo));
   return forkedFrom ? { forkedFrom } : {};
 }
 
@@ -450,7 +254,7 @@ function runStatus(events: HistoryEvent[]): RunStatus {
     const event = events[index]!;
     const completed = event.workflowExecutionCompletedEventAttributes;
     if (completed) {
-      const result = decode(completed.result?.payloads) as Partial<AgentResult> | undefined;
+      const result = decodeEventPayloads(completed.result?.payloads) as Partial<AgentResult> | undefined;
       return runStatusOf('COMPLETED', result?.status);
     }
     if (event.workflowExecutionFailedEventAttributes) return runStatusOf('FAILED');
@@ -590,46 +394,4 @@ export function mergeRunHistories(runs: RunHistory[]): RunHistory {
     steps: [...steps.values()].sort((left, right) => left.step - right.step),
     runIds: runs.flatMap((run) => run.runIds),
   };
-}
-
-/** The event's type as the Web UI names it ("ActivityTaskScheduled"), from the attributes it carries. */
-export function eventTypeName(event: HistoryEvent): string {
-  for (const [key, value] of Object.entries(event)) {
-    if (key.endsWith('EventAttributes') && value)
-      return key[0]!.toUpperCase() + key.slice(1, -'EventAttributes'.length);
-  }
-  return `event type ${String(event.eventType)}`;
-}
-
-/** One line about an event: its type and what it concerns ("ActivityTaskScheduled callModel, step 2"). */
-/** The activity type a local activity's marker records (`listFunctionTools`, `storeContent`). */
-function localActivityType(event: HistoryEvent): string | undefined {
-  const marker = event.markerRecordedEventAttributes;
-  if (marker?.markerName !== 'core_local_activity') return undefined;
-  const data = decode(marker.details?.data?.payloads);
-  return isObject(data) && typeof data.activity_type === 'string' ? data.activity_type : undefined;
-}
-
-export function describeEvent(event: HistoryEvent): string {
-  const type = eventTypeName(event);
-  const scheduled = event.activityTaskScheduledEventAttributes;
-  if (scheduled) {
-    const name = scheduled.activityType?.name ?? '';
-    const summary = stringOrEmpty(decodeOne(event.userMetadata?.summary));
-    if (summary) return `${type} ${name}: ${summary}`;
-    const input = decode(scheduled.input?.payloads);
-    // classifyBash carries no summary of its own; the command it judges is what tells two of them apart.
-    if (name === ACTIVITY.classifyBash && isObject(input) && typeof input.command === 'string')
-      return `${type} ${name}: ${shorten(input.command, 100)}`;
-    const step = isObject(input) ? input.step : undefined;
-    return `${type} ${name}${typeof step === 'number' ? `, step ${step}` : ''}`;
-  }
-  const localActivity = localActivityType(event);
-  if (localActivity) return `${type} local activity ${localActivity}`;
-  const detail =
-    event.markerRecordedEventAttributes?.markerName ??
-    event.workflowExecutionSignaledEventAttributes?.signalName ??
-    event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ??
-    event.timerStartedEventAttributes?.timerId;
-  return detail ? `${type} ${detail}` : type;
 }

@@ -8,8 +8,8 @@ import { ReplayError, Worker } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import type { HistoryEvent } from './history-reader.js';
-import { describeEvent } from './history-reader.js';
+import type { HistoryEvent } from './events.js';
+import { describeEvent } from './events.js';
 
 /** Where and how the code diverged from the history. */
 export interface Divergence {

@@ -5,12 +5,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import {
-  codecConfiguration,
-  codecEnvironment,
-  workerConfiguration,
-  workerEnvironment,
-} from '../worker-configuration.js';
+import { codecConfiguration, codecEnvironment, workerConfiguration, workerEnvironment } from './worker-environment.js';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
 import { HOST, isListening, isPortFree } from './ports.js';

@@ -3,8 +3,8 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import type { DirectoryEnvironment } from '../state-dir.js';
-import type { TemporalBinary } from '../temporal-binary.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
+import type { TemporalBinary } from '../host/temporal-binary.js';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
 import { codecPortFromEnv, DEFAULT_DEV_PORT, freePort, HOST, HTTP_API_HOST, isPortFree, portFromEnv } from './ports.js';
@@ -84,7 +84,7 @@ export async function openDevServer(
   // Resolving the binary may build it for minutes; done before taking the lock so other invocations are not held up.
   const binary = options.binary
     ? await explicitBinary(options.binary, env)
-    : await (await import('../temporal-binary.js')).findTemporalBinary({ build: options.build ?? true, log, env });
+    : await (await import('../host/temporal-binary.js')).findTemporalBinary({ build: options.build ?? true, log, env });
 
   return await withStateLock(directory, async () => {
     const current = await runningServer(directory);
@@ -269,7 +269,7 @@ export async function runningServer(directory: string): Promise<ServerRecord | u
 }
 
 async function explicitBinary(file: string, env: DirectoryEnvironment): Promise<TemporalBinary> {
-  const { checkTemporalBinary } = await import('../temporal-binary.js');
+  const { checkTemporalBinary } = await import('../host/temporal-binary.js');
   const checked = await checkTemporalBinary(file, env);
   if (!checked.ok) throw new DevServerError(`${file} is not a working Temporal CLI (${checked.reason}).`);
   return { path: file, source: 'env', version: checked.version };

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { findOnPath, isExecutableFile } from '../activities/executables.js';
+import { findOnPath, isExecutableFile } from './executables.js';
 import { cacheDir } from './state-dir.js';
 import type { DirectoryEnvironment } from './state-dir.js';
 import {

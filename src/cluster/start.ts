@@ -13,8 +13,8 @@ import { HOST, freePort, isPortFree } from '../dev-server/ports.js';
 import { isOurProcess, logTail, spawnDetached, waitUntilReady } from '../dev-server/processes.js';
 import type { ProcessRecord } from '../dev-server/state-record.js';
 import { ensureSearchAttributes } from '../dev-server/search-attributes.js';
-import type { DirectoryEnvironment } from '../state-dir.js';
-import { workerEnvironment } from '../worker-configuration.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
+import { workerEnvironment } from '../dev-server/worker-environment.js';
 import { findClusterProgram, TEMPORAL_SERVER, TEMPORAL_SQL_TOOL, TEMPORAL_UI_SERVER } from './binaries.js';
 import { ClusterError } from './errors.js';
 import { findPostgres, initPostgres, postgresCommand } from './postgres.js';
@@ -37,7 +37,7 @@ export const HOST_NAMES = ['host-a', 'host-b'] as const;
 
 const READY_TIMEOUT_MS = 90_000;
 const SETTLE_MS = 750;
-const binPath = fileURLToPath(new URL('../../../bin/durable-agent.js', import.meta.url));
+const binPath = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
 
 /** Options of `startCluster`. */
 export interface ClusterOptions {

@@ -1,6 +1,6 @@
 // The embedded server's ports: defaults, the environment variables that move them, and whether one is free.
 import net from 'node:net';
-import type { DirectoryEnvironment } from '../state-dir.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 import { DevServerError } from './errors.js';
 
 /** The loopback address every embedded process listens on. */

@@ -2,8 +2,8 @@
 // checks that docker-compose.yml (loaded by the Compose specification's own loader) says the same. Each setting is an
 // environment variable with a default, named as in the compose file, so one shell setting moves both.
 import type { SearchAttributeType } from '@temporalio/common';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../protocol/search-attributes.js';
-import type { DirectoryEnvironment } from '../state-dir.js';
+import { AGENT_SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 
 /** The Temporal server both run: the `temporalio/auto-setup` image tag, and the Go module `npm run cluster` builds. */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';

@@ -1,8 +1,8 @@
 // Node: HMAC-SHA256 signatures of the operator's key over the messages core/authorization/proofs defines.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ApprovalDecision } from '../../core/approvals.js';
-import type { DecisionSubject, RunAuthorization } from '../../core/authorization/proofs.js';
-import { decisionMessage, inputDigest, runProofMessage } from '../../core/authorization/proofs.js';
+import type { ApprovalDecision } from '../core/approvals.js';
+import type { DecisionSubject, RunAuthorization } from '../core/authorization/proofs.js';
+import { decisionMessage, inputDigest, runProofMessage } from '../core/authorization/proofs.js';
 
 /** Hex HMAC-SHA256 of `message` under `key`. */
 export function mac(key: Uint8Array, message: string): string {

@@ -4,10 +4,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { findOnPath, isExecutableFile } from '../../activities/executables.js';
-import { cacheDir } from '../state-dir.js';
-import { askVersion } from '../temporal-binary.js';
-import type { DirectoryEnvironment } from '../state-dir.js';
+import { findOnPath, isExecutableFile } from '../host/executables.js';
+import { cacheDir } from '../host/state-dir.js';
+import { askVersion } from '../host/temporal-binary.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 import { ClusterError } from './errors.js';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from './topology.js';
 

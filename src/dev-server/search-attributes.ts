@@ -2,7 +2,7 @@
 // and the operator service's IndexedValueType numbers, both derived from the definitions in workflows/search-attributes.
 import type { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../protocol/search-attributes.js';
+import { AGENT_SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
 import { DevServerError } from './errors.js';
 
 // Each type's name for `temporal server start-dev --search-attribute NAME=TYPE`, and its wire number

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { TemporalBinary } from '../temporal-binary.js';
-import { stateDir as defaultStateDir } from '../state-dir.js';
-import type { DirectoryEnvironment } from '../state-dir.js';
+import type { TemporalBinary } from '../host/temporal-binary.js';
+import { stateDir as defaultStateDir } from '../host/state-dir.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 
 /** Options shared by every dev-server operation. */
 export interface DevServerLocation {

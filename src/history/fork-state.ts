@@ -1,5 +1,5 @@
-// The state of a recorded run after one of its steps, rebuilt by replaying the run's history with this installation's
-// workflow code: the exact state the run had, read-before-write records and pending content included.
+// Node: the state of a recorded run after one of its steps, rebuilt by replaying the run's history with this
+// installation's workflow code: the exact state the run had, read-before-write records and pending content included.
 import { fileURLToPath } from 'node:url';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { ReplayError, Worker } from '@temporalio/worker';
@@ -8,8 +8,8 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { dataConverterFromEnv } from '../store/data-converter.js';
 import { storeFromEnv } from '../store/store-from-env.js';
 import type { ForkSinks, StepSnapshot } from '../workflows/fork-replay.js';
-import { bundleWorkflows, quietRuntime } from './replay-worker.js';
-import { stateDir } from './state-dir.js';
+import { WorkflowBundleError, bundleWorkflows, quietRuntime } from './replay-worker.js';
+import { stateDir } from '../host/state-dir.js';
 
 const forkReplayPath = fileURLToPath(
   new URL(
@@ -30,8 +30,13 @@ export async function stateAfterStep(
   step: number,
 ): Promise<StepSnapshot | undefined> {
   quietRuntime();
-  const workflowBundle = await bundleWorkflows(forkReplayPath);
-  if (!workflowBundle) throw new ForkStateError('the workflow code could not be bundled');
+  let workflowBundle;
+  try {
+    workflowBundle = await bundleWorkflows(forkReplayPath);
+  } catch (error) {
+    if (!(error instanceof WorkflowBundleError)) throw error;
+    throw new ForkStateError('the workflow code could not be bundled', { cause: error });
+  }
   let found: string | undefined;
   const sinks: InjectedSinks<ForkSinks> = {
     fork: {

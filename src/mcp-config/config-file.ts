@@ -1,13 +1,13 @@
 // Node: a `.mcp.json` file read and validated, for the worker (DURABLE_AGENT_MCP_CONFIG) and for `run --mcp-config`.
 import { readFileSync } from 'node:fs';
-import type { McpRunServerPolicy, McpServers } from '../../core/mcp-servers.js';
+import type { McpRunServerPolicy, McpServers } from '../core/mcp-servers.js';
 import {
   DEFAULT_MCP_RUN_SERVER_POLICY,
   MCP_RUN_SERVER_POLICIES,
   McpConfigError,
   parseMcpConfig,
-} from '../../core/mcp-servers.js';
-import { MCP_CONFIG_VARIABLE } from '../../core/mcp-variables.js';
+} from '../core/mcp-servers.js';
+import { MCP_CONFIG_VARIABLE } from '../core/mcp-variables.js';
 
 /** The servers of a `.mcp.json` file; a missing file, bad JSON or a bad entry is an McpConfigError naming the file. */
 export function readMcpConfigFile(file: string): McpServers {

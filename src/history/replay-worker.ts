@@ -1,8 +1,6 @@
-// What replaying a recorded run in this process needs: a quiet runtime and a workflow bundle.
+// Node: what replaying a recorded run in this process needs: a quiet runtime and a workflow bundle.
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
-import { visibleLines } from '../core/terminal-text.js';
-import { color, log } from './output.js';
 
 // The replay worker's native logs would repeat the determinism failure as a warning; the command reports it itself.
 export function quietRuntime(): void {
@@ -16,7 +14,20 @@ export function quietRuntime(): void {
   }
 }
 
-export async function bundleWorkflows(entry: string): Promise<WorkflowBundle | undefined> {
+/** The workflows could not be bundled: why, and the bundler's own error lines for the command to print. */
+export class WorkflowBundleError extends Error {
+  override name = 'WorkflowBundleError';
+  constructor(
+    readonly entry: string,
+    message: string,
+    readonly bundlerErrors: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+/** The workflows of `entry` bundled; a WorkflowBundleError when they cannot be. */
+export async function bundleWorkflows(entry: string): Promise<WorkflowBundle> {
   const errors: string[] = [];
   const ignore = (): void => undefined;
   try {
@@ -32,8 +43,6 @@ export async function bundleWorkflows(entry: string): Promise<WorkflowBundle | u
       },
     });
   } catch (error) {
-    log(color.red(`error: could not bundle the workflows in ${entry}: ${visibleLines((error as Error).message)}`));
-    for (const message of errors) log(visibleLines(message));
-    return undefined;
+    throw new WorkflowBundleError(entry, (error as Error).message, errors);
   }
 }

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { parseArguments } from '../core/arguments/parse-arguments.js';
 import { FINAL_RESULT_TOOL, isFinalResultCall } from '../core/final-result.js';
 import type { FinalResultCheck, RawToolCall } from '../protocol/model.js';
-import { draft07 } from './ajv.js';
+import { draft07 } from './validators.js';
 
 /** A run's schema is compiled once per worker, not once per step. */
 const compiled = new LRUCache<string, ValidateFunction>({ max: 100 });

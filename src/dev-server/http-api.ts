@@ -5,12 +5,12 @@
 // asks over gRPC instead.
 import http from 'node:http';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
-import { HTTP_API_HOST } from './dev-server/ports.js';
-import { isOurProcess } from './dev-server/processes.js';
-import { readRecord } from './dev-server/state-record.js';
-import type { DirectoryEnvironment } from './state-dir.js';
-import { stateDir } from './state-dir.js';
-import { workerConfiguration } from './worker-configuration.js';
+import { HTTP_API_HOST } from './ports.js';
+import { isOurProcess } from './processes.js';
+import { readRecord } from './state-record.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
+import { stateDir } from '../host/state-dir.js';
+import { workerConfiguration } from './worker-environment.js';
 
 /** The HTTP API cannot answer this; the command asks over gRPC. */
 export class HttpApiUnavailable extends Error {

@@ -5,8 +5,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { findOnPath, isExecutableFile } from '../../activities/executables.js';
-import type { DirectoryEnvironment } from '../state-dir.js';
+import { findOnPath, isExecutableFile } from '../host/executables.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 import { ClusterError } from './errors.js';
 
 /** The installed PostgreSQL: its programs' directory and its version line (`postgres (PostgreSQL) 15.18 …`). */

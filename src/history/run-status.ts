@@ -2,7 +2,6 @@
 // (the AgentStatus search attribute, the state query, its result), and back into a visibility query for `list`.
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunStatus } from '../core/state.js';
-import { EXIT } from './exit-codes.js';
 
 /** Every run status of the CLI contract (DESIGN.md). */
 export const RUN_STATUSES: readonly RunStatus[] = [
@@ -43,27 +42,6 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
       return 'timed_out';
     default:
       return 'failed';
-  }
-}
-
-/**
- * The exit code of a command that followed a run to this status (DESIGN.md: 0 finished, 1 failed, 3 cancelled); a run
- * that continued as new handed its task on, which goes on like a detached one.
- */
-export function exitCodeOf(status: RunStatus): number {
-  switch (status) {
-    case 'completed':
-      return EXIT.finished;
-    case 'cancelled':
-    case 'terminated':
-      return EXIT.cancelled;
-    case 'running':
-    case 'waiting_approval':
-    case 'continued':
-      return EXIT.detached;
-    case 'failed':
-    case 'timed_out':
-      return EXIT.failed;
   }
 }
 

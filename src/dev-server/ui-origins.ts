@@ -1,5 +1,5 @@
 // The browser origins of a Web UI, which the codec endpoint must allow: the UI calls it from the page, not the server.
-import type { DirectoryEnvironment } from './state-dir.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
 
 /**
  * The origin a browser shows the UI at `uiUrl` under, exactly: not a `localhost` twin of `127.0.0.1`, since a browser
