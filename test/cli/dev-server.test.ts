@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codecCommand } from '../../src/cli/connect.js';
+import { codecProcessCommand } from '../../src/cli/connect.js';
 import {
   DevServerError,
   devServerStatus,
@@ -245,7 +245,7 @@ describe('embedded dev server lifecycle', () => {
 
   it('starts the codec endpoint the UI was told about, answering the UI’s origin, and reuses it', async () => {
     const server = { codecUrl: `http://127.0.0.1:${codecPort}`, uiUrl: `http://127.0.0.1:${uiPort}` };
-    const options = { stateDir, command: codecCommand(server), url: server.codecUrl, log: quiet };
+    const options = { stateDir, command: codecProcessCommand(server), url: server.codecUrl, log: quiet };
     const env = { ...process.env, DURABLE_AGENT_STORE: '', DURABLE_AGENT_STORE_DIR: '' };
 
     const started = await ensureDevCodec({ ...options, env });
@@ -275,7 +275,7 @@ describe('embedded dev server lifecycle', () => {
     const replaced = await ensureDevCodec({
       stateDir,
       env,
-      command: codecCommand(server),
+      command: codecProcessCommand(server),
       url: server.codecUrl,
       log: quiet,
     });

@@ -94,7 +94,6 @@ describe('module loading', () => {
     expect(own.sort()).toEqual([
       'dist/cli/command-table.js',
       'dist/cli/exit-codes.js',
-      'dist/cli/help.js',
       'dist/cli/main.js',
       'dist/cli/output.js',
       // Everything the CLI prints goes through the control-character escaping.

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
@@ -11,14 +10,12 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
+import { parseCommandLine } from '../option-table.js';
+import { historyOptions } from '../options/runs.js';
 
 /** `history ID [--run-id R] [--json]`: the run step by step, read from its event history. */
 export async function historyCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { 'run-id': { type: 'string' }, json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(historyOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('history needs a run id: durable-agent history ID');
   const connected = await connect(config, { needWorker: false });

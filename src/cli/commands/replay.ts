@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -16,18 +15,12 @@ import { storeFromEnv } from '../../store/store-from-env.js';
 import { checkReplay } from '../../history/replay-check.js';
 import { WorkflowBundleError, bundleWorkflows, quietRuntime } from '../../history/replay-worker.js';
 import { stateDir } from '../../host/state-dir.js';
+import { parseCommandLine } from '../option-table.js';
+import { replayOptions } from '../options/runs.js';
 
 /** `replay ID|FILE [--run-id R] [--workflows FILE] [--json]`: does the current workflow code reproduce a recorded run? */
 export async function replayCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      'run-id': { type: 'string' },
-      workflows: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(replayOptions, argv);
   const source = positionals[0];
   if (!source || positionals.length > 1)
     throw new UsageError('replay needs a run id or a history file: durable-agent replay ID|FILE');
