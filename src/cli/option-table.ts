@@ -27,8 +27,10 @@ export type OptionTable = Readonly<Record<string, OptionSpec>>;
 
 /** A command's help and options: what `durable-agent NAME --help` prints, and what its handler parses. */
 export interface CommandOptions<T extends OptionTable = OptionTable> {
-  /** What follows the name: `ID`, `"<task>"`. */
+  /** The arguments besides options: `ID`, `"<task>"`; written after the name, or last with `argumentsLast`. */
   arguments: string;
+  /** The arguments go after the options (`run [options] "<task>"`: the task is the rest of the line). */
+  argumentsLast?: boolean;
   /** Whether arguments other than options are taken (default true; the command checks them). */
   positionals?: boolean;
   /** `inline` lists each option in the usage line; `options` writes `[options]` there (a command with many). */
@@ -75,20 +77,31 @@ function flag(name: string, spec: OptionSpec): string {
   return `${short}--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
 }
 
-/** The options as the usage line and the README's reference show them: `[--cwd DIR] [--env-pass NAME]…`. */
-export function synopsis(table: OptionTable): string {
+/**
+ * The options as the usage line shows them, `[--cwd DIR] [--env-pass NAME]…`; with `choices`, as the README's reference
+ * does, a fixed set of values in place of the value's name (`[--mode default|read-only]`).
+ */
+export function synopsis(table: OptionTable, { choices = false }: { choices?: boolean } = {}): string {
   return Object.entries(table)
     .map(([name, spec]) => {
-      const text = `--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
+      const value = choices && spec.choices ? spec.choices.join('|') : (spec.value ?? 'VALUE');
+      const text = `--${name}${spec.type === 'string' ? ` ${value}` : ''}`;
       return `${spec.required ? text : `[${text}]`}${spec.multiple ? '…' : ''}`;
     })
     .join(' ');
 }
 
+/** What follows `durable-agent name`: its arguments and its options (all of them, or `[options]` when `brief`). */
+export function invocation(command: CommandOptions, { brief = false, choices = false } = {}): string {
+  const options =
+    brief && command.usage === 'options' ? requiredFirst(command.options) : synopsis(command.options, { choices });
+  const parts = command.argumentsLast ? [options, command.arguments] : [command.arguments, options];
+  return parts.filter(Boolean).join(' ');
+}
+
 /** The usage line of `durable-agent name`. */
 export function usageLine(name: string, command: CommandOptions): string {
-  const options = command.usage === 'options' ? requiredFirst(command.options) : synopsis(command.options);
-  return ['Usage: durable-agent', name, options, command.arguments].filter(Boolean).join(' ');
+  return `Usage: durable-agent ${name} ${invocation(command, { brief: true })}`.trimEnd();
 }
 
 /** `--from-step N [options]`: the required options, then the rest as `[options]`. */

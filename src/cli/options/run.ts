@@ -119,6 +119,7 @@ const runTable = {
 /** `run`. */
 export const runOptions = {
   arguments: '"<task>"',
+  argumentsLast: true,
   usage: 'options',
   description: 'Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the run goes on).',
   options: runTable,
@@ -130,6 +131,7 @@ const { detach: _alwaysDetached, ...startTable } = runTable;
 /** `start`: `run --detach`, parsed with run's table. */
 export const startOptions = {
   arguments: '"<task>"',
+  argumentsLast: true,
   usage: 'options',
   description: `Starts an agent task and returns at once: the same as "durable-agent run --detach".
 --json prints {workflowId, runId, status: "running"}. Follow the run with "durable-agent watch ID".`,
