@@ -129,7 +129,7 @@ function fromBase64(text: string | undefined): string {
 }
 
 /** A `json/plain` payload's value; any other payload (stored externally, binary, protobuf) is not read here. */
-export function decodePayload(payload: unknown): unknown {
+export function jsonPlainValue(payload: unknown): unknown {
   const { metadata, data, ...rest } = (payload ?? {}) as JsonPayload & Record<string, unknown>;
   if (Object.keys(rest).length > 0 || fromBase64(metadata?.encoding) !== 'json/plain')
     throw new HttpApiUnavailable('a payload this CLI does not decode without the data converter');
@@ -142,7 +142,7 @@ export function decodePayload(payload: unknown): unknown {
 
 function decodeFields(fields: unknown): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries((fields ?? {}) as Record<string, unknown>).map(([name, payload]) => [name, decodePayload(payload)]),
+    Object.entries((fields ?? {}) as Record<string, unknown>).map(([name, payload]) => [name, jsonPlainValue(payload)]),
   );
 }
 
@@ -222,7 +222,7 @@ export async function closeEvent(api: HttpApi, workflowId: string, runId: string
     event.workflowExecutionCompletedEventAttributes?.result?.payloads ??
     (failure?.type === 'AgentRunFailed' ? failure.details?.payloads : undefined) ??
     [];
-  return payloads.length > 0 ? { value: decodePayload(payloads[0]) } : {};
+  return payloads.length > 0 ? { value: jsonPlainValue(payloads[0]) } : {};
 }
 
 /** QueryWorkflow on one run; its answer decoded. Undefined when there is no such run. */
@@ -249,7 +249,7 @@ export async function queryWorkflow(
   if (answer.queryRejected) throw new HttpApiUnavailable(`query ${queryType} rejected`);
   const payloads = (answer.queryResult as { payloads?: unknown[] } | undefined)?.payloads ?? [];
   if (payloads.length === 0) throw new HttpApiUnavailable(`query ${queryType} answered nothing`);
-  return decodePayload(payloads[0]);
+  return jsonPlainValue(payloads[0]);
 }
 
 /** ListWorkflowExecutions, page by page, the executions of up to `limit` workflows. */
