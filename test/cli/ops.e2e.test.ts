@@ -6,30 +6,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { RunHistory } from '../../src/history/history-reader.js';
 import type { RunRow } from '../../src/cli/commands/list.js';
 import { listQuery } from '../../src/cli/commands/list.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness, startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
+import { cliSuite } from '../support/cli.js';
+import { startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
 
 const incompatibleWorkflows = fileURLToPath(new URL('../fixtures/replay/incompatible-workflows.ts', import.meta.url));
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 const usage = { prompt_tokens: 120, completion_tokens: 9 };
 
@@ -220,7 +211,7 @@ describe('replay', () => {
     const { workflowId } = await finishedRun();
     const directory = await mkdtemp(join(tmpdir(), 'durable-agent-replay-'));
     const file = join(directory, 'history.json');
-    await writeFile(file, historyToJSON(await harness.client.workflow.getHandle(workflowId).fetchHistory()));
+    await writeFile(file, historyToJSON(await suite.harness.client.workflow.getHandle(workflowId).fetchHistory()));
 
     const passing = await cli(['replay', file]);
     expect(passing.exitCode, passing.stderr).toBe(0);
@@ -233,7 +224,7 @@ describe('replay', () => {
     expect(JSON.parse(byId.stdout)).toMatchObject({ workflowId, deterministic: true });
 
     // The fixture's agentWorkflow sleeps where the recorded run ran its first (local) activity.
-    const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.harness.client.workflow.getHandle(workflowId).fetchHistory();
     const first = history.events!.find((event) => event.markerRecordedEventAttributes)!;
     const eventId = Number(first.eventId);
     const failing = await cli(['replay', file, '--workflows', incompatibleWorkflows]);
@@ -276,7 +267,7 @@ describe('cancel', () => {
       const cancelled = await cli(['cancel', workflowId, '--json']);
       expect(cancelled.exitCode, cancelled.stderr).toBe(0);
       expect(JSON.parse(cancelled.stdout)).toMatchObject({ workflowId, status: 'cancelled' });
-      expect((await harness.client.workflow.getHandle(workflowId).describe()).status.name).toBe('CANCELLED');
+      expect((await suite.harness.client.workflow.getHandle(workflowId).describe()).status.name).toBe('CANCELLED');
 
       const again = await cli(['cancel', workflowId]);
       expect(again.exitCode, again.stderr).toBe(0);
@@ -303,7 +294,7 @@ describe('approve and deny', () => {
   it('approve and deny answer pending budget approvals; a decided or unknown call is refused with the reason', async () => {
     const workspace = await workspaceFrom();
     // A 10-token budget: every step asks before its model call; an approval extends the budget by 10 tokens.
-    const { handle, model } = await startScriptedRun(harness, {
+    const { handle, model } = await startScriptedRun(suite.harness, {
       workspace,
       script: [
         { usage, tool_calls: [{ id: 'look', name: 'Glob', arguments: { pattern: '*' } }] },
@@ -313,7 +304,7 @@ describe('approve and deny', () => {
     });
     const workflowId = handle.workflowId;
     try {
-      await pendingApproval(harness.client, workflowId, 'budget-step-1');
+      await pendingApproval(suite.harness.client, workflowId, 'budget-step-1');
       const approved = await cli(['approve', workflowId, 'budget-step-1']);
       expect(approved.exitCode, approved.stderr).toBe(0);
       expect(approved.stdout).toBe(`approved budget-step-1 on ${workflowId}`);
@@ -322,7 +313,7 @@ describe('approve and deny', () => {
       expect(twice.stdout).toBe('');
       expect(twice.stderr).toMatch(/approve budget-step-1 on .* was not accepted: .*budget-step-1/);
 
-      await pendingApproval(harness.client, workflowId, 'budget-step-2');
+      await pendingApproval(suite.harness.client, workflowId, 'budget-step-2');
       const unknown = await cli(['deny', workflowId, 'call_nope']);
       expect(unknown.exitCode).toBe(1);
       expect(unknown.stderr).toMatch(/deny call_nope on .* was not accepted: .*call_nope/);
@@ -362,7 +353,7 @@ describe('approve and deny', () => {
       expect(started.exitCode, started.stderr).toBe(4);
       const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
 
-      await pendingApproval(harness.client, workflowId, 'push');
+      await pendingApproval(suite.harness.client, workflowId, 'push');
       const approved = await cli(['approve', workflowId, 'push', '--remember', '--json']);
       expect(approved.exitCode, approved.stderr).toBe(0);
       expect(JSON.parse(approved.stdout)).toMatchObject({
@@ -375,12 +366,12 @@ describe('approve and deny', () => {
       expect(twice.exitCode).toBe(1);
       expect(twice.stderr).toMatch(/approve push on .* was not accepted: .*push/);
 
-      await pendingApproval(harness.client, workflowId, 'wipe');
+      await pendingApproval(suite.harness.client, workflowId, 'wipe');
       const denied = await cli(['deny', workflowId, 'wipe', '--reason', 'keep the build']);
       expect(denied.exitCode, denied.stderr).toBe(0);
       expect(denied.stdout).toMatch(/^denied wipe on /);
 
-      const result = await harness.client.workflow.getHandle(workflowId).result();
+      const result = await suite.harness.client.workflow.getHandle(workflowId).result();
       expect(result).toMatchObject({ status: 'completed', answer: 'done' });
       const history = JSON.parse((await cli(['history', workflowId, '--json'])).stdout) as RunHistory;
       // The approved push ran (and failed or not: there is no repository); the denied wipe never became an activity.
@@ -411,13 +402,13 @@ describe('help', () => {
 
 describe('a terminated run', () => {
   it('waits for approval in history, then is terminated with the operator’s reason in status, list and history', async () => {
-    const { handle, model } = await startScriptedRun(harness, {
+    const { handle, model } = await startScriptedRun(suite.harness, {
       workspace: await workspaceFrom(),
       script: [{ tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] }],
       input: { askPolicy: 'wait' },
     });
     try {
-      await pendingApproval(harness.client, handle.workflowId, 'wipe');
+      await pendingApproval(suite.harness.client, handle.workflowId, 'wipe');
       // While it waits, `history` says so, and for what.
       const waiting = await cli(['history', handle.workflowId]);
       expect(waiting.exitCode, waiting.stderr).toBe(0);
@@ -475,7 +466,7 @@ describe('a task that continued as new', () => {
     const workspace = await workspaceFrom();
     await writeFile(join(workspace, 'notes.txt'), 'alpha\n');
     const read = { tool_calls: [{ name: 'ReadFile', arguments: { path: 'notes.txt' } }] };
-    const { handle, model } = await startScriptedRun(harness, {
+    const { handle, model } = await startScriptedRun(suite.harness, {
       workspace,
       script: [read, read, read, { content: 'read three times' }],
       input: { continueAsNewEverySteps: 2 },
@@ -484,7 +475,7 @@ describe('a task that continued as new', () => {
       await handle.result();
       const { workflowId } = handle;
       const first = handle.firstExecutionRunId;
-      const { runId: current } = await harness.client.workflow.getHandle(workflowId).describe();
+      const { runId: current } = await suite.harness.client.workflow.getHandle(workflowId).describe();
       expect(current).not.toBe(first);
 
       const status = JSON.parse((await cli(['status', workflowId, '--run-id', first, '--json'])).stdout) as {
@@ -493,7 +484,7 @@ describe('a task that continued as new', () => {
       };
       expect(status).toMatchObject({ status: 'continued', continuedAs: current });
       expect(
-        (await harness.client.workflow.getHandle(workflowId, first).describe()).searchAttributes.AgentStatus,
+        (await suite.harness.client.workflow.getHandle(workflowId, first).describe()).searchAttributes.AgentStatus,
       ).toEqual(['continued']);
 
       const task = JSON.parse((await cli(['history', workflowId, '--json'])).stdout) as RunHistory;
