@@ -1,3 +1,4 @@
+// Node: `approve` and `deny`: a decision for a tool call waiting for one, signed for the embedded worker.
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,

@@ -1,3 +1,4 @@
+// Node: `cancel`: asks a run to cancel and waits for it to close.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';

@@ -1,3 +1,4 @@
+// Node: `codec-server`: the Web UI's codec endpoint over the content store, for the operator only.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { isLoopbackAddress } from '../../store/loopback-peer.js';

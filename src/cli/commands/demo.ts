@@ -1,3 +1,4 @@
+// Node: `demo`: run's task on a copy of examples/demo/project, then the project's tests as the proof.
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

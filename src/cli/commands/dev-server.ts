@@ -1,3 +1,4 @@
+// Node: `dev-server`: starts, inspects or stops the embedded Temporal server, its worker and codec endpoint.
 import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../../dev-server/index.js';
 import type { DevServerStatus } from '../../dev-server/index.js';
 import { ensureEmbeddedCodec, workerProcessCommand } from '../connect.js';

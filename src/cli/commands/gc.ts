@@ -1,3 +1,4 @@
+// Node: `gc`: deletes stored content no open run can reach and that is older than --older-than.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ContentKey } from '../../protocol/content-key.js';

@@ -1,3 +1,4 @@
+// Node: `history`: a run step by step from its event history (src/history reads it; this prints it).
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';

@@ -1,3 +1,4 @@
+// Node: `output`: stored content by its key, byte for byte (escaped on a terminal).
 import type { ContentKey } from '../../protocol/content-key.js';
 import { isContentKey, parseRef } from '../../protocol/content-key.js';
 import { MissingContentError, StoreUnavailableError } from '../../store/content-store.js';

@@ -1,3 +1,4 @@
+// Node: `replay`: whether the current workflow code replays a recorded run (by id or from a history file).
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';

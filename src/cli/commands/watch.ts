@@ -1,3 +1,4 @@
+// Node: `watch`: follows a run live to its end; Ctrl-C stops watching, the run goes on.
 import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
