@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { findTemporalBinary } from '../src/cli/temporal-binary.js';
+import { findTemporalBinary } from '../src/host/temporal-binary.js';
 import { buildCliIfStale } from '../test/support/cli-build.js';
 import { findFreePorts } from '../test/support/temporal-server.js';
 import type { BenchRow } from './measure.js';

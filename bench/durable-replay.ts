@@ -3,7 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { checkReplay } from '../src/cli/replay-check.js';
+import { checkReplay } from '../src/history/replay-check.js';
 import { chainRunHistories } from './chain.js';
 import type { DurableEnv } from './durable-env.js';
 import { readScript, writeReadFiles } from './durable-scripts.js';

@@ -7,11 +7,11 @@
 // (`npm run cluster --stop` works too: npm hands the flag over as npm_config_stop.)
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { clusterStatus, stopCluster } from '../src/cli/cluster/control.js';
-import type { ClusterStatus } from '../src/cli/cluster/control.js';
-import { ClusterError } from '../src/cli/cluster/errors.js';
-import { startCluster } from '../src/cli/cluster/start.js';
-import { stateDir } from '../src/cli/state-dir.js';
+import { clusterStatus, stopCluster } from '../src/cluster/control.js';
+import type { ClusterStatus } from '../src/cluster/control.js';
+import { ClusterError } from '../src/cluster/errors.js';
+import { startCluster } from '../src/cluster/start.js';
+import { stateDir } from '../src/host/state-dir.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 // `npm run temporal:provision`: makes sure a Temporal CLI is available for the dev server and the test suite,
 // building or downloading it into the cache when needed, and says where it came from and how long that took.
 import { performance } from 'node:perf_hooks';
-import { findTemporalBinary, TemporalBinaryError } from '../src/cli/temporal-binary.js';
+import { findTemporalBinary, TemporalBinaryError } from '../src/host/temporal-binary.js';
 
 const started = performance.now();
 try {

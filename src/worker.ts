@@ -1,17 +1,30 @@
-// The composition root: configuration → providers → activities → Worker. Nothing else assembles dependencies.
+// Node: the composition root: configuration → store, command sandbox, operator key, providers → activities → Worker.
+// The `worker` command and the tests' workers come through here; nothing else assembles a worker's dependencies.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { NativeConnectionOptions, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
+import path from 'node:path';
 import type { CommandSandbox } from './activities/sandbox/command-sandbox.js';
-import { resolveCommandSandbox } from './activities/sandbox/command-sandbox.js';
+import {
+  describeSandbox,
+  resolveCommandSandbox,
+  SandboxUnavailableError,
+} from './activities/sandbox/command-sandbox.js';
+import { ConfigError } from './config.js';
+import { clusterConnectionOptions } from './cluster/connection.js';
+import { loadOrCreateOperatorKey, operatorKeyPath } from './authorization/operator-key.js';
+import { provisionBubblewrap } from './host/bubblewrap.js';
+import { stateDir } from './host/state-dir.js';
+import { payloadThresholdFromEnv } from './store/data-converter.js';
+import { storeFromEnv } from './store/store-from-env.js';
 import { commandNetworkSettings } from './activities/sandbox/command-network.js';
 import { createProviderResolver } from './providers/resolve-provider.js';
 import type { ContentStore } from './store/content-store.js';
 import type { McpServers } from './protocol/mcp.js';
-import { mcpRunServerPolicy, workerMcpServers } from './activities/mcp/config-file.js';
+import { mcpRunServerPolicy, workerMcpServers } from './mcp-config/config-file.js';
 import { createMcpConnectionPool } from './activities/mcp/connections.js';
 import { agentDataConverter } from './store/data-converter.js';
 import { defaultWorkerDataDir } from './activities/worker-data.js';
@@ -68,7 +81,7 @@ export interface AgentWorkerOptions {
   mcpServers?: McpServers;
   /** Replaces built-in tool executors by name (see ActivityDependencies.executors). */
   executors?: ActivityDependencies['executors'];
-  /** TLS, API key and metadata for connections this module opens (a cluster's; see cli/cluster-connection). */
+  /** TLS, API key and metadata for connections this module opens (a cluster's; see cluster/connection). */
   connectionOptions?: Omit<NativeConnectionOptions, 'address'>;
   /** An existing connection to reuse; otherwise one is opened (and owned by the caller). */
   connection?: NativeConnection;
@@ -196,5 +209,68 @@ export async function runWorker(options: AgentWorkerOptions): Promise<void> {
     await agent.run();
   } finally {
     await connection.close();
+  }
+}
+
+/** Where a worker process serves, as the `worker` command resolved it. */
+export interface WorkerProcessOptions {
+  address: string;
+  /** Set when `address` is a cluster's (not the embedded server's): its TLS and API key, no operator key. */
+  cluster: boolean;
+  namespace: string;
+  taskQueue: string;
+  toolTaskQueue: string;
+  /** The process's environment: store, sandbox, provider and Temporal client settings. */
+  env: NodeJS.ProcessEnv;
+  /** Where the worker says what it serves with and how it is authorized. */
+  log: (line: string) => void;
+}
+
+/**
+ * A worker process of this installation, assembled from its environment: the content store, the command sandbox
+ * (bubblewrap provisioned if need be; commands never see the worker's state and content store), the operator key of the
+ * embedded server or a cluster's connection settings. Runs until SIGINT/SIGTERM.
+ */
+export async function runWorkerProcess(options: WorkerProcessOptions): Promise<void> {
+  const { env, log } = options;
+  const store = storeFromEnv(env, { stateDir: stateDir(env) });
+  const commandSandbox = await workerSandbox(env, log);
+  log(
+    `worker: ${options.address} namespace=${options.namespace} task-queue=${options.taskQueue} tool-queue=${options.toolTaskQueue} store=${store.description} ${describeSandbox(commandSandbox)} pid=${process.pid}`,
+  );
+  // The embedded server takes no credential, so its worker acts only for runs (and decisions) signed with the key in
+  // the state directory; a cluster's authorization is Temporal's own (mTLS or API keys, its authorizer).
+  const operatorKey = options.cluster
+    ? undefined
+    : { key: loadOrCreateOperatorKey(stateDir(env)), bindingsDir: path.join(stateDir(env), 'run-proofs') };
+  log(
+    operatorKey
+      ? `worker: runs and decisions must be signed with the operator key ${operatorKeyPath(stateDir(env))}`
+      : "worker: no operator key (a cluster): every run and decision Temporal admits is served; its authorization is Temporal's",
+  );
+  await runWorker({
+    address: options.address,
+    // A cluster's TLS and API key come from Temporal's client configuration; the embedded server needs none.
+    ...(options.cluster ? { connectionOptions: clusterConnectionOptions(options.address, env) } : {}),
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    toolTaskQueue: options.toolTaskQueue,
+    env,
+    store,
+    payloadSizeThreshold: payloadThresholdFromEnv(env),
+    commandSandbox,
+    ...(operatorKey ? { operatorKey } : {}),
+  });
+}
+
+/** The command sandbox, provisioned if need be; a host that cannot sandbox is a configuration problem. */
+async function workerSandbox(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<CommandSandbox> {
+  const executable = await provisionBubblewrap(env, log);
+  const hidden = [stateDir(env), ...(env.DURABLE_AGENT_STORE_DIR ? [env.DURABLE_AGENT_STORE_DIR] : [])];
+  try {
+    return await resolveCommandSandbox(env, { ...(executable ? { executable } : {}), hidden });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new ConfigError(error.message);
+    throw error;
   }
 }

@@ -18,7 +18,7 @@ import type { ProviderResolver } from '../providers/resolve-provider.js';
 import { currentActivityContext } from './activity-context.js';
 import { activityAttempt } from './activity-context.js';
 import { toModelFailure } from './failures.js';
-import { checkFinalResult, outputSchemaValidator } from './output-schema.js';
+import { checkFinalResult, outputSchemaValidator } from '../json-schema/output-schema.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { INLINE_STRING_BYTES } from './transcript-store.js';
 

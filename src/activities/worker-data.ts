@@ -3,7 +3,7 @@
 // path the worker itself opens (docs/security.md).
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { stateDir } from '../cli/state-dir.js';
+import { stateDir } from '../host/state-dir.js';
 
 /** The worker's data directory by default: `<state dir>/worker` (DURABLE_AGENT_STATE_DIR, XDG_STATE_HOME, ~/.local/state). */
 export const WORKER_DATA_SUBDIRECTORY = 'worker';

@@ -2,7 +2,7 @@
 // first use: most commands never read it, and the S3 client behind it would cost every command its load time.
 import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from '../store/content-store.js';
-import { stateDir } from './state-dir.js';
+import { stateDir } from '../host/state-dir.js';
 
 /** The content store of `DURABLE_AGENT_STORE`, built on its first call. */
 export function cliStore(env: NodeJS.ProcessEnv = process.env): ContentStore {

@@ -1,25 +1,8 @@
-// The CLI's commands, in the order `--help` lists them: name, arguments, one line of help, the full help text and the
-// handler. Handlers are imported when their command runs, so `--help` (and every command) loads only what it uses.
+// The CLI's commands, in the order `--help` lists them: name, arguments, one line of help, the option table and the
+// handler. Tables and handlers are imported when their command needs them, so `--help` (and every command) loads only
+// what it uses.
 import type { Config } from '../config.js';
-import {
-  approveHelp,
-  cancelHelp,
-  codecServerHelp,
-  demoHelp,
-  denyHelp,
-  devServerHelp,
-  forkHelp,
-  gcHelp,
-  historyHelp,
-  listHelp,
-  outputHelp,
-  replayHelp,
-  runHelp,
-  startHelp,
-  statusHelp,
-  watchHelp,
-  workerHelp,
-} from './help.js';
+import type { CommandOptions } from './option-table.js';
 
 /** Runs a command with its arguments (after the command name) and returns the process exit code. */
 export type CommandHandler = (argv: string[], config: Config) => Promise<number>;
@@ -37,8 +20,8 @@ export interface Command {
   arguments: string;
   /** One line for the command list. */
   summary: string;
-  /** The text of `durable-agent <name> --help`. */
-  help: string;
+  /** Imports the command's option table: its parsing, `--help` and README reference (see option-table.ts). */
+  loadOptions(): Promise<CommandOptions>;
   /** Imports the command's module and returns its handler. */
   load(): Promise<CommandHandler>;
   /** Imports the command's module and returns its fast path, tried before the handler. */
@@ -51,28 +34,28 @@ export const COMMANDS: readonly Command[] = [
     name: 'run',
     arguments: '"<task>"',
     summary: 'run a task and follow it (Ctrl-C detaches)',
-    help: runHelp,
+    loadOptions: async () => (await import('./options/run.js')).runOptions,
     load: async () => (await import('./commands/run.js')).runCommand,
   },
   {
     name: 'start',
     arguments: '"<task>"',
     summary: 'start a task and return at once (= run --detach)',
-    help: startHelp,
+    loadOptions: async () => (await import('./options/run.js')).startOptions,
     load: async () => (await import('./commands/run.js')).startCommand,
   },
   {
     name: 'watch',
     arguments: 'ID',
     summary: 'follow a run',
-    help: watchHelp,
+    loadOptions: async () => (await import('./options/runs.js')).watchOptions,
     load: async () => (await import('./commands/watch.js')).watchCommand,
   },
   {
     name: 'status',
     arguments: 'ID',
     summary: "show a run's status (--json for scripts)",
-    help: statusHelp,
+    loadOptions: async () => (await import('./options/runs.js')).statusOptions,
     load: async () => (await import('./commands/status.js')).statusCommand,
     loadFast: async () => (await import('./commands/status.js')).statusFast,
   },
@@ -80,28 +63,28 @@ export const COMMANDS: readonly Command[] = [
     name: 'approve',
     arguments: 'ID CALL',
     summary: 'approve a tool call waiting for a decision',
-    help: approveHelp,
+    loadOptions: async () => (await import('./options/runs.js')).approveOptions,
     load: async () => (await import('./commands/approve.js')).approveCommand,
   },
   {
     name: 'deny',
     arguments: 'ID CALL',
     summary: 'reject a tool call waiting for a decision',
-    help: denyHelp,
+    loadOptions: async () => (await import('./options/runs.js')).denyOptions,
     load: async () => (await import('./commands/approve.js')).denyCommand,
   },
   {
     name: 'cancel',
     arguments: 'ID',
     summary: 'cancel a run and wait for it to close',
-    help: cancelHelp,
+    loadOptions: async () => (await import('./options/runs.js')).cancelOptions,
     load: async () => (await import('./commands/cancel.js')).cancelCommand,
   },
   {
     name: 'list',
     arguments: '',
     summary: 'list runs (--status, --pending-approvals, --min-cost)',
-    help: listHelp,
+    loadOptions: async () => (await import('./options/runs.js')).listOptions,
     load: async () => (await import('./commands/list.js')).listCommand,
     loadFast: async () => (await import('./commands/list.js')).listFast,
   },
@@ -109,63 +92,63 @@ export const COMMANDS: readonly Command[] = [
     name: 'history',
     arguments: 'ID',
     summary: 'show a run step by step from its event history',
-    help: historyHelp,
+    loadOptions: async () => (await import('./options/runs.js')).historyOptions,
     load: async () => (await import('./commands/history.js')).historyCommand,
   },
   {
     name: 'fork',
     arguments: 'ID --from-step N',
     summary: "start a new run from a run's state after step N (e.g. with another --model)",
-    help: forkHelp,
+    loadOptions: async () => (await import('./options/run.js')).forkOptions,
     load: async () => (await import('./commands/fork.js')).forkCommand,
   },
   {
     name: 'replay',
     arguments: 'ID|FILE',
     summary: 'check that the current workflow code replays a recorded run',
-    help: replayHelp,
+    loadOptions: async () => (await import('./options/runs.js')).replayOptions,
     load: async () => (await import('./commands/replay.js')).replayCommand,
   },
   {
     name: 'output',
     arguments: 'KEY',
     summary: 'print stored content (a transcript node, a tool result, an answer) by its key',
-    help: outputHelp,
+    loadOptions: async () => (await import('./options/runs.js')).outputOptions,
     load: async () => (await import('./commands/output.js')).outputCommand,
   },
   {
     name: 'gc',
     arguments: '',
     summary: 'delete stored content no open run refers to (--older-than 30d, --dry-run)',
-    help: gcHelp,
+    loadOptions: async () => (await import('./options/runs.js')).gcOptions,
     load: async () => (await import('./commands/gc.js')).gcCommand,
   },
   {
     name: 'worker',
     arguments: '',
     summary: 'run a worker',
-    help: workerHelp,
+    loadOptions: async () => (await import('./options/services.js')).workerOptions,
     load: async () => (await import('./commands/worker.js')).workerCommand,
   },
   {
     name: 'dev-server',
     arguments: '',
     summary: 'start, inspect (--status) or stop (--stop) the embedded Temporal server and worker',
-    help: devServerHelp,
+    loadOptions: async () => (await import('./options/services.js')).devServerOptions,
     load: async () => (await import('./commands/dev-server.js')).devServerCommand,
   },
   {
     name: 'codec-server',
     arguments: '',
     summary: "serve the Web UI's codec endpoint: stored content shown in place of its keys",
-    help: codecServerHelp,
+    loadOptions: async () => (await import('./options/services.js')).codecServerOptions,
     load: async () => (await import('./commands/codec-server.js')).codecServerCommand,
   },
   {
     name: 'demo',
     arguments: '',
     summary: 'fix the bug in examples/demo on a copy, end to end',
-    help: demoHelp,
+    loadOptions: async () => (await import('./options/run.js')).demoOptions,
     load: async () => (await import('./commands/demo.js')).demoCommand,
   },
 ];

@@ -3,7 +3,9 @@
 // endpoint is asked what it serves (`GET <base-url>/models`), and a single model is the answer.
 import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import { apiKeyFor, PLACEHOLDER_API_KEY } from '../providers/resolve-provider.js';
+import { visibleText } from '../core/terminal-text.js';
 import { UsageError } from './exit-codes.js';
+import { color, log } from './output.js';
 
 /** How long the endpoint has to list its models. */
 export const LIST_MODELS_TIMEOUT_MS = 5_000;
@@ -69,4 +71,21 @@ function isHttpUrl(text: string): boolean {
 function clip(text: string): string {
   const line = text.split('\n')[0]!.trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * The model of a run given --base-url but no --model: DURABLE_AGENT_MODEL, else the one model the endpoint serves (the
+ * worker's default names a model of the worker's own endpoint). The scripted provider keeps the worker's default.
+ */
+export async function modelOfBaseUrl(
+  baseUrl: string | undefined,
+  provider: string | undefined,
+  configured: string | undefined,
+): Promise<string | undefined> {
+  if (baseUrl === undefined || provider === 'scripted') return undefined;
+  if (configured) return configured;
+  const model = await onlyModelOf(baseUrl);
+  // The name is the endpoint's own text.
+  log(`${color.bold('model')} ${visibleText(model)}  ${color.dim(`the one model ${visibleText(baseUrl)} serves`)}`);
+  return model;
 }

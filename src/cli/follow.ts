@@ -1,4 +1,10 @@
-import type { WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
+// Node: following a run from this terminal: its progress, the approvals it asks for, and how it ended.
+import type {
+  WorkflowExecutionStatusName,
+  WorkflowHandle,
+  WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
+import type { Connected } from './connect.js';
 import { operatorName } from './operator.js';
 import type { OperatorSigner } from './operator-signing.js';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -11,8 +17,9 @@ import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js'
 import { approveToolCall, stateQuery } from '../protocol/run-messages.js';
 import { createInterface } from 'node:readline/promises';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
-import { color, formatProgress, log, shellWord, terminalSafe } from './output.js';
-import { exitCodeOf, runStatusOf } from './run-status.js';
+import { color, formatProgress, log, outJson, printRunEnd, shellWord, terminalSafe } from './output.js';
+import { runStatusOf } from '../history/run-status.js';
+import { EXIT, exitCodeOf } from './exit-codes.js';
 import { storedText } from './stored-text.js';
 
 /** How a followed run ended. */
@@ -162,4 +169,48 @@ function endedAs(cause: Error | undefined): WorkflowExecutionStatusName {
   if (cause instanceof TerminatedFailure) return 'TERMINATED';
   if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
   return 'FAILED';
+}
+
+/**
+ * After a run started: detached, its ids; otherwise follows it to its end (Ctrl-C detaches) and prints how it ended,
+ * the exit code saying how (`run` and `fork`).
+ */
+export async function followStarted(
+  connected: Connected,
+  handle: WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>,
+  options: { link: string | undefined; json: boolean; detach: boolean; prompt: boolean; signer?: OperatorSigner },
+): Promise<number> {
+  const { workflowId } = handle;
+  const runId = handle.firstExecutionRunId;
+  if (options.detach) {
+    if (options.json) outJson({ workflowId, runId, status: 'running' });
+    else log(`detached; follow it with: durable-agent watch ${workflowId}`);
+    return EXIT.detached;
+  }
+  const abort = new AbortController();
+  const onInterrupt = (): void => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  connected.keepWorkerAlive();
+  try {
+    const { result, exitCode } = await followRun(handle, {
+      signal: abort.signal,
+      prompt: options.prompt,
+      ...(options.signer ? { signer: options.signer } : {}),
+    });
+    if (options.json) {
+      const { status, answer, steps, toolCalls, usage } = result;
+      const structured = result.result !== undefined ? { result: result.result } : {};
+      const error = result.error ? { error: result.error } : {};
+      outJson({ workflowId, runId, status, answer, ...structured, steps, toolCalls, usage, ...error });
+    } else {
+      printRunEnd(result, options.link);
+    }
+    return exitCode;
+  } catch (error) {
+    if (!(error instanceof DetachedError)) throw error;
+    log(`\ndetached; the run goes on. Follow it with: durable-agent watch ${workflowId}`);
+    return EXIT.detached;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
 }

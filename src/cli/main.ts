@@ -1,6 +1,7 @@
 // The CLI's entry: finds the command in the command table, prints help generated from it, loads the command's module
 // and the configuration only when the command runs, and turns errors into exit codes.
 import { findCommand, usage } from './command-table.js';
+import type { Command } from './command-table.js';
 import { CommandFailure, EXIT, UsageError } from './exit-codes.js';
 import { visibleLines } from '../core/terminal-text.js';
 import { color, log, out } from './output.js';
@@ -11,13 +12,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
-      out(`${topic ? topic.help : usage()}\n`);
+      out(`${topic ? await helpOf(topic) : usage()}\n`);
       return name ? EXIT.finished : EXIT.usage;
     }
     const command = findCommand(name);
     if (!command) throw new UsageError(`Unknown command "${name}".\n\n${usage()}`);
     if (rest.includes('--help') || rest.includes('-h')) {
-      out(`${command.help}\n`);
+      out(`${await helpOf(command)}\n`);
       return EXIT.finished;
     }
     if (command.loadFast) {
@@ -46,6 +47,12 @@ export async function main(argv: string[]): Promise<number> {
     log(color.red(`error: ${visibleLines(error instanceof Error ? (error.stack ?? error.message) : String(error))}`));
     return EXIT.failed;
   }
+}
+
+/** `durable-agent <name> --help`, generated from the command's option table. */
+async function helpOf(command: Command): Promise<string> {
+  const [{ commandHelp }, options] = await Promise.all([import('./option-table.js'), command.loadOptions()]);
+  return commandHelp(command.name, options);
 }
 
 // By name: importing ConfigError would load the configuration module (and zod) for every command, `--help` included.

@@ -1,12 +1,12 @@
 // Node: the CLI's signatures with the embedded server's operator key: the proof of each run it starts and of each
 // decision it sends, without which the embedded worker does nothing. A cluster's CLI signs nothing: Temporal
 // authorizes its clients.
-import { loadOrCreateOperatorKey } from '../activities/authorization/operator-key.js';
-import { signDecision, signRun } from '../activities/authorization/signing.js';
+import { loadOrCreateOperatorKey } from '../authorization/operator-key.js';
+import { signDecision, signRun } from '../authorization/signing.js';
 import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
 import type { AgentInput } from '../core/state.js';
 import type { Connected } from './connect.js';
-import { stateDir } from './state-dir.js';
+import { stateDir } from '../host/state-dir.js';
 
 /** Signs for the operator of this state directory. */
 export interface OperatorSigner {

@@ -1,7 +1,7 @@
 // Node: `run --output-schema FILE` — the schema read and compiled before the run starts, so a bad one is a usage error
 // here rather than a failed run.
 import { readFile } from 'node:fs/promises';
-import { compileOutputSchema } from '../activities/output-schema.js';
+import { compileOutputSchema } from '../json-schema/output-schema.js';
 import { UsageError } from './exit-codes.js';
 
 /** The JSON Schema object in `path`, checked with the validator the worker uses. */

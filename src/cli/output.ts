@@ -3,6 +3,7 @@
 // still raw in a line, so only this module's own colours reach the terminal.
 import type { AgentResult, ProgressEntry } from '../protocol/run-report.js';
 import { terminalJson, visibleLines, visibleText } from '../core/terminal-text.js';
+import type { WorkflowBundleError } from '../history/replay-worker.js';
 
 const useColor = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
 /** Whether stdout gets colours too (a terminal, not a pipe or a file). */
@@ -113,4 +114,10 @@ export function printRunEnd(result: AgentResult, link: string | undefined): void
 export function shellWord(text: string): string {
   const shown = visibleText(text);
   return /^[\w@%+=:,./#-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Why the workflows could not be bundled, with the bundler's own error lines. */
+export function printBundleError(error: WorkflowBundleError): void {
+  log(color.red(`error: could not bundle the workflows in ${error.entry}: ${visibleLines(error.message)}`));
+  for (const message of error.bundlerErrors) log(visibleLines(message));
 }

@@ -1,3 +1,4 @@
+// Node: colors for what goes to stdout, used only when stdout is a terminal that takes them.
 import { color, stdoutUsesColor } from './output.js';
 
 const plain = (text: string): string => text;

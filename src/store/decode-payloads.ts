@@ -7,7 +7,7 @@ import { isContentKey } from '../protocol/content-key.js';
 import type { ContentStore } from './content-store.js';
 import { createContentExpander } from './expand-content.js';
 import type { ExpandLimits } from './expand-content.js';
-import { STORAGE_DRIVER_NAME, decodePayload } from './temporal-driver.js';
+import { STORAGE_DRIVER_NAME, payloadFromBytes } from './temporal-driver.js';
 
 /** A payload as the codec protocol carries it: protobuf JSON, so metadata values and data are base64. */
 export interface JsonPayload {
@@ -53,7 +53,7 @@ export async function decodePayloads(
     // Another driver's reference (a store this endpoint cannot reach) is shown as Temporal wrote it.
     if (reference.driverName !== STORAGE_DRIVER_NAME || !isContentKey(key)) return { payload, found: false };
     try {
-      return { payload: fromPayload(decodePayload(await store.get(key))), found: true };
+      return { payload: fromPayload(payloadFromBytes(await store.get(key))), found: true };
     } catch (error) {
       const note = error instanceof Error ? error.message : String(error);
       const shown = { externalStorage: { driver: reference.driverName, key, bytes: reference.sizeBytes }, note };

@@ -15,12 +15,12 @@ export const STORAGE_DRIVER_NAME = 'durable-agent-store';
 export const STORAGE_DRIVER_TYPE = 'durable-agent.content-store';
 
 /** A payload's protobuf bytes: what the driver stores, and what the codec endpoint decodes again. */
-export function encodePayload(payload: Payload): Uint8Array {
+export function payloadToBytes(payload: Payload): Uint8Array {
   return PayloadProto.encode(payload).finish();
 }
 
 /** The payload stored as protobuf bytes. */
-export function decodePayload(bytes: Uint8Array): Payload {
+export function payloadFromBytes(bytes: Uint8Array): Payload {
   return PayloadProto.toObject(PayloadProto.decode(bytes), { defaults: false }) as Payload;
 }
 
@@ -39,12 +39,12 @@ export function contentStoreDriver(store: ContentStore): StorageDriver {
     type: STORAGE_DRIVER_TYPE,
     async store(_context, payloads) {
       return await Promise.all(
-        payloads.map(async (payload) => new StorageDriverClaim({ key: await store.put(encodePayload(payload)) })),
+        payloads.map(async (payload) => new StorageDriverClaim({ key: await store.put(payloadToBytes(payload)) })),
       );
     },
     async retrieve(_context, claims) {
       // A missing key throws the store's MissingContentError: the payload is gone and no retry brings it back.
-      return await Promise.all(claims.map(async (claim) => decodePayload(await store.get(claimKey(claim)))));
+      return await Promise.all(claims.map(async (claim) => payloadFromBytes(await store.get(claimKey(claim)))));
     },
   };
 }

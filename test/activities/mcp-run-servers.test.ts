@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { mcpRunServerPolicy } from '../../src/activities/mcp/config-file.js';
+import { mcpRunServerPolicy } from '../../src/mcp-config/config-file.js';
 import { createMcpCatalogs } from '../../src/activities/mcp/catalog.js';
 import { createMcpConnectionPool } from '../../src/activities/mcp/connections.js';
 import { createListMcpTools } from '../../src/activities/mcp/list-tools.js';

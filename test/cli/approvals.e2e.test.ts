@@ -4,25 +4,16 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { describe, expect, it } from 'vitest';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
+import { cliSuite } from '../support/cli.js';
+import { temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 describe('--ask wait', () => {
   it('asks once per key for network_write, every time for destructive, and takes CLI updates and temporal CLI signals', async () => {
@@ -54,7 +45,7 @@ describe('--ask wait', () => {
       expect(started.exitCode, started.stderr).toBe(4);
       const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
 
-      expect(await pendingApproval(harness.client, workflowId, 'push1')).toMatchObject({
+      expect(await pendingApproval(suite.harness.client, workflowId, 'push1')).toMatchObject({
         tool: 'Bash',
         level: 'network_write',
         key: 'git push',
@@ -81,14 +72,14 @@ describe('--ask wait', () => {
       expect(approved.exitCode, approved.stderr).toBe(0);
 
       // push2 has the same approval key: it runs without a pending approval; the destructive wipe asks again.
-      expect(await pendingApproval(harness.client, workflowId, 'wipe')).toMatchObject({
+      expect(await pendingApproval(suite.harness.client, workflowId, 'wipe')).toMatchObject({
         level: 'destructive',
         command: 'rm -rf build',
       });
       const denied = await cli(['deny', workflowId, 'wipe', '--reason', 'keep the build']);
       expect(denied.exitCode, denied.stderr).toBe(0);
 
-      await pendingApproval(harness.client, workflowId, 'tidy');
+      await pendingApproval(suite.harness.client, workflowId, 'tidy');
       const temporal = await findTemporalBinary({ build: false });
       const signal = await execa(
         temporal.path,
@@ -108,7 +99,7 @@ describe('--ask wait', () => {
       );
       expect(signal.exitCode, signal.stderr).toBe(0);
 
-      const result = await harness.client.workflow.getHandle(workflowId).result();
+      const result = await suite.harness.client.workflow.getHandle(workflowId).result();
       expect(result).toMatchObject({ status: 'completed', answer: 'done' });
       const messages = (model.requests.at(-1) as { messages: ChatMessage[] }).messages;
       expect(toolResult(messages, 'push1').error?.code).not.toBe('PERMISSION_DENIED');

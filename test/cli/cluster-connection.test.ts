@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clusterConnectionOptions } from '../../src/cli/cluster-connection.js';
+import { clusterConnectionOptions } from '../../src/cluster/connection.js';
 import { ConfigError } from '../../src/config.js';
 
 // No file from the machine running the tests: a missing TEMPORAL_CONFIG_FILE counts as no file.

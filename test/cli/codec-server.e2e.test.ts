@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refString } from '../../src/protocol/content-key.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
-import { defaultUiOrigins, uiOrigins } from '../../src/cli/ui-origins.js';
+import { defaultUiOrigins, uiOrigins } from '../../src/dev-server/ui-origins.js';
 import { durableAgentBin } from '../support/cli.js';
 import { findFreePorts } from '../support/temporal-server.js';
 

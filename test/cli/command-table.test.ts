@@ -1,6 +1,7 @@
 // The command table is the CLI's one list of commands: `--help` is generated from it and each entry carries its help.
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, findCommand, usage } from '../../src/cli/command-table.js';
+import { commandHelp } from '../../src/cli/option-table.js';
 
 describe('the command table', () => {
   it('has each command of the CLI contract once', () => {
@@ -35,9 +36,11 @@ describe('the command table', () => {
     );
   });
 
-  it('gives each command a help text that starts with its own usage line', () => {
+  it('gives each command a help text that starts with its own usage line', async () => {
     for (const command of COMMANDS)
-      expect(command.help, command.name).toMatch(new RegExp(`^Usage: durable-agent ${command.name}\\b`));
+      expect(commandHelp(command.name, await command.loadOptions()), command.name).toMatch(
+        new RegExp(`^Usage: durable-agent ${command.name}\\b`),
+      );
   });
 
   it('finds commands by exact name only', () => {

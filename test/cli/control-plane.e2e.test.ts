@@ -10,11 +10,11 @@ import { Client, Connection, WorkflowFailedError, WorkflowUpdateFailedError } fr
 import { defaultPayloadConverter } from '@temporalio/common';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOrCreateOperatorKey } from '../../src/activities/authorization/operator-key.js';
-import { signRun } from '../../src/activities/authorization/signing.js';
-import { ensureDevServer, stopDevServer } from '../../src/cli/dev-server/index.js';
-import type { DevServerInfo } from '../../src/cli/dev-server/index.js';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { loadOrCreateOperatorKey } from '../../src/authorization/operator-key.js';
+import { signRun } from '../../src/authorization/signing.js';
+import { ensureDevServer, stopDevServer } from '../../src/dev-server/index.js';
+import type { DevServerInfo } from '../../src/dev-server/index.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { AgentInput } from '../../src/core/state.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';

@@ -1,19 +1,9 @@
 // `durable-agent demo --provider P`: the scripted demo served in that provider's API, through its adapter, end to end.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { cliSuite } from '../support/cli.js';
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 describe('durable-agent demo', () => {
   it.each(['openai', 'openai-responses'])('fixes the example through the %s API', async (provider) => {

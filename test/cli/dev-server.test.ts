@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codecCommand } from '../../src/cli/connect.js';
+import { codecProcessCommand } from '../../src/cli/connect.js';
 import {
   DevServerError,
   devServerStatus,
@@ -18,14 +18,14 @@ import {
   ensureDevWorker,
   stopDevServer,
   temporalServerArgs,
-} from '../../src/cli/dev-server/index.js';
-import type { DevServerInfo } from '../../src/cli/dev-server/index.js';
-import { HTTP_API_HOST } from '../../src/cli/dev-server/ports.js';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+} from '../../src/dev-server/index.js';
+import type { DevServerInfo } from '../../src/dev-server/index.js';
+import { HTTP_API_HOST } from '../../src/dev-server/ports.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { findFreePorts } from '../support/temporal-server.js';
 
 const run = promisify(execFile);
-const devServerModule = fileURLToPath(new URL('../../src/cli/dev-server/index.ts', import.meta.url));
+const devServerModule = fileURLToPath(new URL('../../src/dev-server/index.ts', import.meta.url));
 const workerModule = createRequire(import.meta.url).resolve('@temporalio/worker');
 const quiet = () => {};
 
@@ -245,7 +245,7 @@ describe('embedded dev server lifecycle', () => {
 
   it('starts the codec endpoint the UI was told about, answering the UI’s origin, and reuses it', async () => {
     const server = { codecUrl: `http://127.0.0.1:${codecPort}`, uiUrl: `http://127.0.0.1:${uiPort}` };
-    const options = { stateDir, command: codecCommand(server), url: server.codecUrl, log: quiet };
+    const options = { stateDir, command: codecProcessCommand(server), url: server.codecUrl, log: quiet };
     const env = { ...process.env, DURABLE_AGENT_STORE: '', DURABLE_AGENT_STORE_DIR: '' };
 
     const started = await ensureDevCodec({ ...options, env });
@@ -275,7 +275,7 @@ describe('embedded dev server lifecycle', () => {
     const replaced = await ensureDevCodec({
       stateDir,
       env,
-      command: codecCommand(server),
+      command: codecProcessCommand(server),
       url: server.codecUrl,
       log: quiet,
     });

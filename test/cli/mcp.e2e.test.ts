@@ -4,29 +4,24 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
+import { cliRunner, cliSuite } from '../support/cli.js';
 import { startHarness, toolResult, workspaceFrom } from '../support/harness.js';
 import { filesystemServer, fixtureServer } from '../support/mcp-servers.js';
 import { makeOutsideDirectory } from '../support/outside-directory.js';
 
-let harness: Harness;
-let cli: CliRunner;
 let notes: string;
-beforeAll(async () => {
+const suite = cliSuite(async () => {
   // The worker's environment holds the directory the run's config refers to as ${NOTES_DIR}: outside /tmp, which the
   // sandbox replaces with its own, so the run's server sees it (read-only).
   notes = await makeOutsideDirectory();
-  harness = await startHarness({ OPENAI_API_KEY: 'test-key', NOTES_DIR: notes, DURABLE_AGENT_MCP_RUN_SERVERS: 'all' });
-  cli = cliRunner(harness);
+  return { OPENAI_API_KEY: 'test-key', NOTES_DIR: notes, DURABLE_AGENT_MCP_RUN_SERVERS: 'all' };
 });
+const { cli } = suite;
 afterAll(async () => {
-  await harness?.close();
   if (notes) await rm(notes, { recursive: true, force: true });
 });
 
@@ -65,7 +60,7 @@ describe('run --mcp-config', () => {
       expect(toolResult(requests[1]!.messages, 'dirs').text).toContain(notes);
       expect(toolResult(requests[2]!.messages, 'read')).toMatchObject({ status: 'success', text: 'ship it\n' });
       // The run's input holds the variable, never its value.
-      const history = await harness.client.workflow.getHandle(result.workflowId).fetchHistory();
+      const history = await suite.harness.client.workflow.getHandle(result.workflowId).fetchHistory();
       const started = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
       expect(Buffer.from(started).toString()).toContain('${NOTES_DIR}');
       expect(Buffer.from(started).toString()).not.toContain(notes);

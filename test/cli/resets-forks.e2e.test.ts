@@ -4,27 +4,19 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunRow } from '../../src/cli/commands/list.js';
-import type { HistoryEvent, RunHistory } from '../../src/cli/history-reader.js';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import type { HistoryEvent } from '../../src/history/events.js';
+import type { RunHistory } from '../../src/history/history-reader.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness, startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
+import { cliSuite } from '../support/cli.js';
+import { startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 /** Four steps that each read a file, then an answer. */
 function fiveSteps(answer: string): ScriptTurn[] {
@@ -56,7 +48,7 @@ function taskSchedulingStep(events: HistoryEvent[], step: number): number {
 
 describe('a reset run', () => {
   it('reads in history as the chain that survived: the kept step, the reset point, the redone steps; list shows one row', async () => {
-    const { handle, model } = await startScriptedRun(harness, {
+    const { handle, model } = await startScriptedRun(suite.harness, {
       workspace: await fiveFiles(),
       script: [...fiveSteps('first answer'), ...fiveSteps('second answer').slice(1)],
     });
@@ -78,7 +70,7 @@ describe('a reset run', () => {
         '--reason',
         'redo from step 2',
       ]);
-      const current = harness.client.workflow.getHandle(workflowId);
+      const current = suite.harness.client.workflow.getHandle(workflowId);
       expect((await current.result()).answer).toBe('second answer');
       const { runId } = await current.describe();
       expect(runId).not.toBe(baseRunId);
@@ -129,7 +121,7 @@ describe('a reset run', () => {
 describe('a fork', () => {
   it('goes on from step 2 of a finished five-step run with another model, with its own history and links', async () => {
     const workspace = await fiveFiles();
-    const { handle, model } = await startScriptedRun(harness, {
+    const { handle, model } = await startScriptedRun(suite.harness, {
       workspace,
       script: fiveSteps('original answer'),
     });
@@ -193,7 +185,7 @@ describe('a fork', () => {
         ['edit', 'error', 'CONFLICT'],
         ['again', 'success', undefined],
       ]);
-      const memo = (await harness.client.workflow.getHandle(result.workflowId).describe()).memo;
+      const memo = (await suite.harness.client.workflow.getHandle(result.workflowId).describe()).memo;
       expect(memo).toMatchObject({ forkedFrom: { workflowId, step: 2 }, task: 'Do the scripted task.' });
 
       // The original names its fork.

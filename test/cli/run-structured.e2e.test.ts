@@ -2,12 +2,10 @@
 // the scripted model.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness, workspaceFrom } from '../support/harness.js';
+import { cliSuite } from '../support/cli.js';
+import { workspaceFrom } from '../support/harness.js';
 
 const schema = {
   type: 'object',
@@ -16,15 +14,8 @@ const schema = {
   additionalProperties: false,
 };
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 async function schemaFile(workspace: string, content: string): Promise<string> {
   const path = join(workspace, 'schema.json');

@@ -2,22 +2,13 @@
 // OpenAI-compatible endpoint given with --base-url.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness, workspaceFrom } from '../support/harness.js';
+import { cliSuite } from '../support/cli.js';
+import { workspaceFrom } from '../support/harness.js';
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 describe('durable-agent CLI', () => {
   it('run --json prints the contract object and exits 0 when the model finishes', async () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDevServer, stopDevServer } from '../../src/cli/dev-server/index.js';
+import { ensureDevServer, stopDevServer } from '../../src/dev-server/index.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress } from '../support/harness.js';
 import { findFreePorts } from '../support/temporal-server.js';
@@ -94,7 +94,6 @@ describe('module loading', () => {
     expect(own.sort()).toEqual([
       'dist/cli/command-table.js',
       'dist/cli/exit-codes.js',
-      'dist/cli/help.js',
       'dist/cli/main.js',
       'dist/cli/output.js',
       // Everything the CLI prints goes through the control-character escaping.
@@ -140,7 +139,7 @@ describe('module loading against the embedded server', () => {
       const { result, packages, own } = await loadedBy(args, { DURABLE_AGENT_STATE_DIR: stateDir });
       expect([...packages].filter((name) => name!.startsWith('@temporalio/') || name === 'zod')).toEqual([]);
       expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
-      expect(own).toContain('dist/cli/http-api.js');
+      expect(own).toContain('dist/dev-server/http-api.js');
       expect(own).not.toContain('dist/config.js');
       expect(own).not.toContain('dist/cli/connect.js');
       if (args[0] === 'status') {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatHistory } from '../../src/cli/commands/history.js';
 import { formatRows } from '../../src/cli/commands/list.js';
 import { formatApproval } from '../../src/cli/follow.js';
-import type { RunHistory } from '../../src/cli/history-reader.js';
+import type { RunHistory } from '../../src/history/history-reader.js';
 import { formatProgress, shellWord, terminalSafe } from '../../src/cli/output.js';
 import type { PendingApproval } from '../../src/protocol/approval.js';
 

@@ -2,21 +2,12 @@
 // switch when the endpoint refuses tools.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliRunner } from '../support/cli.js';
-import type { CliRunner } from '../support/cli.js';
-import type { Harness } from '../support/harness.js';
-import { startHarness, workspaceFrom } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { cliSuite } from '../support/cli.js';
+import { workspaceFrom } from '../support/harness.js';
 
-let harness: Harness;
-let cli: CliRunner;
-beforeAll(async () => {
-  harness = await startHarness();
-  cli = cliRunner(harness);
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const suite = cliSuite();
+const { cli } = suite;
 
 let scripts = 0;
 async function scriptIn(workspace: string, turns: unknown[]): Promise<string> {

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { isPortFree } from '../../src/cli/dev-server/ports.js';
-import type { ClusterStatus } from '../../src/cli/cluster/control.js';
-import { serverPorts } from '../../src/cli/cluster/server-config.js';
-import { clusterTlsFiles, clusterTlsOptions } from '../../src/cli/cluster/tls.js';
+import { isPortFree } from '../../src/dev-server/ports.js';
+import type { ClusterStatus } from '../../src/cluster/control.js';
+import { serverPorts } from '../../src/cluster/server-config.js';
+import { clusterTlsFiles, clusterTlsOptions } from '../../src/cluster/tls.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(root, 'bin', 'durable-agent.js');

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { cacheDir } from '../../src/cli/state-dir.js';
+import { cacheDir } from '../../src/host/state-dir.js';
 
 const source = fileURLToPath(new URL('../../scripts/compose-check/', import.meta.url));
 

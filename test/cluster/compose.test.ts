@@ -1,5 +1,5 @@
 // docker-compose.yml, loaded and validated by the Compose specification's own loader, and checked against the one
-// place both it and `npm run cluster` take their settings from (src/cli/cluster/topology.ts).
+// place both it and `npm run cluster` take their settings from (src/cluster/topology.ts).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,8 +12,8 @@ import {
   SQL_PLUGIN,
   TEMPORAL_SERVER_VERSION,
   TEMPORAL_UI_VERSION,
-} from '../../src/cli/cluster/topology.js';
-import type { ClusterVariable } from '../../src/cli/cluster/topology.js';
+} from '../../src/cluster/topology.js';
+import type { ClusterVariable } from '../../src/cluster/topology.js';
 import { composeCheck, loadCompose } from './compose-check.js';
 import type { ComposeProject } from './compose-check.js';
 

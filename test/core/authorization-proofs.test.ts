@@ -1,7 +1,7 @@
 // What the operator key signs: a run's input (whatever the order of its keys, never its own proof) for one workflow id,
 // a decision for one call's identity; and the window in which a proof may start a chain.
 import { describe, expect, it } from 'vitest';
-import { mac, macMatches, signDecision, signRun } from '../../src/activities/authorization/signing.js';
+import { mac, macMatches, signDecision, signRun } from '../../src/authorization/signing.js';
 import {
   RUN_PROOF_WINDOW_MS,
   decisionMessage,

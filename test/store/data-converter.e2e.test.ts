@@ -13,7 +13,7 @@ import {
   agentDataConverter,
   payloadThresholdFromEnv,
 } from '../../src/store/data-converter.js';
-import { STORAGE_DRIVER_NAME, contentStoreDriver, encodePayload } from '../../src/store/temporal-driver.js';
+import { STORAGE_DRIVER_NAME, contentStoreDriver, payloadToBytes } from '../../src/store/temporal-driver.js';
 import { createMemoryStore } from '../support/memory-store.js';
 import { largePayloadWorkflow, textQuery } from './fixtures/large-payload-workflow.js';
 
@@ -33,7 +33,7 @@ describe('the content-store storage driver', () => {
 
     expect(driver).toMatchObject({ name: 'durable-agent-store', type: 'durable-agent.content-store' });
     expect(claim!.claimData).toEqual({ key: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
-    expect(store.objects.get(claim!.claimData.key as `sha256:${string}`)?.bytes).toEqual(encodePayload(payload));
+    expect(store.objects.get(claim!.claimData.key as `sha256:${string}`)?.bytes).toEqual(payloadToBytes(payload));
     expect(store.objects.size).toBe(1);
     expect(text(retrieved!.metadata!.encoding!)).toBe('json/plain');
     expect(text(retrieved!.data!)).toBe('"hello"');

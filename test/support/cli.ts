@@ -2,8 +2,9 @@
 // the shared test server and a harness's task queue.
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { afterAll, beforeAll } from 'vitest';
 import type { Harness } from './harness.js';
-import { temporalAddress } from './harness.js';
+import { startHarness, temporalAddress } from './harness.js';
 
 /** Path of the `durable-agent` entry point. */
 export const durableAgentBin = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
@@ -26,4 +27,37 @@ function runCli(taskQueue: string, args: string[], env: Record<string, string>) 
     reject: false,
     stdin: 'ignore',
   });
+}
+
+/** A test file's harness and a CLI runner against it. */
+export interface CliSuite {
+  /** The harness: a worker on the shared test server; there from the file's beforeAll on. */
+  readonly harness: Harness;
+  /** Runs the CLI against the harness. */
+  readonly cli: CliRunner;
+}
+
+/**
+ * The prologue of a CLI end-to-end file: starts a harness (with `env`, or what `env()` gives once the file's other
+ * setup has run) before the file's tests and closes it after them.
+ */
+export function cliSuite(env?: NodeJS.ProcessEnv | (() => Promise<NodeJS.ProcessEnv>)): CliSuite {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    const workerEnv = typeof env === 'function' ? await env() : env;
+    harness = await startHarness(...(workerEnv ? [workerEnv] : []));
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  const started = (): Harness => {
+    if (!harness) throw new Error('the harness starts in beforeAll; use it inside tests and hooks');
+    return harness;
+  };
+  return {
+    get harness() {
+      return started();
+    },
+    cli: (args, childEnv) => cliRunner(started())(args, childEnv),
+  };
 }

@@ -1,7 +1,7 @@
 // Vitest globalSetup: one real Temporal dev server for the whole run, shared by every workflow and CLI test file.
 // Test files read its address with `inject('temporalAddress')` or process.env.TEMPORAL_TEST_ADDRESS.
 import type { TestProject } from 'vitest/node';
-import { provisionBubblewrap } from '../../src/cli/bubblewrap.js';
+import { provisionBubblewrap } from '../../src/host/bubblewrap.js';
 import { buildCliIfStale } from './cli-build.js';
 import { provisionRipgrep } from './optional-tools.js';
 import { provisionS3Server, S3ServerUnavailableError } from './s3-server.js';

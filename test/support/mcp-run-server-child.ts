@@ -5,7 +5,7 @@
 //
 // Usage: node --import tsx test/support/mcp-run-server-child.ts '{"workspace", "dataDir", "config", "calls"}'
 import path from 'node:path';
-import { mcpRunServerPolicy } from '../../src/activities/mcp/config-file.js';
+import { mcpRunServerPolicy } from '../../src/mcp-config/config-file.js';
 import { createMcpCatalogs } from '../../src/activities/mcp/catalog.js';
 import { createMcpConnectionPool, expandCatalogServer } from '../../src/activities/mcp/connections.js';
 import { createListMcpTools } from '../../src/activities/mcp/list-tools.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import type { Options } from 'execa';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { durableAgentBin } from './cli.js';
 import { findFreePorts } from './temporal-server.js';
 

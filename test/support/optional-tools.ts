@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'vitest';
 import { locateRipgrep, RG_PATH_VARIABLE } from '../../src/activities/search/grep-rg.js';
-import { fetchDebianBinary } from '../../src/cli/debian-binary.js';
-import { cacheDir } from '../../src/cli/state-dir.js';
-import { findOnPath } from '../../src/activities/executables.js';
+import { fetchDebianBinary } from '../../src/host/debian-binary.js';
+import { cacheDir } from '../../src/host/state-dir.js';
+import { findOnPath } from '../../src/host/executables.js';
 
 /** A tool a test needs is not installed; the message says how to install it. */
 export class ToolUnavailableError extends Error {

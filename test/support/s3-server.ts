@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
-import { cacheDir } from '../../src/cli/state-dir.js';
+import { cacheDir } from '../../src/host/state-dir.js';
 import { watchChild } from './child-process.js';
 import { findFreePorts } from './temporal-server.js';
 

@@ -3,7 +3,7 @@
 import type { TestContext } from 'vitest';
 import type { CommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
 import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
-import { provisionBubblewrap } from '../../src/cli/bubblewrap.js';
+import { provisionBubblewrap } from '../../src/host/bubblewrap.js';
 import { ToolUnavailableError } from './optional-tools.js';
 
 /** The bubblewrap sandbox as a worker with `env` would resolve it (by default this process's environment). */

@@ -7,8 +7,8 @@ import fsp from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { temporalServerArgs, waitForTemporalServer } from '../../src/cli/dev-server/index.js';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { temporalServerArgs, waitForTemporalServer } from '../../src/dev-server/index.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { watchChild } from './child-process.js';
 import type { WatchedChild } from './child-process.js';
 

@@ -6,7 +6,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemporalBinary } from '../../src/cli/temporal-binary.js';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { approveToolCall, stateQuery } from '../../src/protocol/run-messages.js';
 import type { Harness } from '../support/harness.js';

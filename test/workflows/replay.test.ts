@@ -6,7 +6,12 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { HISTORY_FORMAT } from '../../src/protocol/model.js';
-import { checkReplay, formatMessage, INLINE_TRANSCRIPT_MESSAGE, recordedFormat } from '../../src/cli/replay-check.js';
+import {
+  checkReplay,
+  formatMessage,
+  INLINE_TRANSCRIPT_MESSAGE,
+  recordedFormat,
+} from '../../src/history/replay-check.js';
 import { sharedBundle } from '../support/harness.js';
 import { historiesDir } from '../support/histories.js';
 

@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHistory } from '../../src/cli/commands/history.js';
-import { readRunHistory } from '../../src/cli/history-reader.js';
+import { readRunHistory } from '../../src/history/history-reader.js';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { builtinTools } from '../../src/tools/index.js';
 import type { Harness } from '../support/harness.js';

@@ -10,7 +10,7 @@ import {
   runProofWindowRefusal,
 } from '../../protocol/run-authorization.js';
 import type { RunBindings } from './run-bindings.js';
-import { macMatches } from './signing.js';
+import { macMatches } from '../../authorization/signing.js';
 
 /** Throws a non-retryable RUN_NOT_AUTHORIZED failure unless `headers` prove the operator started `workflowId`. */
 export type RunProofCheck = (workflowId: string, headers: Record<string, Payload>) => Promise<void>;

@@ -3,7 +3,7 @@ import type { DecisionVerdict, VerifyDecisionRequest } from '../../protocol/appr
 import type { AuthorizationActivities } from '../../protocol/activities.js';
 import { ACTIVITY } from '../../protocol/activity-names.js';
 import { decisionMessage } from '../../protocol/run-authorization.js';
-import { macMatches } from './signing.js';
+import { macMatches } from '../../authorization/signing.js';
 
 /** The activity of a worker holding `key`; without a key every decision stands (Temporal authorizes its senders). */
 export function createVerifyDecision(key: Uint8Array | undefined) {

@@ -2,7 +2,7 @@
 // sent: a violation comes back to the model as MCP_PARAM_ERROR naming every problem, and the server never sees it.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
-import { draft07, draft2020 } from '../ajv.js';
+import { draft07, draft2020 } from '../../json-schema/validators.js';
 
 const compiled = new LRUCache<string, ValidateFunction>({ max: 500 });
 

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { findOnPath } from '../executables.js';
+import { findOnPath } from '../../host/executables.js';
 import type { KernelMasks } from './bubblewrap-arguments.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
 import type { SandboxNetwork } from './network-relay.js';

@@ -2,7 +2,7 @@
 // network proxy: the Temporal frontend the worker uses, the Web UI and codec endpoint it is configured with, and the
 // embedded server's ports. The embedded server listens on 127.0.0.1, which the proxy refuses anyway; these entries
 // also cover a server listening on every interface, reached through one of this machine's other addresses.
-import { DEFAULT_DEV_CODEC_PORT, DEFAULT_DEV_PORT, HOST } from '../../cli/dev-server/ports.js';
+import { DEFAULT_DEV_CODEC_PORT, DEFAULT_DEV_PORT, HOST } from '../../dev-server/ports.js';
 
 /** An endpoint no sandboxed command may connect to, and where the worker knows it from. */
 export interface ControlPlaneEndpoint {

@@ -10,7 +10,7 @@
 import { execa } from 'execa';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { findOnPath, isExecutableFile } from '../executables.js';
+import { findOnPath, isExecutableFile } from '../../host/executables.js';
 import { searchFileWithJs } from './grep-js.js';
 import type { EngineRequest } from './grep-js.js';
 import { hasEnough, perFileCap } from './grep-results.js';

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+// Node: `approve` and `deny`: a decision for a tool call waiting for one, signed for the embedded worker.
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -11,6 +11,8 @@ import { approveToolCall, stateQuery } from '../../protocol/run-messages.js';
 import { operatorSigner } from '../operator-signing.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import { parseCommandLine } from '../option-table.js';
+import { approveOptions, denyOptions } from '../options/runs.js';
 import { operatorName } from '../operator.js';
 import { visibleLines, visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
@@ -21,15 +23,7 @@ const DECISION_TIMEOUT_MS = 60_000;
 
 /** `approve ID CALL_ID [--remember] [--reason R] [--json]`. */
 export async function approveCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      remember: { type: 'boolean', default: false },
-      reason: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(approveOptions, argv);
   const [workflowId, callId] = positionals;
   if (!workflowId || !callId || positionals.length > 2)
     throw new UsageError('approve needs a run id and a call id: durable-agent approve ID CALL_ID');
@@ -48,11 +42,7 @@ export async function approveCommand(argv: string[], config: Config): Promise<nu
 
 /** `deny ID CALL_ID [--reason R] [--json]`. */
 export async function denyCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { reason: { type: 'string' }, json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(denyOptions, argv);
   const [workflowId, callId] = positionals;
   if (!workflowId || !callId || positionals.length > 2)
     throw new UsageError('deny needs a run id and a call id: durable-agent deny ID CALL_ID');

@@ -1,5 +1,5 @@
+// Node: `cancel`: asks a run to cancel and waits for it to close.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
@@ -8,15 +8,13 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
-import { runStatusOf } from '../run-status.js';
+import { runStatusOf } from '../../history/run-status.js';
+import { parseCommandLine } from '../option-table.js';
+import { cancelOptions } from '../options/runs.js';
 
 /** `cancel ID [--wait SECONDS] [--json]`: requests cancellation and waits (bounded) for the run to close. */
 export async function cancelCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { wait: { type: 'string', default: '60' }, json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(cancelOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('cancel needs a run id: durable-agent cancel ID');
   const waitSeconds = Number(values.wait);

@@ -1,13 +1,15 @@
+// Node: `codec-server`: the Web UI's codec endpoint over the content store, for the operator only.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { parseArgs } from 'node:util';
 import { isLoopbackAddress } from '../../store/loopback-peer.js';
-import { DEFAULT_CODEC_PORT, startCodecServer } from '../../store/codec-server.js';
+import { startCodecServer } from '../../store/codec-server.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { log } from '../output.js';
-import { stateDir } from '../state-dir.js';
-import { defaultUiOrigins } from '../ui-origins.js';
+import { stateDir } from '../../host/state-dir.js';
+import { defaultUiOrigins } from '../../dev-server/ui-origins.js';
+import { parseCommandLine } from '../option-table.js';
+import { codecServerOptions } from '../options/services.js';
 
 /**
  * `codec-server [--port 8234] [--host 127.0.0.1] [--cors-origin URL]… [--allowed-host NAME:PORT]…`: runs until
@@ -15,15 +17,7 @@ import { defaultUiOrigins } from '../ui-origins.js';
  * it makes one up and logs its sign-in link.
  */
 export async function codecServerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string', default: String(DEFAULT_CODEC_PORT) },
-      host: { type: 'string', default: '127.0.0.1' },
-      'cors-origin': { type: 'string', multiple: true },
-      'allowed-host': { type: 'string', multiple: true },
-    },
-  });
+  const { values } = parseCommandLine(codecServerOptions, argv);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port ${values.port} is not a port number`);

@@ -1,14 +1,16 @@
+// Node: `demo`: run's task on a copy of examples/demo/project, then the project's tests as the proof.
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import type { Config } from '../../config.js';
 import { EXIT } from '../exit-codes.js';
 import { visibleLines } from '../../core/terminal-text.js';
 import { color, log } from '../output.js';
-import { runCommand } from './run.js';
+import { runTask } from '../run-task.js';
+import { parseCommandLine } from '../option-table.js';
+import { demoOptions } from '../options/run.js';
 
 const demoRoot = fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
 
@@ -17,14 +19,7 @@ const task =
 
 /** `demo`: the main job, on a copy of the example. */
 export async function demoCommand(argv: string[], config: Config): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      json: { type: 'boolean', default: false },
-      provider: { type: 'string' },
-      'tool-protocol': { type: 'string' },
-    },
-  });
+  const { values } = parseCommandLine(demoOptions, argv);
   const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-demo-'));
   await cp(join(demoRoot, 'project'), workspace, { recursive: true });
   // The scripted model speaks every provider's API, so `--provider` runs the demo through that provider's adapter.
@@ -40,7 +35,7 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
     : ['--provider', values.provider ?? 'scripted', '--script', join(demoRoot, 'script.json')];
   // The scripted turns are written as text-protocol answers to a run that offers its tools in the prompt.
   const protocolFlags = values['tool-protocol'] === undefined ? [] : ['--tool-protocol', values['tool-protocol']];
-  const exitCode = await runCommand(
+  const exitCode = await runTask(
     [
       '--cwd',
       workspace,

@@ -1,10 +1,12 @@
-import { parseArgs } from 'node:util';
-import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../dev-server/index.js';
-import type { DevServerStatus } from '../dev-server/index.js';
-import { ensureEmbeddedCodec, workerCommand } from '../connect.js';
+// Node: `dev-server`: starts, inspects or stops the embedded Temporal server, its worker and codec endpoint.
+import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../../dev-server/index.js';
+import type { DevServerStatus } from '../../dev-server/index.js';
+import { ensureEmbeddedCodec, workerProcessCommand } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { log, out, outJson } from '../output.js';
+import { parseCommandLine } from '../option-table.js';
+import { devServerOptions } from '../options/services.js';
 
 function codecLine(codec: DevServerStatus['codec']): string {
   if (!codec.url) return 'none (the Web UI was started without one)';
@@ -13,14 +15,7 @@ function codecLine(codec: DevServerStatus['codec']): string {
 
 /** `dev-server [--status [--json] | --stop]`. */
 export async function devServerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      status: { type: 'boolean', default: false },
-      stop: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-  });
+  const { values } = parseCommandLine(devServerOptions, argv);
   if (values.stop) {
     await stopDevServer();
     log('dev server, worker and codec endpoint stopped');
@@ -28,7 +23,7 @@ export async function devServerCommand(argv: string[]): Promise<number> {
   }
   if (!values.status) {
     const server = await ensureDevServer();
-    await ensureDevWorker({ command: workerCommand(), env: process.env });
+    await ensureDevWorker({ command: workerProcessCommand(), env: process.env });
     await ensureEmbeddedCodec(server);
   }
   const status = await devServerStatus();

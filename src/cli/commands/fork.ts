@@ -1,40 +1,31 @@
 // `fork`: a new run that goes on from a recorded run's state after one of its steps — to redo a run's tail with another
-// model, or with more to say. The state is rebuilt by replaying the recorded run (cli/fork-state); the workspace's
+// model, or with more to say. The state is rebuilt by replaying the recorded run (history/fork-state); the workspace's
 // files are whatever they are now.
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { PROVIDER_NAMES } from '../../config.js';
 import type { ModelSelection } from '../../protocol/model.js';
 import type { ForkOrigin } from '../../core/run/fork.js';
 import { forkState } from '../../core/run/fork.js';
 import type { AgentInput } from '../../core/state.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
+import { modelOfBaseUrl } from '../endpoint-models.js';
+import { followStarted } from '../follow.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { ForkStateError, stateAfterStep } from '../fork-state.js';
+import { parseCommandLine } from '../option-table.js';
+import { forkOptions } from '../options/run.js';
+import { ForkStateError, stateAfterStep } from '../../history/fork-state.js';
+import { WorkflowBundleError } from '../../history/replay-worker.js';
 import { visibleLines, visibleText } from '../../core/terminal-text.js';
-import { color, log } from '../output.js';
-import type { ChainRun } from '../run-chain.js';
-import { readChain } from '../run-chain.js';
-import { followStarted, modelOfBaseUrl } from './run.js';
+import { color, log, printBundleError } from '../output.js';
+import type { ChainRun } from '../../history/run-chain.js';
+import { readChain } from '../../history/run-chain.js';
 import { operatorSigner } from '../operator-signing.js';
-
-const options = {
-  'from-step': { type: 'string' },
-  'run-id': { type: 'string' },
-  model: { type: 'string' },
-  provider: { type: 'string' },
-  'base-url': { type: 'string' },
-  'task-append': { type: 'string' },
-  json: { type: 'boolean', default: false },
-  detach: { type: 'boolean', default: false },
-} as const;
 
 /** `fork ID --from-step N [--model M] [--provider P] [--base-url URL] [--task-append TEXT] [--run-id R] [--detach] [--json]` */
 export async function forkCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+  const { values, positionals } = parseCommandLine(forkOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1)
     throw new UsageError('fork needs a run id and a step: durable-agent fork ID --from-step N');
@@ -42,8 +33,6 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
   if (values['from-step'] === undefined || !Number.isInteger(fromStep) || fromStep < 0)
     throw new UsageError(`--from-step must be a step number (0 or more), got "${values['from-step'] ?? ''}"`);
   const provider = values.provider;
-  if (provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(provider))
-    throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got "${provider}"`);
 
   // A new endpoint without a model: the model it serves (asked before the replay, which takes a while).
   const model = values.model ?? (await modelOfBaseUrl(values['base-url'], provider, undefined));
@@ -75,6 +64,7 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       snapshot = await stateAfterStep(source.history, workflowId, fromStep);
     } catch (error) {
       if (!(error instanceof ForkStateError)) throw error;
+      if (error.cause instanceof WorkflowBundleError) printBundleError(error.cause);
       log(color.red(`error: cannot fork ${visibleText(workflowId)}: ${visibleLines(error.message)}`));
       return EXIT.failed;
     }

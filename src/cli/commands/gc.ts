@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+// Node: `gc`: deletes stored content no open run can reach and that is older than --older-than.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ContentKey } from '../../protocol/content-key.js';
@@ -12,7 +12,9 @@ import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
-import { stateDir } from '../state-dir.js';
+import { stateDir } from '../../host/state-dir.js';
+import { parseCommandLine } from '../option-table.js';
+import { gcOptions } from '../options/runs.js';
 
 const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
 
@@ -80,15 +82,7 @@ function queryFailure(error: unknown): string {
 
 /** `gc [--older-than 30d] [--dry-run] [--json]`: deletes stored content no open run can reach. */
 export async function gcCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      'older-than': { type: 'string', default: '30d' },
-      'dry-run': { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(gcOptions, argv);
   if (positionals.length) throw new UsageError(`gc takes no arguments, got "${positionals.join(' ')}"`);
   const olderThan = values['older-than'];
   const olderThanMs = parseDuration(olderThan);

@@ -1,24 +1,22 @@
-import { parseArgs } from 'node:util';
+// Node: `history`: a run step by step from its event history (src/history reads it; this prints it).
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
-import type { RunHistory, ToolCallRecord } from '../history-reader.js';
-import { forkOriginOf, mergeRunHistories } from '../history-reader.js';
-import { readChain } from '../run-chain.js';
+import type { RunHistory, ToolCallRecord } from '../../history/history-reader.js';
+import { forkOriginOf, mergeRunHistories } from '../../history/history-reader.js';
+import { readChain } from '../../history/run-chain.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
+import { parseCommandLine } from '../option-table.js';
+import { historyOptions } from '../options/runs.js';
 
 /** `history ID [--run-id R] [--json]`: the run step by step, read from its event history. */
 export async function historyCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { 'run-id': { type: 'string' }, json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(historyOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('history needs a run id: durable-agent history ID');
   const connected = await connect(config, { needWorker: false });

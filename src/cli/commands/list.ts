@@ -1,15 +1,16 @@
 // `list`: agent runs from the visibility store, through the embedded server's HTTP API when it can (no Temporal client
 // loaded), over gRPC otherwise; both readings become the same rows, printed here.
-import { parseArgs } from 'node:util';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { RunStatus } from '../../protocol/run-report.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import type { HttpExecution } from '../http-api.js';
+import type { HttpExecution } from '../../dev-server/http-api.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
-import { RUN_STATUSES, isRunStatus, runStatusOf, visibilityClause } from '../run-status.js';
+import { runStatusOf, visibilityClause } from '../../history/run-status.js';
 import { stdoutColor } from '../stdout-color.js';
+import { parseCommandLine } from '../option-table.js';
+import { listOptions } from '../options/runs.js';
 
 /** Filters of `list`. */
 export interface ListFilters {
@@ -124,21 +125,10 @@ interface ListOptions {
 }
 
 function listOptionsOf(argv: string[]): ListOptions {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      status: { type: 'string' },
-      'pending-approvals': { type: 'boolean', default: false },
-      'min-cost': { type: 'string' },
-      limit: { type: 'string', default: '20' },
-      json: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(listOptions, argv);
   if (positionals.length) throw new UsageError(`list takes no arguments, got "${positionals.join(' ')}"`);
-  const status = values.status?.replace(/-/g, '_');
-  if (status !== undefined && !isRunStatus(status))
-    throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}, got "${values.status}"`);
+  // Its choices are checked by the option table, which also takes `waiting-approval` and `timed-out`.
+  const status = values.status === undefined ? undefined : (values.status.replace(/-/g, '_') as RunStatus);
   const minCost = values['min-cost'] === undefined ? undefined : Number(values['min-cost']);
   if (minCost !== undefined && !(Number.isFinite(minCost) && minCost >= 0))
     throw new UsageError(`--min-cost must be a number of US dollars, got "${values['min-cost']}"`);
@@ -166,7 +156,7 @@ function listOptionsOf(argv: string[]): ListOptions {
  */
 export async function listFast(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
   const options = listOptionsOf(argv);
-  const http = await import('../http-api.js');
+  const http = await import('../../dev-server/http-api.js');
   const api = await http.embeddedHttpApi(env);
   if (!api) return undefined;
   let rows: RunRow[];

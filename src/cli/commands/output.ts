@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+// Node: `output`: stored content by its key, byte for byte (escaped on a terminal).
 import type { ContentKey } from '../../protocol/content-key.js';
 import { isContentKey, parseRef } from '../../protocol/content-key.js';
 import { MissingContentError, StoreUnavailableError } from '../../store/content-store.js';
@@ -6,7 +6,9 @@ import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleLines } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
-import { stateDir } from '../state-dir.js';
+import { stateDir } from '../../host/state-dir.js';
+import { parseCommandLine } from '../option-table.js';
+import { outputOptions } from '../options/runs.js';
 
 /** A key as a person pastes it: `sha256:<hex>`, the bare 64 hex digits, or a `\0ref:` reference string. */
 export function parseKeyArgument(text: string): ContentKey | undefined {
@@ -18,11 +20,7 @@ export function parseKeyArgument(text: string): ContentKey | undefined {
 
 /** `output KEY [--json]`: the stored content's bytes on stdout, as they were stored. */
 export async function outputCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(outputOptions, argv);
   if (positionals.length !== 1) throw new UsageError('output takes exactly one KEY (sha256:<64 hex digits>)');
   const key = parseKeyArgument(positionals[0]!);
   if (!key) throw new UsageError(`"${positionals[0]}" is not a content key; expected sha256:<64 lowercase hex digits>`);

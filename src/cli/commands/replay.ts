@@ -1,6 +1,6 @@
+// Node: `replay`: whether the current workflow code replays a recorded run (by id or from a history file).
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -8,26 +8,20 @@ import type { Config } from '../../config.js';
 import { workflowsPath } from '../../worker.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { historyIdentity } from '../history-reader.js';
+import { historyIdentity } from '../../history/history-reader.js';
 import { visibleLines, visibleText } from '../../core/terminal-text.js';
-import { color, log, out, outJson } from '../output.js';
+import { color, log, out, outJson, printBundleError } from '../output.js';
 import { dataConverterFromEnv } from '../../store/data-converter.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
-import { checkReplay } from '../replay-check.js';
-import { bundleWorkflows, quietRuntime } from '../replay-worker.js';
-import { stateDir } from '../state-dir.js';
+import { checkReplay } from '../../history/replay-check.js';
+import { WorkflowBundleError, bundleWorkflows, quietRuntime } from '../../history/replay-worker.js';
+import { stateDir } from '../../host/state-dir.js';
+import { parseCommandLine } from '../option-table.js';
+import { replayOptions } from '../options/runs.js';
 
 /** `replay ID|FILE [--run-id R] [--workflows FILE] [--json]`: does the current workflow code reproduce a recorded run? */
 export async function replayCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      'run-id': { type: 'string' },
-      workflows: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(replayOptions, argv);
   const source = positionals[0];
   if (!source || positionals.length > 1)
     throw new UsageError('replay needs a run id or a history file: durable-agent replay ID|FILE');
@@ -38,8 +32,14 @@ export async function replayCommand(argv: string[], config: Config): Promise<num
   if (!recorded) return EXIT.failed;
   const { history, workflowId, runId } = recorded;
   quietRuntime();
-  const bundle = await bundleWorkflows(entry);
-  if (!bundle) return EXIT.failed;
+  let bundle;
+  try {
+    bundle = await bundleWorkflows(entry);
+  } catch (error) {
+    if (!(error instanceof WorkflowBundleError)) throw error;
+    printBundleError(error);
+    return EXIT.failed;
+  }
 
   // Payloads Temporal External Storage kept out of history are read back from the same store the workers use.
   const dataConverter = dataConverterFromEnv(storeFromEnv(process.env, { stateDir: stateDir() }), process.env);

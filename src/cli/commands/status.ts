@@ -1,18 +1,19 @@
 // `status ID`: read through the embedded server's HTTP API when it can (no Temporal client loaded), over gRPC
 // otherwise; both readings become one RunSnapshot, printed here. A closed run is read from its close event (the
 // result the workflow returned), never by a query, which would make a worker replay its whole history.
-import { parseArgs } from 'node:util';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { AgentResult } from '../../protocol/run-report.js';
 import type { AgentStateView } from '../../protocol/run-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import type { HttpApi } from '../http-api.js';
-import type * as httpApi from '../http-api.js';
+import type { HttpApi } from '../../dev-server/http-api.js';
+import type * as httpApi from '../../dev-server/http-api.js';
 import { terminalJson, visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { runUrl } from '../run-url.js';
-import { runStatusOf } from '../run-status.js';
+import { runStatusOf } from '../../history/run-status.js';
+import { parseCommandLine } from '../option-table.js';
+import { statusOptions } from '../options/runs.js';
 
 /** What `status` prints about a run, however it was read. */
 export interface RunSnapshot {
@@ -34,11 +35,7 @@ export interface RunSnapshot {
 const STATE_QUERY = 'state';
 
 function workflowIdOf(argv: string[]): { workflowId: string; runId?: string; json: boolean } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { json: { type: 'boolean', default: false }, 'run-id': { type: 'string' } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(statusOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('status needs a run id: durable-agent status ID');
   return { workflowId, json: values.json, ...(values['run-id'] ? { runId: values['run-id'] } : {}) };
@@ -57,7 +54,7 @@ export async function statusFast(argv: string[], env: NodeJS.ProcessEnv): Promis
   const { workflowId, runId, json } = workflowIdOf(argv);
   // One run of a chain by its id is the gRPC path's.
   if (runId) return undefined;
-  const http = await import('../http-api.js');
+  const http = await import('../../dev-server/http-api.js');
   const api = await http.embeddedHttpApi(env);
   if (!api) return undefined;
   try {

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+// Node: `watch`: follows a run live to its end; Ctrl-C stops watching, the run goes on.
 import type { Config } from '../../config.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
@@ -6,14 +6,12 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, outJson, printRunEnd } from '../output.js';
+import { parseCommandLine } from '../option-table.js';
+import { watchOptions } from '../options/runs.js';
 
 /** `watch ID`: follow a run that is already going. */
 export async function watchCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCommandLine(watchOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('watch needs a run id: durable-agent watch ID');
   const connected = await connect(config, { needWorker: true });

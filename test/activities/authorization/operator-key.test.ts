@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadOrCreateOperatorKey, operatorKeyPath } from '../../../src/activities/authorization/operator-key.js';
+import { loadOrCreateOperatorKey, operatorKeyPath } from '../../../src/authorization/operator-key.js';
 
 let stateDir: string;
 beforeEach(async () => {
@@ -25,7 +25,7 @@ describe('loadOrCreateOperatorKey', () => {
   });
 
   it('gives processes that create it at once the same key', async () => {
-    const script = `import('${path.resolve('src/activities/authorization/operator-key.ts')}').then((m) => process.stdout.write(m.loadOrCreateOperatorKey(process.argv[1]).toString('hex')))`;
+    const script = `import('${path.resolve('src/authorization/operator-key.ts')}').then((m) => process.stdout.write(m.loadOrCreateOperatorKey(process.argv[1]).toString('hex')))`;
     const runs = await Promise.all(
       [1, 2, 3].map(() => execa(process.execPath, ['--import', 'tsx', '-e', script, stateDir])),
     );

@@ -1,0 +1,165 @@
+// Node: the options of the commands that look at or act on runs: each one's table is its parsing, its checks of fixed
+// choices, its `--help` and its line in the README's CLI reference. No configuration module: `status` and `list`
+// answer from the embedded server's HTTP API without it.
+import { RUN_STATUSES } from '../../history/run-status.js';
+import type { CommandOptions } from '../option-table.js';
+
+const json = (what: string) => ({ type: 'boolean', default: false, help: what }) as const;
+const runId = (what: string) => ({ type: 'string', value: 'R', help: what }) as const;
+
+/** `watch`. */
+export const watchOptions = {
+  arguments: 'ID',
+  usage: 'inline',
+  description: 'Follows a run live, from its recent progress to its end. Ctrl-C stops watching; the run goes on.',
+  options: { json: json("print one JSON object {workflowId, runId, …the run's result} when it ends") },
+} as const satisfies CommandOptions;
+
+/** `status`. */
+export const statusOptions = {
+  arguments: 'ID',
+  usage: 'inline',
+  description: `Prints a run's status, step, usage and answer: the task's current run, or with --run-id one run of its chain (one
+that continued as new says "continued" and names the run it handed on to). A finished run is read from the result
+it returned, so it shows no pending approvals and no breakers.`,
+  options: {
+    'run-id': runId("one run of the task's chain instead of its current run"),
+    json: json(
+      'print {workflowId, runId, status, step, profile?, answer?, result?, error?, continuedAs?, pendingApprovals, breakers, usage}',
+    ),
+  },
+} as const satisfies CommandOptions;
+
+const DECISION_EXIT =
+  'Exits 0 when the run accepted the decision, 1 (with the reason) when the call is unknown or already decided.';
+
+/** `approve`. */
+export const approveOptions = {
+  arguments: 'ID CALL_ID',
+  usage: 'inline',
+  description: 'Approves a tool call waiting for a human decision (see "status ID" for the pending call ids).',
+  options: {
+    remember: {
+      type: 'boolean',
+      default: false,
+      help: 'approve the call\'s approval key ("npm install", "curl example.com") for the rest of the task',
+    },
+    reason: { type: 'string', value: 'R', help: 'why, recorded with the decision' },
+    json: json('print the outcome as one JSON object'),
+  },
+  epilogue: DECISION_EXIT,
+} as const satisfies CommandOptions;
+
+/** `deny`. */
+export const denyOptions = {
+  arguments: 'ID CALL_ID',
+  usage: 'inline',
+  description:
+    "Rejects a tool call waiting for a human decision; the model sees the rejection (and the reason) as the call's result.",
+  options: {
+    reason: { type: 'string', value: 'R', help: 'why, recorded with the decision and shown to the model' },
+    json: json('print the outcome as one JSON object'),
+  },
+  epilogue: DECISION_EXIT,
+} as const satisfies CommandOptions;
+
+/** `cancel`. */
+export const cancelOptions = {
+  arguments: 'ID',
+  usage: 'inline',
+  description: `Requests cancellation of a run and waits for it to close, then prints its final status.
+Exits 0 once the run is closed, 1 if it is still open after the wait.`,
+  options: {
+    wait: {
+      type: 'string',
+      value: 'SECONDS',
+      default: '60',
+      help: 'how long to wait for the run to close (default 60)',
+    },
+    json: json('print {workflowId, runId, status}'),
+  },
+} as const satisfies CommandOptions;
+
+/** `list`. */
+export const listOptions = {
+  arguments: '',
+  usage: 'inline',
+  description: `Lists agent runs, newest first, one row per task: its current run (after a reset or a continue-as-new, the run that
+carries it on) with id, run id, status, step, cost, start and task.`,
+  options: {
+    status: {
+      type: 'string',
+      value: 'S',
+      choices: RUN_STATUSES,
+      alsoAccepted: RUN_STATUSES.filter((status) => status.includes('_')).map((status) => status.replace(/_/g, '-')),
+      help: `${RUN_STATUSES.join(' | ')} (continued: runs that handed their task on, one row each)`,
+    },
+    'pending-approvals': {
+      type: 'boolean',
+      default: false,
+      help: 'only runs with tool calls waiting for a decision',
+    },
+    'min-cost': { type: 'string', value: 'USD', help: 'only runs that cost at least this much' },
+    limit: { type: 'string', value: 'N', default: '20', help: 'at most N runs (default 20)' },
+    json: json('an array of {workflowId, runId, status, step, costUsd, pendingApprovals, startTime, closeTime, task}'),
+  },
+} as const satisfies CommandOptions;
+
+/** `history`. */
+export const historyOptions = {
+  arguments: 'ID',
+  usage: 'inline',
+  description: `Shows a run step by step from its event history: each model call (model, tokens, duration, retries) and the tool
+calls it asked for (summary, status or error code, duration, attempts). Without --run-id it reads the chain that led to
+the current run: the runs it continued as new from, and where an operator reset it (the steps a reset abandoned stay
+in the old run's own history, named on the reset line).`,
+  options: {
+    'run-id': runId("only this run of the task's chain"),
+    json: json('print {workflowId, runId, status, resets?, steps: [{step, model: {...}, tools: [...]}], runIds}'),
+  },
+} as const satisfies CommandOptions;
+
+/** `replay`. */
+export const replayOptions = {
+  arguments: 'ID|FILE',
+  usage: 'inline',
+  description: `Re-executes the current workflow code against a recorded run (by id from the server, or a history JSON file as
+written by "temporal workflow show --output json") to check that a code change is safe for runs in flight.
+Exits 0 when the code reproduces the history; 1 with the event where it diverges when it does not.`,
+  options: {
+    'run-id': runId("replay this run of the task's chain (default: its current run)"),
+    workflows: {
+      type: 'string',
+      value: 'FILE',
+      help: "replay another workflows entry file instead of this installation's",
+    },
+    json: json('print {workflowId, runId, events, deterministic, divergence?}'),
+  },
+} as const satisfies CommandOptions;
+
+/** `output`. */
+export const outputOptions = {
+  arguments: 'KEY',
+  usage: 'inline',
+  description: `Prints stored content (a transcript node, a tool result, a long answer) exactly as stored, by its key: sha256:<hex>
+as shown in status, history and the Web UI (the bare 64 hex digits work too). The store is the one the workers use
+(DURABLE_AGENT_STORE). On a terminal, control characters are shown as escapes (\\x1b) rather than acted on; piped or
+redirected, the bytes are exact.
+Exits 1 when the key is not in the store, 2 when KEY is not a key.`,
+  options: { json: json('print {key, store, bytes, encoding: "utf8" | "base64", content}') },
+} as const satisfies CommandOptions;
+
+/** `gc`. */
+export const gcOptions = {
+  arguments: '',
+  usage: 'inline',
+  description: `Deletes stored content that no open run can reach and that was last written (or re-used) longer ago than
+--older-than. Reachable means referred to by an open agent run (its storeRoots query) or by content that is. If an
+open run does not answer (no worker polling its task queue), nothing is deleted. On S3 a re-used object's time is
+refreshed at most once a day, so keep --older-than well above 1d there.`,
+  options: {
+    'older-than': { type: 'string', value: '30d', default: '30d', help: 'an age: 30d, 12h, 90m, 45s (default 30d)' },
+    'dry-run': { type: 'boolean', default: false, help: 'report what would be deleted, delete nothing' },
+    json: json('print one object {status, store, stored, reachable, recent, deleted, deletedKeys, kept, missing, …}'),
+  },
+} as const satisfies CommandOptions;

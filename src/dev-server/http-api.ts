@@ -1,0 +1,275 @@
+// The embedded dev server's HTTP API (the frontend's JSON gateway), read with node:http: `status` and `list` answer through
+// it without loading the Temporal client (half the time of a command that loads it). It answers only requests that
+// name HTTP_API_HOST, which no browser can send. Only what this CLI can decode on its own is read here; anything else (a
+// payload in the content store, another encoding, an unexpected answer) is an HttpApiUnavailable, and the command
+// asks over gRPC instead.
+import http from 'node:http';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import { HTTP_API_HOST } from './ports.js';
+import { isOurProcess } from './processes.js';
+import { readRecord } from './state-record.js';
+import type { DirectoryEnvironment } from '../host/state-dir.js';
+import { stateDir } from '../host/state-dir.js';
+import { workerConfiguration } from './worker-environment.js';
+
+/** The HTTP API cannot answer this; the command asks over gRPC. */
+export class HttpApiUnavailable extends Error {
+  override name = 'HttpApiUnavailable';
+}
+
+/** The embedded server's HTTP API, for one namespace. */
+export interface HttpApi {
+  url: string;
+  namespace: string;
+  /** Base URL of the Web UI; empty when headless. */
+  uiUrl: string;
+  /** Whether the background worker runs with this environment's configuration, so a query gets an answer. */
+  workerReady(): Promise<boolean>;
+}
+
+/** A payload as the gateway writes it without shorthand: base64 metadata values and data. */
+interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+}
+
+/** One execution as DescribeWorkflowExecution and ListWorkflowExecutions describe it. */
+export interface HttpExecution {
+  workflowId: string;
+  runId: string;
+  status: WorkflowExecutionStatusName;
+  startTime: string;
+  closeTime?: string;
+  /** Search attributes, decoded. */
+  searchAttributes: Record<string, unknown>;
+  /** Memo fields, decoded. */
+  memo: Record<string, unknown>;
+}
+
+/**
+ * The embedded server's HTTP API when the command would talk to that server and it is running: no TEMPORAL_ADDRESS,
+ * a record that names the API, the recorded process alive. Undefined otherwise.
+ */
+export async function embeddedHttpApi(env: DirectoryEnvironment): Promise<HttpApi | undefined> {
+  if (env.TEMPORAL_ADDRESS) return undefined;
+  const record = await readRecord(stateDir(env));
+  const server = record.server;
+  if (!server?.httpUrl || !(await isOurProcess(server))) return undefined;
+  return {
+    url: server.httpUrl,
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    uiUrl: server.uiUrl,
+    workerReady: async () =>
+      record.worker !== undefined &&
+      record.worker.configuration === workerConfiguration(env) &&
+      (await isOurProcess(record.worker)),
+  };
+}
+
+const TIMEOUT_MS = 5_000;
+
+/** One HTTP exchange: node:http, because the global fetch costs more to load than the whole command may take. */
+function exchange(url: string, method: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method,
+        // One connection per request, closed after it: nothing pooled keeps the process alive.
+        agent: false,
+        // Payloads as the SDK stores them (base64), never re-encoded JSON, which loses what JSON cannot round-trip.
+        headers: {
+          // The only Host the server answers (see HTTP_API_HOST); the connection still goes to the recorded address.
+          host: HTTP_API_HOST,
+          accept: 'application/json+no-payload-shorthand',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        timeout: TIMEOUT_MS,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** GET or POST one API path; undefined when the server answers "not found". */
+async function call(api: HttpApi, path: string, body?: unknown): Promise<Record<string, unknown> | undefined> {
+  const url = `${api.url}/api/v1/namespaces/${encodeURIComponent(api.namespace)}${path}`;
+  let answer: { status: number; text: string };
+  try {
+    answer = await exchange(
+      url,
+      body === undefined ? 'GET' : 'POST',
+      body === undefined ? undefined : JSON.stringify(body),
+    );
+  } catch (error) {
+    throw new HttpApiUnavailable(`${api.url}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (answer.status === 404) return undefined;
+  if (answer.status < 200 || answer.status >= 300)
+    throw new HttpApiUnavailable(`${api.url}${path}: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
+  try {
+    return JSON.parse(answer.text) as Record<string, unknown>;
+  } catch {
+    throw new HttpApiUnavailable(`${api.url}${path}: not JSON`);
+  }
+}
+
+function fromBase64(text: string | undefined): string {
+  return Buffer.from(text ?? '', 'base64').toString('utf8');
+}
+
+/** A `json/plain` payload's value; any other payload (stored externally, binary, protobuf) is not read here. */
+export function jsonPlainValue(payload: unknown): unknown {
+  const { metadata, data, ...rest } = (payload ?? {}) as JsonPayload & Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || fromBase64(metadata?.encoding) !== 'json/plain')
+    throw new HttpApiUnavailable('a payload this CLI does not decode without the data converter');
+  try {
+    return JSON.parse(fromBase64(data)) as unknown;
+  } catch {
+    throw new HttpApiUnavailable('a json/plain payload that is not JSON');
+  }
+}
+
+function decodeFields(fields: unknown): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries((fields ?? {}) as Record<string, unknown>).map(([name, payload]) => [name, jsonPlainValue(payload)]),
+  );
+}
+
+const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
+
+/** The SDK's name of a proto execution status (the proto spells CANCELED). */
+function statusName(status: unknown): WorkflowExecutionStatusName {
+  const name = typeof status === 'string' && status.startsWith(STATUS_PREFIX) ? status.slice(STATUS_PREFIX.length) : '';
+  if (name === 'CANCELED') return 'CANCELLED';
+  const known: readonly string[] = ['RUNNING', 'COMPLETED', 'FAILED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT'];
+  return known.includes(name) ? (name as WorkflowExecutionStatusName) : 'UNKNOWN';
+}
+
+interface ExecutionInfoJson {
+  execution?: { workflowId?: string; runId?: string };
+  status?: string;
+  startTime?: string;
+  closeTime?: string;
+  searchAttributes?: { indexedFields?: unknown };
+  memo?: { fields?: unknown };
+}
+
+function executionOf(info: ExecutionInfoJson): HttpExecution {
+  if (!info.execution?.workflowId || !info.execution.runId || !info.startTime)
+    throw new HttpApiUnavailable('an execution without id, run id or start time');
+  return {
+    workflowId: info.execution.workflowId,
+    runId: info.execution.runId,
+    status: statusName(info.status),
+    startTime: info.startTime,
+    ...(info.closeTime ? { closeTime: info.closeTime } : {}),
+    searchAttributes: decodeFields(info.searchAttributes?.indexedFields),
+    memo: decodeFields(info.memo?.fields),
+  };
+}
+
+/** DescribeWorkflowExecution of the latest run; undefined when there is no such workflow. */
+export async function describeExecution(api: HttpApi, workflowId: string): Promise<HttpExecution | undefined> {
+  const answer = await call(api, `/workflows/${encodeURIComponent(workflowId)}`);
+  if (!answer) return undefined;
+  return executionOf((answer.workflowExecutionInfo ?? {}) as ExecutionInfoJson);
+}
+
+/** What a closed run's close event carries: the workflow's result, or the details of the failure it closed with. */
+export interface CloseEvent {
+  /** The result (completed) or the first detail of an AgentRunFailed failure (failed); undefined otherwise. */
+  value?: unknown;
+  /** Why the run was terminated, as the operator gave it. */
+  terminationReason?: string;
+}
+
+interface HistoryEventJson {
+  workflowExecutionCompletedEventAttributes?: { result?: { payloads?: unknown[] } };
+  workflowExecutionFailedEventAttributes?: {
+    failure?: { applicationFailureInfo?: { type?: string; details?: { payloads?: unknown[] } } };
+  };
+  workflowExecutionTerminatedEventAttributes?: { reason?: string };
+}
+
+/**
+ * The close event of one run (the server's close-event filter, so one event, not the history); undefined while the run
+ * is open or when there is no such run.
+ */
+export async function closeEvent(api: HttpApi, workflowId: string, runId: string): Promise<CloseEvent | undefined> {
+  const query = new URLSearchParams({
+    'execution.runId': runId,
+    historyEventFilterType: 'HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT',
+  });
+  const answer = await call(api, `/workflows/${encodeURIComponent(workflowId)}/history?${query.toString()}`);
+  const events = (answer?.history as { events?: HistoryEventJson[] } | undefined)?.events ?? [];
+  const event = events.at(-1);
+  if (!event) return undefined;
+  const terminated = event.workflowExecutionTerminatedEventAttributes;
+  if (terminated) return terminated.reason ? { terminationReason: terminated.reason } : {};
+  const failure = event.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo;
+  const payloads =
+    event.workflowExecutionCompletedEventAttributes?.result?.payloads ??
+    (failure?.type === 'AgentRunFailed' ? failure.details?.payloads : undefined) ??
+    [];
+  return payloads.length > 0 ? { value: jsonPlainValue(payloads[0]) } : {};
+}
+
+/** QueryWorkflow on one run; its answer decoded. Undefined when there is no such run. */
+export async function queryWorkflow(
+  api: HttpApi,
+  workflowId: string,
+  runId: string,
+  queryType: string,
+  args: unknown[],
+): Promise<unknown> {
+  const payload = (value: unknown) => ({
+    metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+    data: Buffer.from(JSON.stringify(value)).toString('base64'),
+  });
+  const answer = await call(
+    api,
+    `/workflows/${encodeURIComponent(workflowId)}/query/${encodeURIComponent(queryType)}`,
+    {
+      execution: { workflowId, runId },
+      query: { queryType, queryArgs: { payloads: args.map(payload) } },
+    },
+  );
+  if (!answer) return undefined;
+  if (answer.queryRejected) throw new HttpApiUnavailable(`query ${queryType} rejected`);
+  const payloads = (answer.queryResult as { payloads?: unknown[] } | undefined)?.payloads ?? [];
+  if (payloads.length === 0) throw new HttpApiUnavailable(`query ${queryType} answered nothing`);
+  return jsonPlainValue(payloads[0]);
+}
+
+/** ListWorkflowExecutions, page by page, the executions of up to `limit` workflows. */
+export async function listExecutions(api: HttpApi, query: string, limit: number): Promise<HttpExecution[]> {
+  const executions: HttpExecution[] = [];
+  // `limit` counts tasks: a task's earlier runs (continued as new, or reset) come on top of it.
+  const workflows = new Set<string>();
+  let nextPageToken = '';
+  do {
+    const parameters = new URLSearchParams({ query, pageSize: String(Math.min(limit, 1000)) });
+    if (nextPageToken) parameters.set('nextPageToken', nextPageToken);
+    const answer = await call(api, `/workflows?${parameters.toString()}`);
+    if (!answer) throw new HttpApiUnavailable('the namespace was not found');
+    for (const info of (answer.executions ?? []) as ExecutionInfoJson[]) {
+      const execution = executionOf(info);
+      if (!workflows.has(execution.workflowId) && workflows.size >= limit) return executions;
+      workflows.add(execution.workflowId);
+      executions.push(execution);
+    }
+    nextPageToken = typeof answer.nextPageToken === 'string' ? answer.nextPageToken : '';
+  } while (nextPageToken);
+  return executions;
+}
