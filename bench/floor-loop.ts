@@ -36,7 +36,7 @@ export interface FloorInput {
 }
 
 // Every call the benchmarks script is concurrency-safe, so a step is one batch; it runs at most four calls at a time,
-// as the workflow's default does (C.3 MAX_TOOL_CONCURRENCY).
+// as the workflow's default does (docs/tools.md §3 MAX_TOOL_CONCURRENCY).
 const MAX_TOOL_CONCURRENCY = 4;
 
 /** A floor with its own activities (and so its own transcript cache), like one worker process. */

@@ -1,4 +1,5 @@
-// Glob: our executor (through runTool) vs tinyglobby, the reference library, with options matching the C.11 rules.
+// Glob: our executor (through runTool) vs tinyglobby, the reference library, with options matching the docs/tools.md
+// §11.4 rules.
 import { glob as tinyglobby } from 'tinyglobby';
 import { createGlobExecutor } from '../src/activities/executors/glob.js';
 import { IGNORED_DIRECTORY_NAMES } from '../src/activities/search/ignore-rules.js';
@@ -36,7 +37,7 @@ const GLOB_CASES: readonly GlobCase[] = [
   { pattern: '**/*.ts', path: 'src/activities' },
 ];
 
-// The options the reference test uses to make tinyglobby follow C.11: no hidden names, the ignored directories
+// The options the reference test uses to make tinyglobby follow §11: no hidden names, the ignored directories
 // skipped, symlinks not followed, files only. The bench tree has no .gitignore and no hidden files.
 async function referenceGlob(root: string, input: GlobCase): Promise<string[]> {
   const base = input.path === undefined ? '' : `${input.path}/`;

@@ -67,7 +67,7 @@ export interface AgentWorkerOptions {
   /** A prebuilt workflow bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
-  /** Function tools (C.12) offered to every run this worker serves. */
+  /** Function tools (docs/tools.md §12) offered to every run this worker serves. */
   functions?: readonly FunctionToolDefinition[];
   /**
    * The OS sandbox of Bash commands; default: resolved from `env` (bubblewrap, or DURABLE_AGENT_SANDBOX=off). A worker

@@ -1,10 +1,10 @@
-// Node: Bash command classification (TOOL-SPEC C.5.2), called by the workflow as a short regular activity (not a
+// Node: Bash command classification (docs/tools.md §5.2), called by the workflow as a short regular activity (not a
 // local one) on the run's tool task queue, the workspace host's, or on the workflow's own queue when the run has none.
 // It is a pure decision, but it needs a real shell parser (tree-sitter-bash, WebAssembly) and the file system (path
 // arguments and redirect targets are resolved inside the workspace, symlinks included), neither of which the workflow
 // isolate has. `~` and $HOME are the commands' own HOME, outside the workspace under the worker's data directory: their
 // scratch space, where writes neither ask nor count as leaving the workspace. Its result is recorded in history, so a
-// replay sees the same decision and never re-runs it (DESIGN.md).
+// replay sees the same decision and never re-runs it (docs/architecture.md#decisions-recorded-as-activities).
 import path from 'node:path';
 import { classificationOf } from '../core/permissions/aggregate.js';
 import type { BashClassification } from '../protocol/bash-classification.js';
@@ -16,7 +16,7 @@ import { realWorkspaceRoot, resolveInWorkspace } from './workspace.js';
 import type { ClassifyBashInput } from '../protocol/bash-classification.js';
 
 /**
- * Classifies a Bash command (C.5.2): whole-command forbidden patterns, then per segment the level table, wrappers,
+ * Classifies a Bash command (§5.2): whole-command forbidden patterns, then per segment the level table, wrappers,
  * `sh -c` recursion, command substitutions, redirections and path arguments; then aggregation and outcome precedence
  * (forbidden DENY > path DENY > ASK > ALLOW). Task approvals are not applied here: `decidePermission` does that.
  */

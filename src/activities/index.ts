@@ -35,7 +35,7 @@ export interface ActivityDependencies {
   store: ContentStore;
   /** The tool queue of the workspaces this worker owns (its host), if any. */
   hostToolQueue?: string;
-  /** Function tools (C.12) this worker offers to every run it serves. */
+  /** Function tools (docs/tools.md §12) this worker offers to every run it serves. */
   functions?: readonly FunctionToolDefinition[];
   /** The OS sandbox Bash commands run in (resolved once at worker start). */
   commandSandbox: CommandSandbox;

@@ -99,7 +99,10 @@ export async function runTool(
   }
 }
 
-/** Layer 1 of C.9: a result larger than `maxBytes` is spilled in full and replaced by its compressed form. */
+/**
+ * Layer 1 of docs/tools.md §9: a result larger than `maxBytes` is spilled in full and replaced by its compressed
+ * form.
+ */
 export async function applyToolBudget(
   envelope: Envelope,
   options: { root: string; toolName: string; request: ToolActivityInput; maxBytes: number; store?: ContentStore },

@@ -1,7 +1,7 @@
-// Node: spill files of the output budget (TOOL-SPEC C.9, C.11 Bash). Full outputs go to W/.agent/tool-output/<taskId>/,
-// a hidden folder Glob and Grep skip, so the model can page through them with ReadFile, and to the content store, so
-// any worker and `durable-agent output KEY` can read them. The store's copy is collected by `durable-agent gc`; the
-// workspace's copy by the retention rule below.
+// Node: spill files of the output budget (docs/tools.md §9, §11.6 Bash). Full outputs go to
+// W/.agent/tool-output/<taskId>/, a hidden folder Glob and Grep skip, so the model can page through them with ReadFile,
+// and to the content store, so any worker and `durable-agent output KEY` can read them. The store's copy is collected
+// by `durable-agent gc`; the workspace's copy by the retention rule below.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, rename, unlink } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { realWorkspaceRoot } from './workspace.js';
 const EXCLUSIVE_WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 /**
- * Spill directories untouched for this long are deleted (C.9 retention) when a task writes its first spill file in the
+ * Spill directories untouched for this long are deleted (§9 retention) when a task writes its first spill file in the
  * workspace: only spills create these directories, so a workspace that gains no new one keeps no more than it had.
  */
 export const SPILL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

@@ -56,7 +56,10 @@ async function storeToolMessage(
   return { message, outcome: outcomeOf(envelope) };
 }
 
-/** Creates the `applyOutputBudget` activity (C.9 layer 2): compresses the largest results and spills them in full. */
+/**
+ * Creates the `applyOutputBudget` activity (docs/tools.md §9 layer 2): compresses the largest results and spills them
+ * in full.
+ */
 export function createApplyOutputBudget(
   transcripts: TranscriptStore,
 ): (input: ApplyOutputBudgetInput) => Promise<ApplyOutputBudgetResult> {

@@ -24,7 +24,7 @@ export function commandHomeDirectory(workspaceData: string): string {
   return path.join(workspaceData, 'home');
 }
 
-/** The write journal of a workspace (TOOL-SPEC C.8 durable retry): `<workspace data directory>/journal`. */
+/** The write journal of a workspace (docs/tools.md §8 durable retry): `<workspace data directory>/journal`. */
 export function journalDirectory(workspaceData: string): string {
   return path.join(workspaceData, 'journal');
 }

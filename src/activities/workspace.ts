@@ -1,4 +1,4 @@
-// Node: workspace confinement (TOOL-SPEC C.5.1 step 3): every path a tool touches must resolve, symlinks and all,
+// Node: workspace confinement (docs/tools.md §5.1 step 3): every path a tool touches must resolve, symlinks and all,
 // inside W.
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // Node: the CLI's exit codes and the errors that choose one.
 import type { RunStatus } from '../protocol/run-report.js';
 
-/** Exit codes of the CLI contract (DESIGN.md). */
+/** Exit codes of the CLI contract (docs/architecture.md#cli-contract). */
 export const EXIT = {
   finished: 0,
   failed: 1,
@@ -21,8 +21,8 @@ export class CommandFailure extends Error {
 }
 
 /**
- * The exit code of a command that followed a run to this status (DESIGN.md: 0 finished, 1 failed, 3 cancelled); a run
- * that continued as new handed its task on, which goes on like a detached one.
+ * The exit code of a command that followed a run to this status (docs/architecture.md#cli-contract: 0 finished, 1
+ * failed, 3 cancelled); a run that continued as new handed its task on, which goes on like a detached one.
  */
 export function exitCodeOf(status: RunStatus): number {
   switch (status) {

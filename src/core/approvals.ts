@@ -1,5 +1,5 @@
-// Workflow-safe: the rules of a human approval (C.4 askPolicy "wait" / "prompt"): what a decision is kept under, when
-// a wait ends, and the one line that names what waits.
+// Workflow-safe: the rules of a human approval (docs/tools.md §4 askPolicy "wait" / "prompt"): what a decision is kept
+// under, when a wait ends, and the one line that names what waits.
 import { canonicalJson } from '../protocol/canonical-json.js';
 import { contentKey } from '../protocol/content-key.js';
 import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
@@ -9,7 +9,7 @@ export function callIdentity(step: number, index: number, tool: string, input: R
   return `${step}/${index}/${tool}/${contentKey(canonicalJson(input)).slice('sha256:'.length, 'sha256:'.length + 16)}`;
 }
 
-/** How long a call waits for a decision when the run does not say; then it counts as rejected (C.4). */
+/** How long a call waits for a decision when the run does not say; then it counts as rejected (§4). */
 export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
 
 /** The decision a wait ends with when nobody decided in time. */

@@ -1,9 +1,9 @@
 // Workflow-safe: pure functions over plain data; time comes in as `now` (workflow clock, ms), never from Date.
-// The per-tool circuit breaker of TOOL-SPEC C.10: the workflow keeps one BreakerState per tool name and per task.
+// The per-tool circuit breaker of docs/tools.md §10: the workflow keeps one BreakerState per tool name and per task.
 import { BREAKER_COUNTED_CODES } from '../protocol/envelope.js';
 import type { Envelope } from '../protocol/envelope.js';
 
-/** The three breaker states of C.10. */
+/** The three breaker states of §10. */
 export type CircuitState = 'CLOSED' | 'OPEN' | 'HALF_OPEN';
 
 /** One tool's breaker, JSON-serialisable so it survives continue-as-new. */
@@ -15,13 +15,13 @@ export interface BreakerState {
   last_error?: string;
 }
 
-/** Breaker tuning (C.10). */
+/** Breaker tuning (§10). */
 export interface BreakerConfig {
   /** Consecutive counted failures that open the circuit; default 3, minimum 1. */
   threshold: number;
   /** How long an OPEN circuit rejects calls before one trial is let through; default 300000, minimum 1000. */
   recovery_ms: number;
-  /** Count every error a tool returns, as MCA does; default false (only BREAKER_COUNTED_CODES count). */
+  /** Count every error a tool returns; default false (only BREAKER_COUNTED_CODES count). */
   countAllErrors: boolean;
 }
 
@@ -53,7 +53,7 @@ export interface BreakerUpdate {
   transition?: BreakerTransition;
 }
 
-/** C.10 defaults. */
+/** §10 defaults. */
 export const DEFAULT_BREAKER_CONFIG: Readonly<BreakerConfig> = Object.freeze({
   threshold: 3,
   recovery_ms: 300_000,
@@ -65,7 +65,7 @@ export const MIN_BREAKER_THRESHOLD = 1;
 /** Smallest accepted recovery time. */
 export const MIN_RECOVERY_MS = 1000;
 
-/** Fills defaults and applies the C.10 minimums; a non-finite number falls back to its default. */
+/** Fills defaults and applies the §10 minimums; a non-finite number falls back to its default. */
 export function resolveBreakerConfig(config: Partial<BreakerConfig> = {}): BreakerConfig {
   const pick = (value: number | undefined, fallback: number, minimum: number): number =>
     value === undefined || !Number.isFinite(value) ? fallback : Math.max(minimum, value);
@@ -100,7 +100,7 @@ export function advanceBreaker(
   };
 }
 
-/** C.10 gate, evaluated when a call is about to run: CLOSED passes, OPEN rejects until recovery, HALF_OPEN admits one trial. */
+/** §10 gate, evaluated when a call is about to run: CLOSED passes, OPEN rejects until recovery, HALF_OPEN admits one trial. */
 export function breakerGate(
   state: BreakerState | undefined,
   now: number,
@@ -137,7 +137,7 @@ export function breakerGate(
 }
 
 /**
- * C.10 transitions on the outcome of a call that passed the gate. `lastError` is the counted error's message.
+ * §10 transitions on the outcome of a call that passed the gate. `lastError` is the counted error's message.
  * An OPEN breaker (a call admitted before a parallel sibling opened it) only counts the failure: its timer and
  * state are left to the HALF_OPEN trial.
  */
@@ -187,7 +187,7 @@ export function releaseTrial(state: BreakerState | undefined): BreakerState {
 }
 
 /**
- * C.10 outcome classification. Calls rejected before `run` (`ranTool: false`) are always neutral;
+ * §10 outcome classification. Calls rejected before `run` (`ranTool: false`) are always neutral;
  * success and partial are successes; an error counts when its code is in BREAKER_COUNTED_CODES, or always
  * under `countAllErrors`.
  */
@@ -201,7 +201,7 @@ export function classifyOutcome(
   return envelope.error !== undefined && BREAKER_COUNTED_CODES.has(envelope.error.code) ? 'counted_failure' : 'neutral';
 }
 
-/** Names of the tools whose breaker is OPEN after the time check: they are left out of the schema list (C.10). */
+/** Names of the tools whose breaker is OPEN after the time check: they are left out of the schema list (§10). */
 export function openTools(
   breakers: Readonly<Record<string, BreakerState>> | undefined,
   now: number,
@@ -215,7 +215,7 @@ export function openTools(
   return open;
 }
 
-/** Text of a CIRCUIT_OPEN envelope (C.10); `shared` names the breaker when the tool shares one (an MCP server's). */
+/** Text of a CIRCUIT_OPEN envelope (§10); `shared` names the breaker when the tool shares one (an MCP server's). */
 export function circuitOpenText(name: string, failures: number, shared?: string): string {
   return shared === undefined
     ? `Tool '${name}' is temporarily disabled after ${failures} consecutive failures.`

@@ -1,4 +1,4 @@
-// Workflow-safe: TOOL-SPEC C.12 input mapping for function tools (a single raw `input` string).
+// Workflow-safe: docs/tools.md §12 input mapping for function tools (a single raw `input` string).
 import type { Repair } from '../protocol/envelope.js';
 
 /** The mapped input, or the INVALID_PARAM the model gets back. */
@@ -6,7 +6,7 @@ export type FunctionInputResult =
   | { ok: true; input: { input: string }; repairs: Repair[]; ignoredParams: string[] }
   | { ok: false; message: string; details: Record<string, unknown> };
 
-/** Maps parsed arguments (after C.6, where S7 already turned non-JSON text into `{input: raw}`) to `{input: string}`. */
+/** Maps parsed arguments (after §6, where S7 already turned non-JSON text into `{input: raw}`) to `{input: string}`. */
 export function mapFunctionInput(toolName: string, value: Record<string, unknown>): FunctionInputResult {
   const given = value.input;
   if (typeof given === 'string') {

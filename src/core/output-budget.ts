@@ -1,12 +1,12 @@
 // Workflow-safe: pure functions only (no Buffer, no clock). Used by the tool activity (layer 1), the workflow and the
-// applyOutputBudget activity (layer 2). The two-level output budget (byte limits on tool output) of TOOL-SPEC C.9 and the empty-result normalisation of C.3 step 7.
+// applyOutputBudget activity (layer 2). The two-level output budget (byte limits on tool output) of docs/tools.md §9 and the empty-result normalisation of §3 step 7.
 import { envelopeSize, utf8ByteLength } from '../protocol/envelope.js';
 import type { Envelope } from '../protocol/envelope.js';
 import type { OutputBudgetReason } from '../protocol/output-budget.js';
 
-/** Layer 1: the largest envelope one tool call may return (C.9; env `AGENT_MAX_TOOL_RESULT_BYTES`). */
+/** Layer 1: the largest envelope one tool call may return (§9; env `AGENT_MAX_TOOL_RESULT_BYTES`). */
 export const MAX_TOOL_RESULT_BYTES = 50_000;
-/** Layer 2: the largest sum of envelope sizes in one step (C.9; a constant: no setting changes it). */
+/** Layer 2: the largest sum of envelope sizes in one step (§9; a constant: no setting changes it). */
 export const MAX_STEP_RESULT_BYTES = 200_000;
 /** Lines of the rendered result kept in a compressed envelope's preview. */
 export const PREVIEW_MAX_LINES = 40;
@@ -21,7 +21,7 @@ export type SpillSuffix = 'result' | 'output';
 // Long ids would break the 255-byte file-name limit; `t<turn>_<index>` already makes the name unique in the task.
 const MAX_SANITIZED_ID_LENGTH = 128;
 
-/** Maps every character outside `[A-Za-z0-9_-]` to `_` (C.9 spill file names). */
+/** Maps every character outside `[A-Za-z0-9_-]` to `_` (§9 spill file names). */
 export function sanitizeFileComponent(value: string, maxLength = MAX_SANITIZED_ID_LENGTH): string {
   const sanitized = value.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, maxLength);
   return sanitized === '' ? '_' : sanitized;
@@ -49,7 +49,7 @@ export function spillRelativePath(taskId: string, fileName: string): string {
   return `${spillDirectory(taskId)}/${fileName}`;
 }
 
-/** C.9 rendering: the text, then each data key as a `--- data.<key> ---` section. Used for previews and spill files. */
+/** §9 rendering: the text, then each data key as a `--- data.<key> ---` section. Used for previews and spill files. */
 export function renderEnvelope(raw: Envelope): string {
   let rendered = `${raw.text}\n\n`;
   for (const [key, value] of Object.entries(raw.data)) {
@@ -91,7 +91,7 @@ export function previewOf(rendered: string): string {
 }
 
 /**
- * C.9 compress: replaces a too-large result by a preview and a pointer to its spill file (and, when the full output
+ * §9 compress: replaces a too-large result by a preview and a pointer to its spill file (and, when the full output
  * was also written to the content store, its key).
  */
 export function compressEnvelope(
@@ -148,7 +148,7 @@ export function isCompressed(envelope: Envelope): boolean {
   );
 }
 
-/** C.3 step 7: a non-error result with no text and no data becomes "<ToolName> completed with no output.". */
+/** §3 step 7: a non-error result with no text and no data becomes "<ToolName> completed with no output.". */
 export function normalizeEmpty(envelope: Envelope, toolName: string): Envelope {
   if (envelope.status === 'error' || envelope.text.trim() !== '' || Object.keys(envelope.data).length > 0)
     return envelope;
@@ -159,7 +159,7 @@ export function normalizeEmpty(envelope: Envelope, toolName: string): Envelope {
 const COMPRESSED_SIZE_ESTIMATE = 4096;
 
 /**
- * C.9 layer 2: the indexes to compress, in order (largest first, ties by index), until the step fits.
+ * §9 layer 2: the indexes to compress, in order (largest first, ties by index), until the step fits.
  * `compressedSizeOf(i)` gives the size result i will have once compressed; without it a 4 KB estimate is used.
  */
 export function planStepOutputBudget(
@@ -195,7 +195,7 @@ export interface StepOutputBudgetItem {
 }
 
 /**
- * C.9 layer 2 with exact sizes: compresses the results chosen by planStepOutputBudget.
+ * §9 layer 2 with exact sizes: compresses the results chosen by planStepOutputBudget.
  * Results already compressed (by layer 1) are never compressed again. `pathFor(i)` names result i's spill file;
  * spillRelativePath(taskId, spillFileName(...)) gives the same path the `applyOutputBudget` activity writes.
  */

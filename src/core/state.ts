@@ -18,7 +18,7 @@ import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';
 
-/** How ASK decisions are resolved (C.4). */
+/** How ASK decisions are resolved (docs/tools.md §4). */
 export type AskPolicy = 'deny' | 'approve' | 'wait' | 'prompt';
 
 /** The workflow input. Never holds secrets: API keys stay in the worker's environment. */
@@ -59,11 +59,11 @@ export interface AgentInput {
   mcpServers?: McpServers;
   /** Continue as new after every N steps (besides whenever Temporal suggests it). */
   continueAsNewEverySteps?: number;
-  /** How long a call waits for a human decision before it counts as rejected (C.4 askTimeoutMs). */
+  /** How long a call waits for a human decision before it counts as rejected (§4 askTimeoutMs). */
   askTimeoutMs?: number;
-  /** Circuit breaker tuning (C.10). */
+  /** Circuit breaker tuning (§10). */
   breaker?: Partial<BreakerConfig>;
-  /** Parallel tool calls per safe batch (C.3 MAX_TOOL_CONCURRENCY). */
+  /** Parallel tool calls per safe batch (§3 MAX_TOOL_CONCURRENCY). */
   maxToolConcurrency?: number;
   /** Transcript size (estimated tokens) above which older turns are summarised. */
   compactAtTokens?: number;
@@ -122,21 +122,21 @@ export interface AgentState {
   lastTool?: string;
   progress: ProgressEntry[];
   progressSeq: number;
-  /** Function tools of the worker, recorded when the task started (C.12). */
+  /** Function tools of the worker, recorded when the task started (§12). */
   functionTools: FunctionToolSpec[];
   /** The MCP servers' tools, recorded when the task started; absent when it has none. */
   mcp?: McpToolset;
-  /** Deferred tools found through ToolSearch (C.16); with a selection, any tool it found. */
+  /** Deferred tools found through ToolSearch (§16); with a selection, any tool it found. */
   discovered: string[];
   /** The run's tool profile, resolved when the task started, and why (`chosen`, or what the auto rule matched). */
   profile?: { name: ProfileName; reason: string };
   /** What the tool selection keeps between steps; set from the first step with more tools than the limit. */
   toolSelection?: ToolSelectionState;
-  /** Per-tool circuit breakers (C.10), timed by workflow time. */
+  /** Per-tool circuit breakers (§10), timed by workflow time. */
   breakers: Record<string, BreakerState>;
-  /** network_write approval keys granted for the rest of the task (C.4). */
+  /** network_write approval keys granted for the rest of the task (§4). */
   approvals: string[];
-  /** Recent trace events (C.3), bounded like progress. */
+  /** Recent trace events (§3), bounded like progress. */
   events: TraceEvent[];
   /** How many times the task continued as new. */
   runs: number;
@@ -157,7 +157,7 @@ export interface McpToolset {
   tools: McpToolDescriptor[];
 }
 
-/** A trace event of C.3 (tool_orchestration_plan, permission_decision, circuit_state_change, …). */
+/** A trace event of §3 (tool_orchestration_plan, permission_decision, circuit_state_change, …). */
 export interface TraceEvent {
   type: string;
   step: number;

@@ -1,4 +1,4 @@
-// Workflow-safe: turns the model's raw tool calls into a deterministic execution plan (TOOL-SPEC C.3 steps 1-4).
+// Workflow-safe: turns the model's raw tool calls into a deterministic execution plan (docs/tools.md §3 steps 1-4).
 // Pure functions of the turn and the registry, so a replay makes the same plan.
 import { parseArguments } from './arguments/parse-arguments.js';
 import { fixArguments } from './arguments/fix-arguments.js';
@@ -15,7 +15,7 @@ export interface ToolLookup {
   resolveName(raw: string | undefined): { name: string; repair?: Repair } | undefined;
   get(name: string): ToolContract | undefined;
   availableNames(): string[];
-  /** True for a deferred tool (C.16) that ToolSearch has not discovered in this task yet. */
+  /** True for a deferred tool (§16) that ToolSearch has not discovered in this task yet. */
   isUndiscovered(name: string): boolean;
 }
 
@@ -60,7 +60,7 @@ interface NormalizedId {
 }
 
 /**
- * C.3 step 1: fills missing ids deterministically and suffixes duplicates with `#k`. Every final id is unique: the
+ * §3 step 1: fills missing ids deterministically and suffixes duplicates with `#k`. Every final id is unique: the
  * first call carrying a model id keeps it, so those ids are reserved before any id is made up, and a made-up id (an
  * automatic one, or a `#k` rewrite) skips every id already taken — a model may itself send `x`, `x`, `x#2`.
  */
@@ -88,7 +88,7 @@ export function normalizeToolCallIds(calls: readonly RawToolCall[], turn: number
   });
 }
 
-/** The assistant message's tool_calls, with the ids the tool messages will carry (C.13 invariant 3). */
+/** The assistant message's tool_calls, with the ids the tool messages will carry (§13 invariant 3). */
 export function toAssistantToolCalls(
   calls: readonly RawToolCall[],
   ids: readonly NormalizedId[],
@@ -130,7 +130,7 @@ function failed(
   };
 }
 
-/** C.3 steps 2-3: resolves names, parses and repairs arguments, and validates each call. */
+/** §3 steps 2-3: resolves names, parses and repairs arguments, and validates each call. */
 export function planToolCalls(
   calls: readonly RawToolCall[],
   ids: readonly NormalizedId[],
@@ -264,7 +264,7 @@ export function planToolCalls(
   return plans;
 }
 
-/** C.12: function tools take one raw `input` string instead of C.7's schema-driven repair. */
+/** §12: function tools take one raw `input` string instead of §7's schema-driven repair. */
 function fixFunctionArguments(toolName: string, value: Record<string, unknown>): ReturnType<typeof fixArguments> {
   const mapped = mapFunctionInput(toolName, value);
   if (!mapped.ok)
@@ -285,7 +285,7 @@ function fixFunctionArguments(toolName: string, value: Record<string, unknown>):
   };
 }
 
-/** C.3 step 4: consecutive concurrency-safe calls share a batch; everything else runs alone. */
+/** §3 step 4: consecutive concurrency-safe calls share a batch; everything else runs alone. */
 export function partition(plans: readonly ExecutablePlan[]): Batch[] {
   const batches: Batch[] = [];
   for (const plan of plans) {

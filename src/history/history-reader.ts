@@ -321,7 +321,7 @@ export function readRunHistory(
     const next = stepNumbers[position + 1];
     const answers = next === undefined ? new Map<string, Answer>() : answersIn(requests.get(next));
     const seen = new Set<string>();
-    // Calls in the order the model gave them; ids normalised exactly as the workflow does (C.3 step 1).
+    // Calls in the order the model gave them; ids normalised exactly as the workflow does (docs/tools.md §3 step 1).
     const ids = turn ? normalizeToolCallIds(turn.toolCalls, step) : [];
     ids.forEach(({ id }, index) => {
       seen.add(id);

@@ -3,7 +3,7 @@
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunStatus } from '../protocol/run-report.js';
 
-/** Every run status of the CLI contract (DESIGN.md). */
+/** Every run status of the CLI contract (docs/architecture.md#cli-contract). */
 export const RUN_STATUSES: readonly RunStatus[] = [
   'running',
   'waiting_approval',

@@ -1,5 +1,6 @@
-// Workflow-safe: a human decision on a call that asked (C.4 askPolicy "wait" / "prompt"), as it crosses the boundary:
-// what waits (the workflow's state, the CLI's list), the decision an operator sends (Update or Signal) and its signature.
+// Workflow-safe: a human decision on a call that asked (docs/tools.md §4 askPolicy "wait" / "prompt"), as it crosses
+// the boundary: what waits (the workflow's state, the CLI's list), the decision an operator sends (Update or Signal)
+// and its signature.
 
 /** A call (or a budget extension) waiting for a human decision. */
 export interface PendingApproval {

@@ -1,14 +1,14 @@
-// Workflow-safe: a Bash command's classification (C.5.2) as the classifyBash activity computes it where the workspace is
+// Workflow-safe: a Bash command's classification (docs/tools.md §5.2) as the classifyBash activity computes it where the workspace is
 // and the workflow reads it back from history. Plain JSON.
 import type { RiskLevel } from './risk-level.js';
 
-/** What the policy does with a call before the ask policy applies (C.4). */
+/** What the policy does with a call before the ask policy applies (§4). */
 export type PermissionAction = 'allow' | 'ask' | 'deny';
 
 /** The error code of a DENY: policy (`PERMISSION_DENIED`) or workspace boundary (`ACCESS_DENIED`). */
 export type DenyCode = 'PERMISSION_DENIED' | 'ACCESS_DENIED';
 
-/** One segment of a Bash command (split at `;` `&&` `||` `|` `&` and newlines, C.5.2) with its own level and action. */
+/** One segment of a Bash command (split at `;` `&&` `||` `|` `&` and newlines, §5.2) with its own level and action. */
 export interface BashSegment {
   /** The segment's source text (an inner script's text for `sh -c` and command substitutions). */
   text: string;
@@ -28,7 +28,7 @@ export interface BashSegment {
   deniedPath?: string;
 }
 
-/** The result of classifying one Bash command (C.5.2), before task approvals are applied. */
+/** The result of classifying one Bash command (§5.2), before task approvals are applied. */
 export interface BashClassification {
   /** The most severe segment level. */
   level: RiskLevel;

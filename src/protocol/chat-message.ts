@@ -2,7 +2,7 @@
 // their results by call id, and what a provider needs back verbatim on later steps as opaque provider items. Its field
 // names follow Chat Completions, the shape most endpoints speak.
 
-/** A tool call as recorded in an assistant message (ids already normalised, C.3 step 1). */
+/** A tool call as recorded in an assistant message (ids already normalised, docs/tools.md §3 step 1). */
 export interface ToolCallMessagePart {
   id: string;
   type: 'function';

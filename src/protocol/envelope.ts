@@ -1,10 +1,10 @@
 // Workflow-safe: no Node builtins, no I/O. Imported by workflow code and by activities alike.
-// The ToolResult envelope of TOOL-SPEC C.1: typed inside the program, serialised only at the model boundary.
+// The ToolResult envelope of docs/tools.md §1: typed inside the program, serialised only at the model boundary.
 
 /** Outcome of one tool call. */
 export type ToolStatus = 'success' | 'partial' | 'error';
 
-/** Error codes of TOOL-SPEC C.1. */
+/** Error codes of docs/tools.md §1. */
 export type ErrorCode =
   | 'NOT_FOUND'
   | 'ACCESS_DENIED'
@@ -25,7 +25,7 @@ export type ErrorCode =
   | 'MCP_TIMEOUT'
   | 'MCP_NOT_FOUND';
 
-/** One argument repair, recorded in `context.repairs` (C.1 repair records). */
+/** One argument repair, recorded in `context.repairs` (§1 repair records). */
 export interface Repair {
   stage: 'name' | 'parse' | 'coerce' | 'alias' | 'drop' | 'input';
   kind: string;
@@ -61,7 +61,7 @@ export interface Envelope {
   error?: EnvelopeError;
 }
 
-/** Codes whose errors count toward a tool's circuit breaker (C.1, C.10). */
+/** Codes whose errors count toward a tool's circuit breaker (§1, §10). */
 export const BREAKER_COUNTED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'TIMEOUT',
   'EXECUTION_ERROR',
@@ -73,7 +73,7 @@ export const BREAKER_COUNTED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(
 
 const MAX_ECHOED_STRING = 1000;
 
-/** Abbreviates every string longer than 1,000 characters, recursively (C.1 `params_input`). */
+/** Abbreviates every string longer than 1,000 characters, recursively (§1 `params_input`). */
 export function abbreviateParams(value: Record<string, unknown>): Record<string, unknown> {
   const visit = (item: unknown): unknown => {
     if (typeof item === 'string') {
@@ -107,7 +107,7 @@ export function okEnvelope(options: {
   };
 }
 
-/** Builds an error envelope; `error.message` always equals `text` (C.1). */
+/** Builds an error envelope; `error.message` always equals `text` (§1). */
 export function errorEnvelope(options: {
   code: ErrorCode;
   message: string;
@@ -126,7 +126,7 @@ export function errorEnvelope(options: {
   };
 }
 
-/** Serialises an envelope in the C.1 key order for the tool message content. */
+/** Serialises an envelope in the §1 key order for the tool message content. */
 export function serializeEnvelope(envelope: Envelope): string {
   const ordered: Record<string, unknown> = {
     status: envelope.status,
@@ -154,7 +154,7 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
-/** `size(envelope)` of C.0. */
+/** `size(envelope)` of §0. */
 export function envelopeSize(envelope: Envelope): number {
   return utf8ByteLength(serializeEnvelope(envelope));
 }

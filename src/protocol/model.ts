@@ -47,7 +47,10 @@ export interface RawToolCall {
   id?: string;
   name?: string;
   arguments?: string;
-  /** False when the stream ended before this call was complete (C.15); it is never executed half-parsed. */
+  /**
+   * False when the stream ended before this call was complete (docs/tools.md §15); it is never executed
+   * half-parsed.
+   */
   complete: boolean;
 }
 

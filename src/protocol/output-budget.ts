@@ -1,5 +1,6 @@
-// Workflow-safe: the input and result of the applyOutputBudget activity (C.9 layer 2): one step's tool messages by key,
-// and the ones it compressed and spilled because together they were more than the step's output budget.
+// Workflow-safe: the input and result of the applyOutputBudget activity (docs/tools.md §9 layer 2): one step's tool
+// messages by key, and the ones it compressed and spilled because together they were more than the step's output
+// budget.
 import type { ContentKey } from './content-key.js';
 import type { ToolOutcome } from './tool-outcome.js';
 import type { MessageRef, PendingWrites } from './transcript-ref.js';

@@ -1,4 +1,4 @@
-// Workflow-safe: the read-before-write store of TOOL-SPEC C.8, kept in workflow state.
+// Workflow-safe: the read-before-write store of docs/tools.md §8, kept in workflow state.
 
 /** A snapshot of a file as last read or written by this task. */
 export interface ReadState {

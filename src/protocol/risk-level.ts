@@ -1,5 +1,5 @@
-// Workflow-safe: the confirmation levels of C.4, which tools declare, the permission layer decides by and Bash's
-// classification reports.
+// Workflow-safe: the confirmation levels of docs/tools.md §4, which tools declare, the permission layer decides by and
+// Bash's classification reports.
 
-/** Confirmation levels of C.4, most severe last in `LEVEL_SEVERITY`. */
+/** Confirmation levels of §4, most severe last in `LEVEL_SEVERITY`. */
 export type RiskLevel = 'read_only' | 'write' | 'unclassified' | 'network_write' | 'destructive' | 'forbidden';

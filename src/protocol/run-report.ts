@@ -2,9 +2,9 @@
 // (the workflow's result, the `state` query's view, the CLI's `--json`).
 
 /**
- * Run statuses of DESIGN.md (also the `AgentStatus` search attribute). `continued` ends a run that handed its task on
- * to the next run of the chain (continue-as-new). `terminated` and `timed_out` are endings the workflow cannot see:
- * the CLI reads them from the server's execution status.
+ * Run statuses of docs/architecture.md#cli-contract (also the `AgentStatus` search attribute). `continued` ends a run
+ * that handed its task on to the next run of the chain (continue-as-new). `terminated` and `timed_out` are endings the
+ * workflow cannot see: the CLI reads them from the server's execution status.
  */
 export type RunStatus =
   'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued';

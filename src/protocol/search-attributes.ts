@@ -1,4 +1,4 @@
-// Workflow-safe: the search attributes ops teams filter runs by (DESIGN.md "Temporal mapping").
+// Workflow-safe: the search attributes ops teams filter runs by (docs/architecture.md#temporal-mapping).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /** Typed keys of the Agent* search attributes; the dev server and docker-compose register them. */

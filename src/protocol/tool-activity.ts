@@ -27,17 +27,18 @@ export interface ToolActivityInput {
   /** Names of worker variables this run's commands get besides the allowlist (`--env-pass`; never values). */
   envPass?: string[];
   /**
-   * The permission decision's level and rule (C.5), echoed by Bash as `data.classification`; for a `network_write`
-   * command also the hosts its approval covers, which its network proxy lets through (BashClassification.networkHosts).
+   * The permission decision's level and rule (docs/tools.md §5), echoed by Bash as `data.classification`; for a
+   * `network_write` command also the hosts its approval covers, which its network proxy lets through
+   * (BashClassification.networkHosts).
    */
   classification?: { level: RiskLevel; rule: string; networkHosts?: string[] };
   /**
-   * Set when the operator approved this very call after it asked (C.4): a Bash command then may write the workspace's
+   * Set when the operator approved this very call after it asked (§4): a Bash command then may write the workspace's
    * protected paths (`.git`, `.agent`, the protected list), which are read-only in the sandbox otherwise.
    */
   approved?: boolean;
   /**
-   * The run's protected write patterns when it has its own (C.5.1 step 4; default DEFAULT_WRITE_PROTECTED): a file
+   * The run's protected write patterns when it has its own (§5.1 step 4; default DEFAULT_WRITE_PROTECTED): a file
    * tool matches the path a write really lands on against them, links resolved, and Bash's sandbox mounts what they
    * name read-only.
    */
@@ -73,7 +74,7 @@ export interface StoredToolResult {
   readStateUpdate?: ReadStateUpdate;
 }
 
-/** Temporal activity settings for one tool (C.14). */
+/** Temporal activity settings for one tool (§14). */
 export interface ToolActivityPolicy {
   startToCloseTimeoutMs: number;
   maximumAttempts: number;

@@ -10,7 +10,7 @@ export interface ToolOutcome {
   status: ToolStatus;
   text: string;
   error?: { code: ErrorCode; message: string };
-  /** `size(envelope)` of C.0: what the step's output budget counts. */
+  /** `size(envelope)` of docs/tools.md §0: what the step's output budget counts. */
   bytes: number;
   /** Already compressed by the output budget (never compressed twice). */
   compressed: boolean;

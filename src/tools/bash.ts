@@ -1,4 +1,4 @@
-// Workflow-safe contract of Bash (TOOL-SPEC C.11). The executor is activities/executors/bash.ts.
+// Workflow-safe contract of Bash (docs/tools.md §11.6). The executor is activities/executors/bash.ts.
 import { z } from 'zod';
 import { defineTool, shorten } from './define-tool.js';
 
@@ -40,7 +40,7 @@ export const bash = defineTool({
     { from: 'working_directory', to: 'cwd' },
     { from: 'timeout', to: 'timeout_ms' },
   ],
-  // Not idempotent: a command is never re-run by Temporal (C.14).
+  // Not idempotent: a command is never re-run by Temporal (§14).
   activity: (args) => ({
     startToCloseTimeoutMs: args.timeout_ms + ACTIVITY_MARGIN_MS,
     maximumAttempts: 1,

@@ -10,11 +10,11 @@ import type { ToolSchema } from '../protocol/model.js';
 import type { RiskLevel } from '../protocol/risk-level.js';
 import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
-/** What a tool does to the world (TOOL-SPEC C.2). */
+/** What a tool does to the world (docs/tools.md §2). */
 export type ToolCategory = 'read' | 'write' | 'command';
 
 /**
- * How a call's confirmation level is found (C.5.1 step 4): `none` — it only reads; `path` — the file write rules on its
+ * How a call's confirmation level is found (§5.1 step 4): `none` — it only reads; `path` — the file write rules on its
  * `path`; `command` — the shell classifier, run where the workspace is before the decision; `declared` — the risk its
  * registration declared (function and MCP tools; none declared fails closed).
  */
@@ -29,10 +29,10 @@ export type ProfilePlace = 'offered' | 'pinned';
  */
 export type PromptRole = 'explore' | 'change' | 'check';
 
-/** Where a tool comes from: a built-in contract, a registered function (C.12) or an MCP server. */
+/** Where a tool comes from: a built-in contract, a registered function (§12) or an MCP server. */
 export type ToolOrigin = 'builtin' | 'function' | 'mcp';
 
-/** One parameter alias of C.7: `from` is renamed to `to` when `to` is absent. */
+/** One parameter alias of §7: `from` is renamed to `to` when `to` is absent. */
 export interface ParameterAlias {
   from: string;
   to: string;
@@ -52,17 +52,17 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   category: ToolCategory;
   /** How the permission decision classifies a call (the tool's own rule, never its name). */
   confirmation: ConfirmationRule;
-  /** The executor checks and updates the task's read state (C.8): the workflow sends the entry for the call's path. */
+  /** The executor checks and updates the task's read state (§8): the workflow sends the entry for the call's path. */
   usesReadState?: boolean;
   isConcurrencySafe(input: I): boolean;
-  /** Parameters holding workspace paths, checked at the boundary (C.5.1 step 3). */
+  /** Parameters holding workspace paths, checked at the boundary (§5.1 step 3). */
   pathParams: readonly string[];
   aliases?: readonly string[];
   parameterAliases?: readonly ParameterAlias[];
   activity(input: I): ToolActivityPolicy;
   fallbacks?: readonly ToolFallback<I>[];
   shouldDefer?: boolean;
-  /** Where the tool comes from; absent means a built-in. Function and MCP tools are classified by `risk` (C.5.1 step 4). */
+  /** Where the tool comes from; absent means a built-in. Function and MCP tools are classified by `risk` (§5.1 step 4). */
   origin?: ToolOrigin;
   /** The confirmation level declared at registration (function and MCP tools); absent on them means fail-closed DENY. */
   risk?: RiskLevel;
@@ -74,13 +74,13 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   /** The registered activity that runs the tool, when it is not the tool's own name (every MCP tool runs through one). */
   activityType?: string;
   /**
-   * A second circuit breaker the tool shares (C.10): an MCP server's tools share the server's, which its unreachable and
+   * A second circuit breaker the tool shares (§10): an MCP server's tools share the server's, which its unreachable and
    * timed-out calls count toward; errors of the tool itself count toward the tool's own.
    */
   breakerKey?: string;
   /** Runs inside the workflow itself (ToolSearch): no activity and no executor; deterministic by construction. */
   runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
-  /** Offered to the model only while some deferred tool is left to find (ToolSearch, C.16). */
+  /** Offered to the model only while some deferred tool is left to find (ToolSearch, §16). */
   listedOnlyWithDeferredTools?: boolean;
   /** The built-in profiles that offer the tool by name, and whether each pins it (core/tool-selection/profiles). */
   profiles?: Partial<Record<ProfileName, ProfilePlace>>;
@@ -105,7 +105,7 @@ export interface WorkflowToolOutcome {
   discovered: string[];
 }
 
-/** The circuit breakers a tool's calls pass (C.10): its own, then the one it shares with its server's tools. */
+/** The circuit breakers a tool's calls pass (§10): its own, then the one it shares with its server's tools. */
 export function breakerKeysOf(contract: Pick<ToolContract, 'name' | 'breakerKey'>): string[] {
   return contract.breakerKey === undefined ? [contract.name] : [contract.name, contract.breakerKey];
 }
@@ -137,9 +137,9 @@ export function shorten(text: string, max = 80): string {
 /** What decides which tools the model sees this turn. */
 export interface SchemaContext {
   mode: AgentMode;
-  /** Breakers (tool names, or an MCP server's shared key) OPEN after the caller's OPEN→HALF_OPEN time check (C.10). */
+  /** Breakers (tool names, or an MCP server's shared key) OPEN after the caller's OPEN→HALF_OPEN time check (§10). */
   openTools?: ReadonlySet<string>;
-  /** Deferred tools that ToolSearch has discovered in this task (C.16). */
+  /** Deferred tools that ToolSearch has discovered in this task (§16). */
   discovered?: ReadonlySet<string>;
   /** List the tools that find others (ToolSearch) even with nothing deferred: a step's selection left tools out. */
   listFinders?: boolean;
@@ -151,20 +151,20 @@ export interface ResolvedName {
   repair?: Repair;
 }
 
-/** The per-task set of tools (C.2). */
+/** The per-task set of tools (§2). */
 export interface ToolRegistry {
   /**
    * Adds a contract; throws on an invalid or duplicate name, a conflicting alias, or a schema that cannot be exported
    * (for a zod contract: one strict mode cannot express).
    */
   register(contract: ToolContract): void;
-  /** Registers a function tool (C.12) and returns its contract. */
+  /** Registers a function tool (§12) and returns its contract. */
   registerFunction(spec: FunctionToolSpec): ToolContract;
   /** Removes a tool and its aliases; false when it was not registered. */
   unregister(name: string): boolean;
   /** The contract registered under exactly this name; inherited properties ("toString", "__proto__") never match. */
   get(name: string): ToolContract | undefined;
-  /** C.3 step 2: exact name, then case-insensitive name, then the alias table; undefined when nothing matches. */
+  /** §3 step 2: exact name, then case-insensitive name, then the alias table; undefined when nothing matches. */
   resolveName(raw: string | undefined): ResolvedName | undefined;
   /** Lists a disabled tool again; throws for an unknown name. */
   enable(name: string): void;
@@ -174,7 +174,7 @@ export interface ToolRegistry {
   isEnabled(name: string): boolean;
   /** Every registered contract, enabled or not, sorted by name. */
   list(): ToolContract[];
-  /** The contracts the model may see in this context, sorted by name (C.2 filtering). */
+  /** The contracts the model may see in this context, sorted by name (§2 filtering). */
   visible(context: SchemaContext): ToolContract[];
   /** `visible(context)` as Chat Completions strict function schemas. */
   getSchemas(context: SchemaContext): ToolSchema[];

@@ -1,4 +1,4 @@
-// Workflow-safe contract of EditFile (TOOL-SPEC C.11). The executor is activities/executors/edit-file.ts.
+// Workflow-safe contract of EditFile (docs/tools.md §11.3). The executor is activities/executors/edit-file.ts.
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 

@@ -1,4 +1,4 @@
-// Workflow-safe: the contract side of a registered function tool (TOOL-SPEC C.12).
+// Workflow-safe: the contract side of a registered function tool (docs/tools.md §12).
 // The function body runs worker-side; the workflow only needs its name, schema, category and declared risk.
 import { z } from 'zod';
 import { defineTool, shorten } from './define-tool.js';
@@ -9,7 +9,7 @@ import type { FunctionRisk, FunctionToolSpec } from '../protocol/function-tool-s
 /** The input every function tool receives: one raw string. */
 export type FunctionToolInput = { input: string };
 
-/** The model-facing schema of every function tool, exactly as C.12 specifies it. */
+/** The model-facing schema of every function tool, exactly as §12 specifies it. */
 export const FUNCTION_TOOL_PARAMETERS = {
   type: 'object',
   properties: { input: { type: 'string', description: 'raw input string' } },
@@ -28,7 +28,7 @@ const functionInput = z.object({ input: z.string().describe('raw input string') 
 
 /**
  * Default activity settings: read-only functions may be retried like the read tools; anything else may have had an
- * effect before failing, so it runs at most once (as Bash does, C.14).
+ * effect before failing, so it runs at most once (as Bash does, §14).
  */
 export function functionActivityPolicy(risk: FunctionRisk | undefined): ToolActivityPolicy {
   return risk === 'read_only'
@@ -47,7 +47,7 @@ export function createFunctionTool(spec: FunctionToolSpec): ToolContract<Functio
     name: spec.name,
     description: spec.description,
     inputSchema: functionInput,
-    // C.12: a function is a command unless it declares itself read-only, in which case it counts as a read tool
+    // §12: a function is a command unless it declares itself read-only, in which case it counts as a read tool
     // everywhere (read_only mode, permission step 2).
     category: spec.risk === 'read_only' ? 'read' : 'command',
     confirmation: 'declared',
@@ -61,7 +61,7 @@ export function createFunctionTool(spec: FunctionToolSpec): ToolContract<Functio
   });
 }
 
-/** True for contracts created by `createFunctionTool` (they take C.12's input mapping and the S7 raw-string rule). */
+/** True for contracts created by `createFunctionTool` (they take §12's input mapping and the S7 raw-string rule). */
 export function isFunctionTool(contract: ToolContract): boolean {
   return contract.origin === 'function';
 }

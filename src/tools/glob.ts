@@ -1,4 +1,4 @@
-// Workflow-safe contract of Glob (TOOL-SPEC C.11). The executor is activities/executors/glob.ts.
+// Workflow-safe contract of Glob (docs/tools.md §11.4). The executor is activities/executors/glob.ts.
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 

@@ -1,4 +1,4 @@
-// Workflow-safe contract of Grep (TOOL-SPEC C.11). The executor is activities/executors/grep.ts.
+// Workflow-safe contract of Grep (docs/tools.md §11.5). The executor is activities/executors/grep.ts.
 import { z } from 'zod';
 import { shellQuote } from './shell-quote.js';
 import { defineTool, shorten } from './define-tool.js';

@@ -7,7 +7,10 @@ import { grep } from './grep.js';
 import { readFile } from './read-file.js';
 import { writeFile } from './write-file.js';
 
-/** The built-in tools (C.2), sorted by name. A new one is its contract and one line here (and its executor's). */
+/**
+ * The built-in tools (docs/tools.md §2), sorted by name. A new one is its contract and one line here (and its
+ * executor's).
+ */
 export const builtinTools: readonly ToolContract[] = [
   bash,
   editFile,

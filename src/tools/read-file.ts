@@ -1,4 +1,4 @@
-// Workflow-safe contract of ReadFile (TOOL-SPEC C.11). The executor is activities/executors/read-file.ts.
+// Workflow-safe contract of ReadFile (docs/tools.md §11.1). The executor is activities/executors/read-file.ts.
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 

@@ -1,4 +1,4 @@
-// Workflow-safe: the tool registry of TOOL-SPEC C.2 (name resolution C.3 step 2, deferred tools C.16).
+// Workflow-safe: the tool registry of docs/tools.md §2 (name resolution §3 step 2, deferred tools §16).
 // Pure data and functions: the workflow owns one per task and passes breaker and discovery state in as data.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -9,10 +9,10 @@ import { breakerKeysOf } from './define-tool.js';
 import { createFunctionTool } from './function-tool.js';
 import { isStrictContract, toToolSchema, toInputJsonSchema, toStrictInputJsonSchema } from './schema-export.js';
 
-/** Tool names as the model APIs accept them (C.2). */
+/** Tool names as the model APIs accept them (§2). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-/** The name used when a tool call carries none (C.3 step 2). */
+/** The name used when a tool call carries none (§3 step 2). */
 export const MISSING_TOOL_NAME = 'unknown_tool';
 
 // A few models prefix tool names with the namespace the provider used internally.
@@ -85,7 +85,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
     const requested = raw === undefined || raw === '' ? MISSING_TOOL_NAME : raw;
     let name = lookup(requested);
     if (name === undefined) {
-      // Beyond C.3's three steps: surrounding whitespace and a "functions." prefix are model noise, not intent.
+      // Beyond §3's three steps: surrounding whitespace and a "functions." prefix are model noise, not intent.
       const stripped = requested.trim().replace(NAMESPACE_PREFIX, '');
       if (stripped !== requested && stripped !== '') name = lookup(stripped);
     }
@@ -104,7 +104,7 @@ export function createToolRegistry(initial: readonly ToolContract[] = []): ToolR
 
   const visible = (context: SchemaContext): ToolContract[] => {
     const allowed = list().filter((contract) => isAllowed(contract, context));
-    // ToolSearch is only worth its tokens while there is something to find (C.16).
+    // ToolSearch is only worth its tokens while there is something to find (§16).
     const anyDeferred = allowed.some((contract) => contract.shouldDefer === true);
     return allowed.filter((contract) => {
       if (contract.shouldDefer === true) return context.discovered?.has(contract.name) ?? false;

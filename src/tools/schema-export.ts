@@ -1,6 +1,6 @@
 // Workflow-safe: a tool contract's input as JSON Schema, plain or rewritten for strict function calling, and the
 // contract as a function description (protocol ToolSchema), which the registry lists and fingerprints. The zod input
-// schema is the only source (TOOL-SPEC C.2, C.12); each provider renders its API's tool shape from these
+// schema is the only source (docs/tools.md §2, §12); each provider renders its API's tool shape from these
 // (src/providers/<api>/).
 import { z } from 'zod';
 import type { ToolSchema } from '../protocol/model.js';
@@ -8,7 +8,7 @@ import type { ToolContract } from './define-tool.js';
 import type { JsonSchema } from '../protocol/json-schema.js';
 
 // Keywords first in this order, then any others alphabetically: readers see type and description first, and the
-// output is byte-stable whatever order zod emits (C.12's function schema is specified byte for byte).
+// output is byte-stable whatever order zod emits (§12's function schema is specified byte for byte).
 const KEYWORD_ORDER = [
   'type',
   'description',
@@ -37,7 +37,7 @@ const KEYWORD_ORDER = [
 // strings `pattern` and `format` (only the formats below); numbers `minimum`, `maximum`, `exclusiveMinimum`,
 // `exclusiveMaximum`, `multipleOf`; arrays `minItems`, `maxItems`. It rejects `default` outright and does not list
 // `minLength`/`maxLength`, so those are dropped; every dropped bound is still enforced by our own zod validation,
-// which answers with INVALID_PARAM out_of_range (C.7), so nothing is lost but a hint. Defaults move into the
+// which answers with INVALID_PARAM out_of_range (§7), so nothing is lost but a hint. Defaults move into the
 // field's description instead, because the model should still know what leaving a field null means.
 const STRICT_KEYWORDS = new Set([
   'type',
@@ -154,7 +154,7 @@ function strictNode(node: JsonSchema, toolName: string, where: string): JsonSche
       const child = node.properties[name];
       if (!isRecord(child)) throw new Error(`Tool '${toolName}': ${where}.${name} is not a schema object.`);
       const converted = strictNode(child, toolName, `${where}.${name}`);
-      // The model must send every key in strict mode; null stands for "omitted" and the argument fixer drops it (C.7).
+      // The model must send every key in strict mode; null stands for "omitted" and the argument fixer drops it (§7).
       properties[name] = required.has(name) ? converted : nullable(converted);
     }
     result.properties = properties;

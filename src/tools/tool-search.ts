@@ -1,4 +1,4 @@
-// Workflow-safe: the ToolSearch contract and its pure search over deferred tools (TOOL-SPEC C.16), or, when the run
+// Workflow-safe: the ToolSearch contract and its pure search over deferred tools (docs/tools.md §16), or, when the run
 // selects its tools, over every tool the step did not show (ranked by the same index as the selection).
 // ToolSearch runs inside the workflow (it reads the registry and marks tools discovered), so it has no executor.
 import { z } from 'zod';
@@ -13,7 +13,7 @@ import type { JsonSchema } from '../protocol/json-schema.js';
 /** The wire name of ToolSearch. */
 export const TOOL_SEARCH_NAME = 'ToolSearch';
 
-/** C.16: at most this many tools per search. */
+/** §16: at most this many tools per search. */
 export const MAX_TOOL_SEARCH_RESULTS = 10;
 
 const DEFAULT_RESULTS = 5;

@@ -1,4 +1,4 @@
-// Workflow-safe contract of WriteFile (TOOL-SPEC C.11). The executor is activities/executors/write-file.ts.
+// Workflow-safe contract of WriteFile (docs/tools.md §11.2). The executor is activities/executors/write-file.ts.
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 

@@ -1,6 +1,6 @@
-// Workflow-safe: human approvals (C.4 askPolicy "wait" / "prompt"). A pending call waits for an Update (the CLI, which
-// gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out to reject.
-// A run the operator signed takes only decisions the operator signed: the others are refused and recorded.
+// Workflow-safe: human approvals (docs/tools.md §4 askPolicy "wait" / "prompt"). A pending call waits for an Update
+// (the CLI, which gets an answer) or a Signal of the same shape (the Web UI, `temporal workflow signal`), or times out
+// to reject. A run the operator signed takes only decisions the operator signed: the others are refused and recorded.
 import { ApplicationFailure, condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../protocol/approval.js';
 import { approvalSummary, timedOutDecision } from '../core/approvals.js';
@@ -76,7 +76,7 @@ export class ApprovalBook {
     return [...this.pending.values()];
   }
 
-  /** Waits for a decision on `approval`; a timeout counts as a rejection (C.4). */
+  /** Waits for a decision on `approval`; a timeout counts as a rejection (§4). */
   async request(approval: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
     this.pending.set(approval.callId, approval);
     this.onChange();

@@ -335,7 +335,7 @@ describe('Bash timeout and cancellation', () => {
 });
 
 describe('Bash output caps', () => {
-  it('capStream keeps the first 6,000 and last 24,000 characters around the C.11 marker', () => {
+  it('capStream keeps the first 6,000 and last 24,000 characters around the docs/tools.md §11 marker', () => {
     const text = `${'h'.repeat(STREAM_HEAD_CHARS)}${'m'.repeat(5_000)}${'t'.repeat(STREAM_TAIL_CHARS)}`;
     const capped = capStream(text, 'full output: out.txt');
     expect(capped.truncated).toBe(true);

@@ -1,5 +1,5 @@
-// The C.5.2 level table as data: each command is classified for real (tree-sitter-bash, a real workspace on disk with
-// symlinks) and its level, outcome, deny code and rule are checked.
+// The docs/tools.md §5.2 level table as data: each command is classified for real (tree-sitter-bash, a real workspace
+// on disk with symlinks) and its level, outcome, deny code and rule are checked.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -220,7 +220,7 @@ const TABLE: [string, RiskLevel, Outcome, '' | typeof PD | typeof AD, string][] 
   ['if [ -f a.txt ]; then cat a.txt; else echo none; fi', 'read_only', 'allow', '', ''],
 ];
 
-describe('classifyBash: the C.5.2 table', () => {
+describe('classifyBash: the §5.2 table', () => {
   it('has at least 80 commands', () => {
     expect(TABLE.length).toBeGreaterThanOrEqual(80);
   });

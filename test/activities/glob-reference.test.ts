@@ -1,5 +1,5 @@
-// Glob against tinyglobby, the reference implementation (TOOL-SPEC C.11 matching and traversal rules), on a copy of
-// this repository's source tree plus crafted hidden, ignored and symlinked entries.
+// Glob against tinyglobby, the reference implementation (docs/tools.md §11.4 matching and traversal rules), on a copy
+// of this repository's source tree plus crafted hidden, ignored and symlinked entries.
 import { glob as referenceGlob } from 'tinyglobby';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeGlob } from '../../src/activities/executors/glob.js';
@@ -71,7 +71,7 @@ async function reference(root: string, input: GlobCase): Promise<string[]> {
     expandDirectories: false,
     caseSensitiveMatch: true,
   });
-  // picomatch lets a class such as [!a-m] match a leading "." even with dot:false; C.11 skips hidden names outright.
+  // picomatch lets a class such as [!a-m] match a leading "." even with dot:false; §11 skips hidden names outright.
   const visible = input.include_hidden
     ? found
     : found.filter((file) => !file.split('/').some((name) => name.startsWith('.')));

@@ -1,4 +1,5 @@
-// Glob executor behaviour (TOOL-SPEC C.11 Glob): matching, traversal filters, limits, ordering and every error code.
+// Glob executor behaviour (docs/tools.md §11.4 Glob): matching, traversal filters, limits, ordering and every error
+// code.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Differential test of Grep's two engines (TOOL-SPEC C.11: both MUST return identical results on patterns valid in
+// Differential test of Grep's two engines (docs/tools.md §11.5: both MUST return identical results on patterns valid in
 // both), over a copy of this repository's source tree plus crafted files. Needs ripgrep: skipped without it, except
 // in CI, which installs it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

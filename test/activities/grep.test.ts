@@ -1,4 +1,4 @@
-// Grep executor behaviour (TOOL-SPEC C.11 Grep): modes, limits, context, line capping, candidate filters, engine
+// Grep executor behaviour (docs/tools.md §11.5 Grep): modes, limits, context, line capping, candidate filters, engine
 // fallback and every error code. The engine-specific cases run on both engines.
 import { execa } from 'execa';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';

@@ -35,7 +35,7 @@ function failTimes(times: number, start: BreakerState | undefined = undefined): 
 }
 
 describe('config', () => {
-  it('fills the C.10 defaults', () => {
+  it('fills the docs/tools.md §10 defaults', () => {
     expect(resolveBreakerConfig()).toEqual({ threshold: 3, recovery_ms: 300_000, countAllErrors: false });
     expect(DEFAULT_BREAKER_CONFIG.threshold).toBe(3);
   });
@@ -135,7 +135,7 @@ describe('gate', () => {
   });
 });
 
-describe('transitions on outcome (C.10 table)', () => {
+describe('transitions on outcome (§10 table)', () => {
   it('CLOSED + success resets failures to 0', () => {
     const state: BreakerState = { state: 'CLOSED', failures: 2, trial_in_flight: false, last_error: 'boom' };
     const { next, transition } = recordOutcome(state, 'success', 1, config);
@@ -319,7 +319,7 @@ describe('openTools', () => {
 });
 
 describe('circuitOpenText', () => {
-  it('is the C.10 text', () => {
+  it('is the §10 text', () => {
     expect(circuitOpenText('Bash', 3)).toBe("Tool 'Bash' is temporarily disabled after 3 consecutive failures.");
   });
 });

@@ -46,7 +46,7 @@ describe('renderEnvelope', () => {
 });
 
 describe('compressEnvelope', () => {
-  it('keeps the exact C.9 shape and text for a success result', () => {
+  it('keeps the exact docs/tools.md §9 shape and text for a success result', () => {
     const raw = okEnvelope({
       data: { content: Array.from({ length: 100 }, (_, index) => `line ${index + 1}`).join('\n') },
       text: 'Read 100 lines.',

@@ -1,4 +1,5 @@
-// C.3 steps 1-4 as pure functions: id normalisation, planning (names, parsing, repair, duplicates) and partitioning.
+// docs/tools.md §3 steps 1-4 as pure functions: id normalisation, planning (names, parsing, repair, duplicates) and
+// partitioning.
 import { describe, expect, it } from 'vitest';
 import type { RawToolCall } from '../../src/protocol/model.js';
 import type { ExecutablePlan, PlannedCall } from '../../src/core/tool-calls.js';
@@ -34,7 +35,7 @@ function plan(calls: RawToolCall[], turn = 1): PlannedCall[] {
   return planToolCalls(calls, normalizeToolCallIds(calls, turn), lookup);
 }
 
-describe('normalizeToolCallIds (C.3 step 1)', () => {
+describe('normalizeToolCallIds (§3 step 1)', () => {
   it('fills missing ids deterministically and suffixes duplicates', () => {
     const calls = [
       call('Glob', {}, ''),
@@ -75,7 +76,7 @@ describe('normalizeToolCallIds (C.3 step 1)', () => {
   });
 });
 
-describe('planToolCalls (C.3 steps 2-3)', () => {
+describe('planToolCalls (§3 steps 2-3)', () => {
   it('resolves aliases and case, and reports unknown or missing names with the available tools', () => {
     const [aliased, cased, unknown, missing] = plan([
       call('read_file', { path: 'a' }),
@@ -133,7 +134,7 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
     expect(plans[4]).toMatchObject({ callId: 'y#2', duplicateOf: 3 });
   });
 
-  it('sends undiscovered deferred tools to ToolSearch, and maps function-tool input (C.12)', () => {
+  it('sends undiscovered deferred tools to ToolSearch, and maps function-tool input (§12)', () => {
     const [hidden] = plan([call('Lookup', { input: 'x' })]);
     expect(hidden).toMatchObject({
       state: 'failed',
@@ -150,7 +151,7 @@ describe('planToolCalls (C.3 steps 2-3)', () => {
   });
 });
 
-describe('partition (C.3 step 4)', () => {
+describe('partition (§3 step 4)', () => {
   it('groups consecutive concurrency-safe calls and runs everything else alone, in order', () => {
     const plans = plan([
       call('ReadFile', { path: 'a' }),

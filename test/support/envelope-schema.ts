@@ -1,5 +1,6 @@
-// The C.1 envelope as a zod schema, for tests that judge tool messages they did not build: status, data, text, stats,
-// context and error, with the rules that tie them together (error iff status error, error.message equals text).
+// The docs/tools.md §1 envelope as a zod schema, for tests that judge tool messages they did not build: status, data,
+// text, stats, context and error, with the rules that tie them together (error iff status error, error.message equals
+// text).
 import { z } from 'zod';
 import type { ChatMessage } from '../../src/protocol/model.js';
 
@@ -38,7 +39,7 @@ const repairSchema = z.object({
   to: z.string().optional(),
 });
 
-/** A tool result envelope (TOOL-SPEC C.1). */
+/** A tool result envelope (docs/tools.md §1). */
 export const envelopeSchema = z
   .object({
     status: z.enum(['success', 'partial', 'error']),

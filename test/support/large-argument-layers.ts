@@ -98,14 +98,14 @@ export async function sdkStreamLayer(url: string): Promise<number> {
   return assembler.finish().toolCalls[0]?.arguments?.length ?? 0;
 }
 
-/** Layer: C.6 parsing (and repair, for mangled text). */
+/** Layer: docs/tools.md §6 parsing (and repair, for mangled text). */
 export function parseLayer(raw: string): Record<string, unknown> {
   const parsed = parseArguments(raw, { toolName: 'WriteFile' });
   if (!parsed.ok) throw new Error(parsed.message);
   return parsed.value;
 }
 
-/** Layer: C.7 fixing and schema validation of parsed arguments. */
+/** Layer: §7 fixing and schema validation of parsed arguments. */
 export function validateLayer(value: Record<string, unknown>): Record<string, unknown> {
   const fixed = fixArguments(WRITE_FILE, value);
   if (!fixed.ok) throw new Error(fixed.message);

@@ -27,7 +27,7 @@ function fakeTool(name: string, extra: Partial<ToolContract> = {}): ToolContract
 const schemaNames = (schemas: { function: { name: string } }[]): string[] =>
   schemas.map((schema) => schema.function.name);
 
-// C.3 step 2, copied from the spec rather than from the contracts so that a missing alias fails here.
+// docs/tools.md §3 step 2, copied from docs/tools.md rather than from the contracts so that a missing alias fails here.
 const ALIAS_TABLE: Record<string, string[]> = {
   ReadFile: ['Read', 'read', 'read_file', 'readfile', 'cat_file'],
   WriteFile: ['Write', 'write', 'write_file', 'create_file'],
@@ -323,7 +323,7 @@ describe('getSchemas', () => {
 });
 
 describe('registerFunction', () => {
-  it('creates a command tool with exactly the C.12 schema and no risk by default', () => {
+  it('creates a command tool with exactly the §12 schema and no risk by default', () => {
     const registry = createToolRegistry(builtinTools);
     const contract = registry.registerFunction({ name: 'deploy', description: 'Deploy the service.' });
     expect(contract.category).toBe('command');

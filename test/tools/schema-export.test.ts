@@ -122,7 +122,7 @@ describe('schema snapshots', () => {
 describe('function tool schema', () => {
   const contract = createFunctionTool({ name: 'fn', description: 'A function.' }) as unknown as ToolContract;
 
-  it('is byte for byte the C.12 schema in every format', () => {
+  it('is byte for byte the docs/tools.md §12 schema in every format', () => {
     expect(JSON.stringify(toToolSchema(contract).function.parameters)).toBe(FUNCTION_SCHEMA_TEXT);
     expect(JSON.stringify(toResponsesTool(contract).parameters)).toBe(FUNCTION_SCHEMA_TEXT);
     expect(JSON.stringify(toAnthropicTool(contract).input_schema)).toBe(FUNCTION_SCHEMA_TEXT);
@@ -190,7 +190,7 @@ describe('strict rewriting of the built-ins', () => {
           plainRequired.has(name) ? sampleValue(properties[name]!) : null,
         ]),
       );
-      // C.7 drops nulls on optional parameters.
+      // §7 drops nulls on optional parameters.
       const fixed = Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== null));
       const parsed = contract.inputSchema.safeParse(fixed);
       expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
@@ -226,7 +226,7 @@ describe('strict rewriting of the built-ins', () => {
     expect(properties.output_mode?.enum).toEqual(['content', 'files_with_matches', 'count', null]);
   });
 
-  it('keeps the real items schema of EditFile.edits, strict inside too (C.2)', () => {
+  it('keeps the real items schema of EditFile.edits, strict inside too (§2)', () => {
     const editFile = builtinTools.find((contract) => contract.name === 'EditFile')!;
     const edits = (toToolSchema(editFile).function.parameters.properties as Record<string, JsonSchema>).edits!;
     expect(edits.description).toBe('Multi-edit form: applied all-or-nothing to the original content.');

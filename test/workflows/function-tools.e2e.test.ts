@@ -1,5 +1,6 @@
-// Function tools (C.12) and deferred discovery (C.16) end to end: a worker offers its own functions; the model finds
-// a deferred one with ToolSearch, calls it with a raw string, and a function that declares no risk never runs.
+// Function tools (docs/tools.md §12) and deferred discovery (§16) end to end: a worker offers its own functions; the
+// model finds a deferred one with ToolSearch, calls it with a raw string, and a function that declares no risk never
+// runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import type { Harness } from '../support/harness.js';

@@ -100,8 +100,8 @@ export const READ_COMMANDS = new Set([
 ]);
 
 /**
- * Commands whose operands are all paths (C.5.2 list, plus the read-only commands that open files the same way:
- * tree nl rev uniq cut md5sum sha1sum sha256sum).
+ * Commands whose operands are all paths (docs/tools.md §5.2 list, plus the read-only commands that open files the same
+ * way: tree nl rev uniq cut md5sum sha1sum sha256sum).
  */
 export const PATH_OPERAND_COMMANDS = new Set([
   'cd',

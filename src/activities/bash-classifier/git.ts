@@ -1,4 +1,5 @@
-// Node: the git rows of the C.5.2 level table, in table order (interactive, destructive, network, read-only, write).
+// Node: the git rows of the docs/tools.md §5.2 level table, in table order (interactive, destructive, network,
+// read-only, write).
 import { remoteHost, urlHost } from './hosts.js';
 import type { CommandContext, CommandVerdict, PathUse } from './verdict.js';
 import { readPaths, verdict } from './verdict.js';

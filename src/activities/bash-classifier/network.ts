@@ -1,5 +1,5 @@
-// Node: the network_write rows of C.5.2 for network clients (curl, wget, HTTPie, scp, rsync, ssh, netcat) and their
-// approval keys; package managers are in package-managers.ts.
+// Node: the network_write rows of docs/tools.md §5.2 for network clients (curl, wget, HTTPie, scp, rsync, ssh, netcat)
+// and their approval keys; package managers are in package-managers.ts.
 import { isRemoteOperand, remoteHost, urlHost } from './hosts.js';
 import {
   CURL_DATA,

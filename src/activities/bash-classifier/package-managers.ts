@@ -1,5 +1,5 @@
-// Node: the first network_write row of C.5.2: package managers that download or publish, with an approval key that
-// names the manager and its subcommand in one spelling.
+// Node: the first network_write row of docs/tools.md §5.2: package managers that download or publish, with an approval
+// key that names the manager and its subcommand in one spelling.
 import type { CommandVerdict } from './verdict.js';
 import { verdict } from './verdict.js';
 import type { ShellWord } from './words.js';

@@ -1,4 +1,5 @@
-// Node: where a shell word points, checked against the workspace with symlinks resolved (C.5.1 step 3 rules).
+// Node: where a shell word points, checked against the workspace with symlinks resolved (docs/tools.md §5.1 step 3
+// rules).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin, resolveInWorkspace } from '../workspace.js';

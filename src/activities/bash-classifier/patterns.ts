@@ -1,4 +1,5 @@
-// Node: the whole-command forbidden patterns of C.5.2, checked before parsing on the normalised, lower-cased command.
+// Node: the whole-command forbidden patterns of docs/tools.md §5.2, checked before parsing on the normalised,
+// lower-cased command.
 
 /** A whole-command pattern that makes a command forbidden. */
 export interface ForbiddenPattern {
@@ -7,7 +8,7 @@ export interface ForbiddenPattern {
   pattern: RegExp;
 }
 
-/** The patterns of C.5.2; the specific ones first, so the reported rule names the actual trick. */
+/** The patterns of §5.2; the specific ones first, so the reported rule names the actual trick. */
 export const FORBIDDEN_PATTERNS: readonly ForbiddenPattern[] = [
   { rule: 'fork_bomb', reason: 'fork bomb', pattern: /:\(\)\s*\{.*:\s*\|\s*:.*&.*\}/ },
   {
@@ -27,7 +28,7 @@ export const FORBIDDEN_PATTERNS: readonly ForbiddenPattern[] = [
   },
 ];
 
-/** The command with whitespace collapsed (C.5.2 "normalized form"). */
+/** The command with whitespace collapsed (§5.2 "normalized form"). */
 export function normalizeCommand(command: string): string {
   return command.replace(/\s+/g, ' ').trim();
 }

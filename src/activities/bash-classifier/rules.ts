@@ -1,6 +1,7 @@
-// Node: the level table of C.5.2 for one simple command, row by row (the first matching row wins), together with
-// the arguments each command must keep inside the workspace. Wrappers are already peeled off (wrappers.ts); the
-// table's data is in command-tables.ts, the rows that read a command's arguments closely in the files imported below.
+// Node: the level table of docs/tools.md §5.2 for one simple command, row by row (the first matching row wins),
+// together with the arguments each command must keep inside the workspace. Wrappers are already peeled off
+// (wrappers.ts); the table's data is in command-tables.ts, the rows that read a command's arguments closely in the
+// files imported below.
 import { buildVerdict, shellVerdict } from './code-runners.js';
 import {
   CODE_RUNNERS,
@@ -53,7 +54,7 @@ export function takesPathOperands(name: string): boolean {
   return PATH_OPERAND_COMMANDS.has(name) || ['grep', 'egrep', 'fgrep', 'rg', 'find', 'sed', 'jq'].includes(name);
 }
 
-/** The classification of one simple command (C.5.2 level table); `name` is the basename of the command word. */
+/** The classification of one simple command (§5.2 level table); `name` is the basename of the command word. */
 export async function commandVerdict(
   name: string,
   args: readonly ShellWord[],

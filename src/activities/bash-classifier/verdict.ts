@@ -1,4 +1,4 @@
-// Node: the shape of a per-command verdict (one row of the C.5.2 level table plus what to check).
+// Node: the shape of a per-command verdict (one row of the docs/tools.md §5.2 level table plus what to check).
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { PathResolution } from './paths.js';
 import type { ShellWord } from './words.js';

@@ -1,6 +1,7 @@
-// Node: walks the tree-sitter-bash syntax tree of a command and classifies each segment (C.5.2): statements split at
-// `;` `&&` `||` `|` `&` and newlines, compound statements opened up, command substitutions classified recursively,
-// redirections and path arguments checked against the workspace, and the working directory tracked through `cd`.
+// Node: walks the tree-sitter-bash syntax tree of a command and classifies each segment (docs/tools.md §5.2):
+// statements split at `;` `&&` `||` `|` `&` and newlines, compound statements opened up, command substitutions
+// classified recursively, redirections and path arguments checked against the workspace, and the working directory
+// tracked through `cd`.
 import type { BashSegment } from '../../protocol/bash-classification.js';
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import { changeDirectory } from './directory-change.js';
@@ -29,15 +30,15 @@ import { DANGEROUS_VARIABLE, overrideReason, verdict } from './verdict.js';
 import { evaluateWord } from './words.js';
 import { commandName, unwrapCommand } from './wrappers.js';
 
-/** `sh -c` scripts are classified recursively up to this depth; deeper is unclassified (C.5.2). */
+/** `sh -c` scripts are classified recursively up to this depth; deeper is unclassified (§5.2). */
 export const MAX_SCRIPT_DEPTH = 3;
-// Substitutions nest without a spec limit; this only keeps recursion bounded on adversarial input.
+// Substitutions nest without a documented limit; this only keeps recursion bounded on adversarial input.
 const MAX_SUBSTITUTION_DEPTH = 16;
 // The walker recurses along the syntax tree; a chain of thousands of `&&` is one tree level per operator.
 const MAX_SYNTAX_DEPTH = 256;
 
 /**
- * Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, C.5.2). Not `git_write`: a git write
+ * Command-form `write` rows auto-allowed by default (`bashWriteAutoAllow`, §5.2). Not `git_write`: a git write
  * changes `.git`, which the command sandbox mounts read-only unless the operator approved the call, so it asks.
  */
 export const DEFAULT_BASH_WRITE_AUTO_ALLOW: readonly string[] = ['file_write', 'build_test', 'redirect_write'];
@@ -322,7 +323,7 @@ class Walker {
     this.segments.push(...(await classifyScript(script, cloneScope(scope), this.options, this.depth + 1)));
   }
 
-  /** Classifies every substitution's commands; the enclosing segment becomes at least `unclassified` (C.5.2). */
+  /** Classifies every substitution's commands; the enclosing segment becomes at least `unclassified` (§5.2). */
   private async substitute(substitutions: readonly SyntaxNode[], draft: SegmentDraft, scope: Scope): Promise<void> {
     if (substitutions.length === 0) return;
     draft.raise('unclassified', 'command_substitution', 'contains a command substitution');

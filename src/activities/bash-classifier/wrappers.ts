@@ -1,5 +1,6 @@
-// Node: step 2 of C.5.2 segment handling — wrappers that run another command (`env`, `nice`, `nohup`, `time`,
-// `command`, `builtin`, `exec`, `timeout <n>`, `xargs [flags]`) are peeled off so the wrapped command is classified.
+// Node: step 2 of docs/tools.md §5.2 segment handling — wrappers that run another command (`env`, `nice`, `nohup`,
+// `time`, `command`, `builtin`, `exec`, `timeout <n>`, `xargs [flags]`) are peeled off so the wrapped command is
+// classified.
 import type { ShellWord } from './words.js';
 
 /** The command left after the wrappers, and what the wrappers told us. */

@@ -28,7 +28,7 @@ export function capStream(text: string, fullOutput: string): { text: string; tru
   };
 }
 
-/** Content of a Bash spill file: both complete streams (C.11). */
+/** Content of a Bash spill file: both complete streams (docs/tools.md §11.6). */
 export function formatOutputSpill(stdout: string, stderr: string): string {
   return `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}\n`;
 }

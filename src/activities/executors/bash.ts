@@ -1,5 +1,5 @@
-// Node: the Bash executor (TOOL-SPEC C.11 Bash, C.5.3). A failing command is a result for the model, not an exception;
-// only the shell failing to start is an error. Output is streamed into bounded buffers, never buffered whole
+// Node: the Bash executor (docs/tools.md §11.6 Bash, §5.3). A failing command is a result for the model, not an
+// exception; only the shell failing to start is an error. Output is streamed into bounded buffers, never buffered whole
 // (bash-output.ts); the process itself is run by bash-process.ts.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -245,7 +245,7 @@ function toEnvelope(
       ...parts,
     });
   }
-  // C.1: truncated output is "usable but discounted", so a clean exit with cut streams is partial too.
+  // §1: truncated output is "usable but discounted", so a clean exit with cut streams is partial too.
   const truncated = parts.data.stdout_truncated === true || parts.data.stderr_truncated === true;
   return okEnvelope({
     status: outcome.exitCode === 0 && !truncated ? 'success' : 'partial',

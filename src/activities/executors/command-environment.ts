@@ -1,5 +1,5 @@
-// Node-free: the environment a Bash command gets (TOOL-SPEC C.5.3), by allowlist. The CLI reads the same list to start
-// the embedded worker: what a command may see has to reach that worker first, and nothing more should.
+// Node-free: the environment a Bash command gets (docs/tools.md §5.3), by allowlist. The CLI reads the same list to
+// start the embedded worker: what a command may see has to reach that worker first, and nothing more should.
 import { commaList } from '../../core/comma-list.js';
 import { envPassRefusal } from '../../core/env-pass.js';
 
@@ -28,7 +28,7 @@ const PASSED_PREFIX = /^LC_/;
 /** The operator's own additions to the allowlist. */
 export const ENV_PASS_VARIABLE = 'DURABLE_AGENT_ENV_PASS';
 
-/** Variables added to every command's environment: non-interactive, no pagers, no colour (C.5.3). */
+/** Variables added to every command's environment: non-interactive, no pagers, no colour (§5.3). */
 export const BASH_ENV_ADDITIONS: Readonly<Record<string, string>> = {
   CI: '1',
   GIT_TERMINAL_PROMPT: '0',

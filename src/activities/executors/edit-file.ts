@@ -1,5 +1,5 @@
-// Node: EditFile executor (TOOL-SPEC C.11): exact-match replacements behind the read-before-write lock, committed
-// atomically (C.8).
+// Node: EditFile executor (docs/tools.md §11.3): exact-match replacements behind the read-before-write lock, committed
+// atomically (§8).
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import { editFile } from '../../tools/edit-file.js';
 import { applyEdits } from '../files/apply-edits.js';
@@ -28,7 +28,7 @@ interface EditTarget {
   dryRun: boolean;
 }
 
-/** Replaces exact text in an existing file, all edits or none (C.11 EditFile). */
+/** Replaces exact text in an existing file, all edits or none (§11.3 EditFile). */
 export const executeEditFile: ToolExecutor = async (executor) => {
   const parsed = parseInput(editFile, executor);
   if (!parsed.ok) return parsed.result;

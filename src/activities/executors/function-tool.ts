@@ -1,4 +1,4 @@
-// Node: the executor side of function tools (TOOL-SPEC C.12): a worker-registered function of one raw string.
+// Node: the executor side of function tools (docs/tools.md §12): a worker-registered function of one raw string.
 import type { Envelope } from '../../protocol/envelope.js';
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import type { FunctionToolSpec } from '../../protocol/function-tool-spec.js';

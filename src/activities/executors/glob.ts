@@ -1,4 +1,5 @@
-// Node: Glob executor (TOOL-SPEC C.11): workspace-relative paths of the regular files under `path` matching `pattern`.
+// Node: Glob executor (docs/tools.md §11.4): workspace-relative paths of the regular files under `path` matching
+// `pattern`.
 import { stat } from 'node:fs/promises';
 import { okEnvelope } from '../../protocol/envelope.js';
 import { glob } from '../../tools/glob.js';
@@ -56,7 +57,7 @@ export function createGlobExecutor(limits: SearchLimits = {}): ToolExecutor {
   };
 }
 
-/** Finds files by pattern (C.11 Glob) with the C.11 limits. */
+/** Finds files by pattern (§11.4 Glob) with the §11.4 limits. */
 export const executeGlob: ToolExecutor = createGlobExecutor();
 
 function globEnvelope(

@@ -1,4 +1,5 @@
-// Node: Grep executor (TOOL-SPEC C.11): lines, files or per-file counts matching a regular expression under `path`.
+// Node: Grep executor (docs/tools.md §11.5): lines, files or per-file counts matching a regular expression under
+// `path`.
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { okEnvelope } from '../../protocol/envelope.js';
@@ -128,7 +129,7 @@ async function directoryCandidates(
   return { candidates: text.files, filesVisited: walked.filesVisited, ...(stopped ? { stopped } : {}) };
 }
 
-/** Searches file contents (C.11 Grep): ripgrep when available, the JavaScript engine otherwise. */
+/** Searches file contents (§11.5 Grep): ripgrep when available, the JavaScript engine otherwise. */
 export const executeGrep: ToolExecutor = createGrepExecutor();
 
 function grepEnvelope(

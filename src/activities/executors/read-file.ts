@@ -1,4 +1,4 @@
-// Node: ReadFile executor (TOOL-SPEC C.11): numbered lines of a UTF-8 file, and a fresh read-state entry (C.8). The
+// Node: ReadFile executor (docs/tools.md §11.1): numbered lines of a UTF-8 file, and a fresh read-state entry (§8). The
 // file is streamed once; only the lines returned are held in memory (files/line-scan.ts).
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
 import type { ErrorCode } from '../../protocol/envelope.js';
@@ -24,12 +24,12 @@ export const MAX_LINE_CHARS = 2000;
 export const MAX_CONTENT_BYTES = 40_960;
 const LINE_CUT_MARKER = '… [line truncated]';
 
-/** Formats one line the MCA way: right-aligned number, " | ", text. */
+/** Formats one line: right-aligned number, " | ", text. */
 export function formatLine(lineNumber: number, text: string): string {
   return `${String(lineNumber).padStart(4, ' ')} | ${text}\n`;
 }
 
-/** Reads a text file with line numbers (C.11 ReadFile). */
+/** Reads a text file with line numbers (§11.1 ReadFile). */
 export const executeReadFile: ToolExecutor = async (executor) => {
   const parsed = parseInput(readFile, executor);
   if (!parsed.ok) return parsed.result;
@@ -157,7 +157,7 @@ async function readResolved(
   };
 }
 
-/** The formatted lines of one call (C.11 ReadFile step 5), built while the file streams past. */
+/** The formatted lines of one call (§11.1 ReadFile step 5), built while the file streams past. */
 interface FormattedWindow {
   content: string;
   endLine: number;
@@ -175,7 +175,7 @@ interface StreamedRead {
 /**
  * One pass over the opened file: binary check on its head, then the whole file hashed and counted while only the
  * lines `offset`..`offset + limit - 1` are kept and formatted, stopping at the byte cap. The file's stat before and
- * after must agree, or the read is `changed` (C.11 ReadFile step 2).
+ * after must agree, or the read is `changed` (§11.1 ReadFile step 2).
  */
 async function readWindow(
   handle: FileHandle,

@@ -17,7 +17,7 @@ export interface ExecutorContext {
   heartbeat(details?: unknown): void;
   /** 1 on the first attempt. */
   attempt: number;
-  /** Stable across retries of the same activity (used for the write journal, C.8 durable retry). */
+  /** Stable across retries of the same activity (used for the write journal, docs/tools.md §8 durable retry). */
   activityKey: string;
   /** `W/.agent/tool-output/<taskId>`: where spill files go. */
   outputDir: string;

@@ -1,4 +1,5 @@
-// Node: WriteFile executor (TOOL-SPEC C.11): create, or overwrite behind the read-before-write lock, atomically (C.8).
+// Node: WriteFile executor (docs/tools.md §11.2): create, or overwrite behind the read-before-write lock, atomically
+// (§8).
 import { writeFile } from '../../tools/write-file.js';
 import { commitWrite, lockedWrite, readForWrite } from '../files/commit.js';
 import { parseInput, pathFailure, protectedRealPathRefusal, resolvePathParam } from '../files/common.js';
@@ -18,7 +19,7 @@ interface WriteTarget {
   content: string;
 }
 
-/** Creates or overwrites a file, byte-exact (C.11 WriteFile). */
+/** Creates or overwrites a file, byte-exact (§11.2 WriteFile). */
 export const executeWriteFile: ToolExecutor = async (executor) => {
   const parsed = parseInput(writeFile, executor);
   if (!parsed.ok) return parsed.result;

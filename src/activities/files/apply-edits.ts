@@ -1,4 +1,4 @@
-// Node: EditFile's matching and replacement (TOOL-SPEC C.11 EditFile steps 4-8), pure so every rule is testable on
+// Node: EditFile's matching and replacement (docs/tools.md §11.3 EditFile steps 4-8), pure so every rule is testable on
 // strings.
 
 /** One exact-match replacement. */

@@ -1,4 +1,4 @@
-// Node: atomic commit of TOOL-SPEC C.8: write a temp file beside the target, fsync, then rename (or link, for a new
+// Node: atomic commit of docs/tools.md §8: write a temp file beside the target, fsync, then rename (or link, for a new
 // file). Every step names its file through the target's opened directory (confined.ts), so a link planted on the way,
 // or at the temp file's name, never takes a write outside the workspace.
 import { createHash, randomBytes } from 'node:crypto';

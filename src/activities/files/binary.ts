@@ -1,4 +1,4 @@
-// Node: binary detection of TOOL-SPEC C.11 (ReadFile step 1), shared by the three file tools.
+// Node: binary detection of docs/tools.md §11.1 (ReadFile step 1), shared by the three file tools.
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 

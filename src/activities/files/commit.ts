@@ -1,4 +1,4 @@
-// Node: the write path WriteFile and EditFile share (TOOL-SPEC C.8): the path lock and replay check around a write,
+// Node: the write path WriteFile and EditFile share (docs/tools.md §8): the path lock and replay check around a write,
 // reading an existing file behind the read-before-write gate, then journaling the intent, committing atomically and
 // reporting the new version for the read-state store.
 import type { ErrorCode } from '../../protocol/envelope.js';
@@ -30,7 +30,7 @@ const BINARY_REFUSAL: Record<WriteTool, string> = {
 
 /**
  * Runs `write` under the path lock of `real`. With `replay`, a retry whose write already landed reports the original
- * result instead (C.8 durable retry). A file or directory that goes missing midway is answered by `onMissing`; other
+ * result instead (§8 durable retry). A file or directory that goes missing midway is answered by `onMissing`; other
  * file-system errors the model can act on become envelopes, and the rest are thrown.
  */
 export function lockedWrite(options: {

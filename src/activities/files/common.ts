@@ -59,9 +59,9 @@ export async function resolvePathParam(
 }
 
 /**
- * The permission decision judged the path as typed (C.5.1 step 4). A write that lands, through a link, on a protected
- * path the typed one is not (`g/config` with `g -> .git`, or a link a build step made) was never approved for it:
- * refuse, naming the real path, so the model can write it by that name and the operator be asked about it. The
+ * The permission decision judged the path as typed (docs/tools.md §5.1 step 4). A write that lands, through a link, on
+ * a protected path the typed one is not (`g/config` with `g -> .git`, or a link a build step made) was never approved
+ * for it: refuse, naming the real path, so the model can write it by that name and the operator be asked about it. The
  * protected list is the run's (`request.writeProtected`), else the default. Reads never come here.
  */
 export function protectedRealPathRefusal(

@@ -1,4 +1,4 @@
-// Node: the unified-diff preview of WriteFile and EditFile (TOOL-SPEC C.11): ≤ 100 lines and ≤ 10,240 bytes.
+// Node: the unified-diff preview of WriteFile and EditFile (docs/tools.md §11): ≤ 100 lines and ≤ 10,240 bytes.
 import { formatPatch, structuredPatch } from 'diff';
 import type { StructuredPatch, StructuredPatchHunk } from 'diff';
 

@@ -1,4 +1,4 @@
-// Node: operating-system errors of the file tools, turned into envelopes the model can act on (TOOL-SPEC C.1).
+// Node: operating-system errors of the file tools, turned into envelopes the model can act on (docs/tools.md §1).
 import { errorEnvelope } from '../../protocol/envelope.js';
 import type { Envelope, EnvelopeContext } from '../../protocol/envelope.js';
 
@@ -17,7 +17,7 @@ export function isMissingError(error: unknown): boolean {
 
 const PERMISSION_CODES = new Set(['EACCES', 'EPERM', 'EROFS']);
 
-// Resource and device failures: retrying the same call may work later, so they count toward the breaker (C.10).
+// Resource and device failures: retrying the same call may work later, so they count toward the breaker (§10).
 const IO_FAILURE_CODES = new Set([
   'ENOSPC',
   'EDQUOT',

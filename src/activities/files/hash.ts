@@ -1,4 +1,4 @@
-// Node: a file's content hash for the read-before-write lock (TOOL-SPEC C.8), which compares sha256, not mtimes; the
+// Node: a file's content hash for the read-before-write lock (docs/tools.md §8), which compares sha256, not mtimes; the
 // hash of bytes in memory is the store's sha256Hex (store/object-key.ts), so both name content the same way.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

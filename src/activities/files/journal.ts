@@ -1,4 +1,4 @@
-// Node: the write journal behind the durable retry of TOOL-SPEC C.8.
+// Node: the write journal behind the durable retry of docs/tools.md §8.
 //
 // A write activity can crash (or lose its worker, or time out) after its rename landed but before Temporal recorded
 // the result; Temporal then runs the same activity again. That retry would see its own write as a foreign change

@@ -1,5 +1,5 @@
-// Node: one streamed pass over an opened text file for ReadFile (TOOL-SPEC C.11): the sha256 of the whole file (the
-// read-before-write lock of C.8 covers all of it), the line count, whether it is valid UTF-8, and the bytes of only
+// Node: one streamed pass over an opened text file for ReadFile (docs/tools.md §11.1): the sha256 of the whole file
+// (the read-before-write lock of §8 covers all of it), the line count, whether it is valid UTF-8, and the bytes of only
 // the lines asked for, each kept up to a bound. Memory is one read buffer plus what is returned, however large the
 // file (a sparse file of gigabytes costs no more than a small one).
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Node: the read-before-write gate of TOOL-SPEC C.8, steps 1-4. Pure: the caller supplies the store entry and the
+// Node: the read-before-write gate of docs/tools.md §8, steps 1-4. Pure: the caller supplies the store entry and the
 // file's state.
 import type { ErrorCode } from '../../protocol/envelope.js';
 import type { ReadState } from '../../protocol/read-state.js';
@@ -15,7 +15,7 @@ export type LockGateResult =
   | { ok: true; lockNote?: 'mtime_only_change' }
   | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> };
 
-/** Applies C.8 steps 1-4 for a write to `rel`. `current` is null when the target no longer exists (WriteFile only). */
+/** Applies §8 steps 1-4 for a write to `rel`. `current` is null when the target no longer exists (WriteFile only). */
 export function checkReadBeforeWrite(options: {
   rel: string;
   entry: ReadState | undefined;

@@ -1,5 +1,5 @@
 // Node: a per-path async mutex: serialises the read-check-commit sequence of writes to one file within this worker
-// (C.8).
+// (docs/tools.md §8).
 
 const tails = new Map<string, Promise<void>>();
 

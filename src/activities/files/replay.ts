@@ -1,4 +1,4 @@
-// Node: the retry side of the write journal (TOOL-SPEC C.8 durable retry): report a write that already landed, once.
+// Node: the retry side of the write journal (docs/tools.md §8 durable retry): report a write that already landed, once.
 import type { ExecutorContext } from '../executors/types.js';
 import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import { journalDirectory } from '../worker-data.js';

@@ -56,8 +56,8 @@ export type StableRead =
   { ok: true; bytes: Buffer; snapshot: FileSnapshot } | { ok: false; reason: 'changed_during_read' };
 
 /**
- * Reads a whole file between two stats; if the stats differ it retries once, then gives up (C.11 ReadFile step 2).
- * `openFile` opens it afresh for each attempt (confined.ts: never through a link planted on the way).
+ * Reads a whole file between two stats; if the stats differ it retries once, then gives up (docs/tools.md §11.1
+ * ReadFile step 2). `openFile` opens it afresh for each attempt (confined.ts: never through a link planted on the way).
  */
 export async function readStable(openFile: () => Promise<FileHandle>): Promise<StableRead> {
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -1,4 +1,4 @@
-// Node: "Did you mean" names for NOT_FOUND (TOOL-SPEC C.11 ReadFile step 1).
+// Node: "Did you mean" names for NOT_FOUND (docs/tools.md §11.1 ReadFile step 1).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 

@@ -1,4 +1,4 @@
-// Node: text decoding and line handling shared by the file tools (TOOL-SPEC C.11).
+// Node: text decoding and line handling shared by the file tools (docs/tools.md §11).
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 

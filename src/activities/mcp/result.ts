@@ -1,6 +1,6 @@
-// Node: an MCP tool's answer as the envelope the model reads (C.1), and an MCP failure as its MCP_* error code. Text
-// content becomes `text`, structured content `data.structured_content`; images, audio and binary resources are
-// described (type, MIME type, size, URI), never passed on as base64.
+// Node: an MCP tool's answer as the envelope the model reads (docs/tools.md §1), and an MCP failure as its MCP_* error
+// code. Text content becomes `text`, structured content `data.structured_content`; images, audio and binary resources
+// are described (type, MIME type, size, URI), never passed on as base64.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -62,7 +62,7 @@ export function callResultEnvelope(
   }
   const structured = result.structuredContent;
   let text = texts.join('\n');
-  // Servers usually send structured content as text too; the envelope says it once (C.1: text never repeats data).
+  // Servers usually send structured content as text too; the envelope says it once (§1: text never repeats data).
   if (structured !== undefined && sameJson(text, structured)) text = 'The result is in data.structured_content.';
   const data: Record<string, unknown> = {
     ...(structured !== undefined ? { structured_content: structured } : {}),
@@ -95,7 +95,7 @@ export function mcpFailure(error: unknown, tool: string): { code: EnvelopeErrorC
   return { code, message: `${lead[code] ?? `MCP tool '${tool}' failed`}: ${detail}` };
 }
 
-/** C.1's MCP pass-through codes for what the SDK and its transports throw. */
+/** §1's MCP pass-through codes for what the SDK and its transports throw. */
 export function mcpFailureCode(error: unknown): EnvelopeErrorCode {
   if (error instanceof McpError) {
     switch (error.code as ErrorCode) {

@@ -1,5 +1,5 @@
-// Node: Glob patterns of TOOL-SPEC C.11: relative, POSIX, case-sensitive; `*` and `?` stay within one segment and `**`
-// spans whole directories. picomatch does the matching; this module adds the checks and the literal prefix.
+// Node: Glob patterns of docs/tools.md §11.4: relative, POSIX, case-sensitive; `*` and `?` stay within one segment and
+// `**` spans whole directories. picomatch does the matching; this module adds the checks and the literal prefix.
 import picomatch from 'picomatch';
 
 /** A pattern accepted for matching, or why it was refused. */

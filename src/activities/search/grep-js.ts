@@ -1,5 +1,5 @@
-// Node: Grep's JavaScript engine (TOOL-SPEC C.11): the reference semantics, used when ripgrep is missing or cannot take
-// the pattern, and to re-check files where ripgrep's answer had to be corrected.
+// Node: Grep's JavaScript engine (docs/tools.md §11.5): the reference semantics, used when ripgrep is missing or cannot
+// take the pattern, and to re-check files where ripgrep's answer had to be corrected.
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';

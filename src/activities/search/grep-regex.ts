@@ -1,7 +1,7 @@
-// Node: Grep's regular expressions (TOOL-SPEC C.11). The JavaScript RegExp is the reference; ripgrep gets a translation
-// that spells out \d, \w, \s, \b, "." and "$" (ripgrep's are Unicode and line-terminator aware, JavaScript's are ASCII
-// or ECMAScript-specific) and, as the engine runs it, reports every line JavaScript matches and maybe more (Unicode
-// table differences aside: grep-rg.ts).
+// Node: Grep's regular expressions (docs/tools.md §11.5). The JavaScript RegExp is the reference; ripgrep gets a
+// translation that spells out \d, \w, \s, \b, "." and "$" (ripgrep's are Unicode and line-terminator aware,
+// JavaScript's are ASCII or ECMAScript-specific) and, as the engine runs it, reports every line JavaScript matches and
+// maybe more (Unicode table differences aside: grep-rg.ts).
 
 /** A pattern ready for searching, or the reason it is not a valid regular expression. */
 export type SearchRegex = { ok: true; regex: RegExp; source: string } | { ok: false; message: string };
@@ -24,7 +24,7 @@ export function escapeRegExp(text: string): string {
   return text.replace(JS_SYNTAX_CHARACTERS, '\\$&');
 }
 
-/** Compiles the search pattern exactly as C.11 validates it: flags "u" or "iu", literal text escaped first. */
+/** Compiles the search pattern exactly as §11 validates it: flags "u" or "iu", literal text escaped first. */
 export function compileSearchRegex(
   pattern: string,
   options: { caseSensitive: boolean; fixedStrings: boolean },

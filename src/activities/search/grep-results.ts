@@ -1,9 +1,9 @@
-// Node: what a Grep engine hands back, and the one place that turns it into C.11 results. Both engines feed the same
-// assembler, so limits, context merging, ordering and line capping cannot differ between them.
+// Node: what a Grep engine hands back, and the one place that turns it into docs/tools.md §11.5 results. Both engines
+// feed the same assembler, so limits, context merging, ordering and line capping cannot differ between them.
 import { cutAtCodeUnits } from '../files/text.js';
 import { compareCodeUnits } from './walk.js';
 
-/** Grep's output modes (C.11). */
+/** Grep's output modes (§11.5). */
 export type GrepMode = 'content' | 'files_with_matches' | 'count';
 
 /** The matches an engine found in one file. */
@@ -44,7 +44,7 @@ export interface GrepResultData {
   truncation_reasons: string[];
 }
 
-/** Longest line returned, marker included (C.11). */
+/** Longest line returned, marker included (§11). */
 export const MAX_GREP_LINE_CHARS = 2000;
 /** Appended to a line cut at MAX_GREP_LINE_CHARS. */
 export const GREP_LINE_MARKER = '… [truncated]';
@@ -73,7 +73,7 @@ export function capLine(text: string): { text: string; cut: boolean } {
 }
 
 /**
- * Builds the C.11 result: sorted by (file, line); `limit` counts matching lines in content mode and files otherwise;
+ * Builds the §11 result: sorted by (file, line); `limit` counts matching lines in content mode and files otherwise;
  * context never counts. Context is merged: a line shown after one match is not repeated before the next, and the
  * lines after a match stop where the next returned match begins.
  */

@@ -1,6 +1,6 @@
-// Node: Grep's ripgrep engine (TOOL-SPEC C.11). ripgrep scans the candidate files, passed explicitly so hidden, ignore
-// and binary decisions stay ours, and reads their raw bytes. Every line it reports as a match is re-tested with the
-// JavaScript regex on the text the JavaScript engine would see, so a line ripgrep wrongly reports is dropped (if it
+// Node: Grep's ripgrep engine (docs/tools.md §11.5). ripgrep scans the candidate files, passed explicitly so hidden,
+// ignore and binary decisions stay ours, and reads their raw bytes. Every line it reports as a match is re-tested with
+// the JavaScript regex on the text the JavaScript engine would see, so a line ripgrep wrongly reports is dropped (if it
 // stopped at --max-count after one, that file is searched again with JavaScript). A line ripgrep fails to report is
 // lost, so the translation (grep-regex.ts) errs on the side of reporting: it reports every line holding invalid UTF-8
 // when the pattern could match the U+FFFD JavaScript sees there, and under --ignore-case every line holding ſ or K
@@ -16,7 +16,7 @@ import type { EngineRequest } from './grep-js.js';
 import { hasEnough, perFileCap } from './grep-results.js';
 import type { EngineOutput, FileHits } from './grep-results.js';
 
-/** Why ripgrep could not answer (C.11 `fallback_reason`). */
+/** Why ripgrep could not answer (§11 `fallback_reason`). */
 export type RipgrepFallbackReason = 'rg_not_found' | 'rg_unsupported_pattern' | 'rg_failed';
 
 /** A ripgrep answer, or why there is none. */

@@ -1,5 +1,5 @@
-// Node: choosing Grep's engine (TOOL-SPEC C.11): ripgrep when it is installed and can express the pattern, otherwise
-// the JavaScript engine, with the reason recorded. Also narrows the candidate set to text files.
+// Node: choosing Grep's engine (docs/tools.md §11.5): ripgrep when it is installed and can express the pattern,
+// otherwise the JavaScript engine, with the reason recorded. Also narrows the candidate set to text files.
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { looksBinary, readHead } from '../files/binary.js';
@@ -55,7 +55,7 @@ export async function runGrepEngine(
 }
 
 /**
- * Drops binary files (C.11 ReadFile rule: a NUL in the first 8,192 bytes, or over 30% control bytes in the first
+ * Drops binary files (§11.1 ReadFile rule: a NUL in the first 8,192 bytes, or over 30% control bytes in the first
  * 4,096) and files that vanished or cannot be read, keeping the order.
  */
 export async function dropBinaryFiles(

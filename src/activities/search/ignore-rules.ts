@@ -1,11 +1,11 @@
-// Node: which entries the search tools skip by default (TOOL-SPEC C.11 Glob traversal): hidden names, build and vendor
-// directories, and whatever the workspace's root .gitignore lists.
+// Node: which entries the search tools skip by default (docs/tools.md §11.4 Glob traversal): hidden names, build and
+// vendor directories, and whatever the workspace's root .gitignore lists.
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import type { Ignore } from 'ignore';
 
-/** Directory names skipped unless `include_ignored` (C.11). */
+/** Directory names skipped unless `include_ignored` (§11). */
 export const IGNORED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
   '.git',
   '.hg',

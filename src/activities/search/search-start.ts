@@ -1,5 +1,5 @@
-// Node: the start that Glob and Grep share: limits with their C.11 defaults, the call's deadline, the typed input and
-// the `path` parameter resolved inside W, with an error helper whose envelopes name that path.
+// Node: the start that Glob and Grep share: limits with their docs/tools.md §11 defaults, the call's deadline, the
+// typed input and the `path` parameter resolved inside W, with an error helper whose envelopes name that path.
 import { performance } from 'node:perf_hooks';
 import { errorEnvelope } from '../../protocol/envelope.js';
 import type { EnvelopeContext, ErrorCode } from '../../protocol/envelope.js';
@@ -9,13 +9,13 @@ import { contextWithPath, parseInput, resolvePathParam } from '../files/common.j
 import type { ToolActivityResult } from '../../protocol/tool-activity.js';
 import { MAX_SCAN_ENTRIES, SEARCH_TIMEOUT_MS } from './walk.js';
 
-/** Limits of a search traversal; the C.11 values by default, smaller in tests. */
+/** Limits of a search traversal; the §11 values by default, smaller in tests. */
 export interface SearchLimits {
   maxEntries?: number;
   timeoutMs?: number;
 }
 
-/** `limits` with the C.11 values filled in. */
+/** `limits` with the §11 values filled in. */
 export function searchLimits(limits: SearchLimits): Required<SearchLimits> {
   return { maxEntries: limits.maxEntries ?? MAX_SCAN_ENTRIES, timeoutMs: limits.timeoutMs ?? SEARCH_TIMEOUT_MS };
 }

@@ -1,4 +1,4 @@
-// Node: the traversal shared by Glob and Grep (TOOL-SPEC C.11): regular files only, symlinks neither followed nor
+// Node: the traversal shared by Glob and Grep (docs/tools.md §11): regular files only, symlinks neither followed nor
 // listed, hidden names and ignored directories skipped unless asked for, bounded by an entry count and a deadline.
 import { lstat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
@@ -9,9 +9,9 @@ import { listDirectoryEntries } from '../files/directory-entries.js';
 import { errorCode } from '../files/errors.js';
 import { IGNORED_DIRECTORY_NAMES, isGitignored, isHiddenName } from './ignore-rules.js';
 
-/** Entries a search visits before it stops with `scan_limit` (C.11). */
+/** Entries a search visits before it stops with `scan_limit` (§11). */
 export const MAX_SCAN_ENTRIES = 100_000;
-/** Time a search may take before it stops with `timeout` (C.11), in milliseconds. */
+/** Time a search may take before it stops with `timeout` (§11), in milliseconds. */
 export const SEARCH_TIMEOUT_MS = 10_000;
 
 /** What to walk and what to keep. */
@@ -139,7 +139,7 @@ function effectiveGitignore(options: WalkOptions): Ignore | undefined {
   return startIgnored ? undefined : options.gitignore;
 }
 
-/** Orders strings by UTF-16 code units, the order C.11 prescribes (not locale order). */
+/** Orders strings by UTF-16 code units, the order §11 prescribes (not locale order). */
 export function compareCodeUnits(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }

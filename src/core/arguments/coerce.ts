@@ -1,5 +1,6 @@
 // Workflow-safe: pure functions, no Node builtins, no I/O.
-// The coercion table of TOOL-SPEC C.7 step 3: a value of the wrong JSON type becomes the declared type, or a problem.
+// The coercion table of docs/tools.md §7 step 3: a value of the wrong JSON type becomes the declared type, or a
+// problem.
 
 import type { Repair } from '../../protocol/envelope.js';
 import type { RepairSchema } from './json-schema.js';

@@ -1,5 +1,5 @@
 // Workflow-safe: pure functions, no Node builtins, no I/O, no clock.
-// Rule-based argument fixing (TOOL-SPEC C.7): aliases, nulls, coercion, unknown and reserved keys, then validation.
+// Rule-based argument fixing (docs/tools.md §7): aliases, nulls, coercion, unknown and reserved keys, then validation.
 //
 // Repairs are driven by the JSON Schema zod derives from the contract (`z.toJSONSchema`, cached per schema) rather
 // than by walking zod's internal definitions: it is zod's public, documented output, and it is exactly the document
@@ -13,7 +13,7 @@ import { acceptsString, arrayItems, declaredTypes, inputJsonSchema, objectShape,
 import { booleanFrom, coerceValue, describeExpected, integerFrom } from './coerce.js';
 import { isPlainObject } from './parse-arguments.js';
 
-/** The outcome of C.7: validated input (defaults applied) and the repaired arguments, or an INVALID_PARAM error. */
+/** The outcome of §7: validated input (defaults applied) and the repaired arguments, or an INVALID_PARAM error. */
 export type FixResult =
   | {
       ok: true;
@@ -33,7 +33,7 @@ export type FixResult =
       ignoredParams: string[];
     };
 
-/** Keys that carry the optimistic lock; the lock is never taken from the model (C.8). */
+/** Keys that carry the optimistic lock; the lock is never taken from the model (§8). */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   'expected_mtime_ms',
   'expected_size_bytes',
@@ -45,7 +45,7 @@ const NULL_WORDS: ReadonlySet<string> = new Set(['null', 'undefined', 'None']);
 
 type Derived = { ok: true; value: unknown } | { ok: false; expected: string };
 
-/** An alias whose value is computed rather than copied (C.7 step 1, the two special rows). */
+/** An alias whose value is computed rather than copied (§7 step 1, the two special rows). */
 interface DerivedAlias {
   from: string;
   to: string;
@@ -299,7 +299,7 @@ function validationFailure(tool: string, schema: RepairSchema, normalized: Recor
 }
 
 /**
- * C.7: repairs already-parsed arguments against a tool contract's schema, then validates them with it.
+ * §7: repairs already-parsed arguments against a tool contract's schema, then validates them with it.
  * Model mistakes come back as INVALID_PARAM data; nothing here throws for bad input.
  */
 export function fixArguments<I extends Record<string, unknown>>(

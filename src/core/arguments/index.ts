@@ -1,5 +1,5 @@
 // Workflow-safe: pure functions, no Node builtins, no I/O.
-// Argument parsing (TOOL-SPEC C.6) and rule-based repair and validation (C.7) of model tool calls.
+// Argument parsing (docs/tools.md §6) and rule-based repair and validation (§7) of model tool calls.
 
 export { MAX_ARGUMENT_BYTES, isPlainObject, jsonTypeOf, parseArguments, parseJsonAs } from './parse-arguments.js';
 export type { DecodeResult, JsonTarget, ParseOptions, ParseResult } from './parse-arguments.js';

@@ -1,5 +1,5 @@
 // Workflow-safe: pure functions over zod schemas, no Node builtins, no I/O.
-// The JSON Schema view of a tool's input that drives C.7 repairs: the same document the model is shown.
+// The JSON Schema view of a tool's input that drives docs/tools.md §7 repairs: the same document the model is shown.
 
 import { z } from 'zod';
 

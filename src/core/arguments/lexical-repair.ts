@@ -1,7 +1,7 @@
 // Workflow-safe: pure string functions, no Node builtins, no I/O.
-// The lexical strategies of TOOL-SPEC C.6: S3 balanced extraction, S4 one-pass repair, S5 closing truncated JSON.
+// The lexical strategies of docs/tools.md §6: S3 balanced extraction, S4 one-pass repair, S5 closing truncated JSON.
 
-/** Repair kinds S4 can report, in the order C.6 lists them (and the order they are recorded in). */
+/** Repair kinds S4 can report, in the order §6 lists them (and the order they are recorded in). */
 export const LEXICAL_KINDS = [
   'single_quotes',
   'unquoted_keys',
@@ -91,8 +91,8 @@ function escapeControl(char: string): string {
 }
 
 /**
- * S4: one pass of a string-aware state machine applying every C.6 lexical repair at once.
- * String contents are copied verbatim except for the two changes C.6 allows: converting single quotes
+ * S4: one pass of a string-aware state machine applying every §6 lexical repair at once.
+ * String contents are copied verbatim except for the two changes §6 allows: converting single quotes
  * (which escapes inner `"` and unescapes `\'`) and escaping raw control characters.
  */
 export function repairLexically(text: string): LexicalResult {

@@ -1,17 +1,17 @@
 // Workflow-safe: pure functions, no Node builtins, no I/O, no clock.
-// Tolerant JSON argument parsing (TOOL-SPEC C.6): strategies S1–S7 in the spec's order, each repair tagged.
+// Tolerant JSON argument parsing (docs/tools.md §6): strategies S1–S7 in the documented order, each repair tagged.
 //
 // The lexical strategies are our own state machine; the project does not depend on the `jsonrepair` library because
 // it reports nothing about what it changed (the repair tags are part of the contract), and several of its repairs
-// contradict C.6 — it drops the backslash of an unknown escape (`"a\qb"` → `"aqb"`, changing a string), turns
+// contradict §6 — it drops the backslash of an unknown escape (`"a\qb"` → `"aqb"`, changing a string), turns
 // `NaN`/`Infinity` into the strings "NaN"/"Infinity", gives a dangling `"key":` the value null, makes `tru` the
-// string "tru", and silently inserts commas and colons. Each of those would invent or alter a value C.6 forbids.
+// string "tru", and silently inserts commas and colons. Each of those would invent or alter a value §6 forbids.
 
 import type { Repair } from '../../protocol/envelope.js';
 import { utf8ByteLength } from '../../protocol/envelope.js';
 import { closeTruncated, findBalancedEnd, repairLexically } from './lexical-repair.js';
 
-/** The C.6 size limit for a raw argument string. */
+/** The §6 size limit for a raw argument string. */
 export const MAX_ARGUMENT_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -27,13 +27,13 @@ const CODE_FENCE = /^```[a-zA-Z]*\s*\n?([\s\S]*?)\n?```$/;
 
 /** Options for {@link parseArguments}. */
 export interface ParseOptions {
-  /** Function tools (C.12) fall back to `{input: raw}` (S7) instead of failing. */
+  /** Function tools (§12) fall back to `{input: raw}` (S7) instead of failing. */
   functionTool?: boolean;
   /** Tool name used in the model-facing message. */
   toolName?: string;
 }
 
-/** The outcome of C.6: a plain object with its repairs, or an INVALID_PARAM reason with model-facing text. */
+/** The outcome of §6: a plain object with its repairs, or an INVALID_PARAM reason with model-facing text. */
 export type ParseResult =
   | { ok: true; value: Record<string, unknown>; repairs: Repair[] }
   | { ok: false; reason: string; message: string; details: Record<string, unknown> };
@@ -82,7 +82,7 @@ function matchesTarget(value: unknown, target: JsonTarget): value is Record<stri
 
 /**
  * Runs S1–S6 on text, looking for a value of the target kind. Used for tool arguments (objects) and, through
- * C.7's `string_to_array`/`string_to_object`, for a parameter value a model sent as a JSON string.
+ * §7's `string_to_array`/`string_to_object`, for a parameter value a model sent as a JSON string.
  */
 export function parseJsonAs(text: string, target: JsonTarget, depth = 0): DecodeResult {
   const tried: string[] = [];
@@ -184,7 +184,7 @@ function preview(raw: string): string {
 }
 
 /**
- * C.6: turns a model's raw tool-call arguments into a plain object, trying each strategy in order and recording
+ * §6: turns a model's raw tool-call arguments into a plain object, trying each strategy in order and recording
  * what it repaired. Failures are data (an INVALID_PARAM reason and text the model can act on), never exceptions.
  */
 export function parseArguments(raw: unknown, options: ParseOptions = {}): ParseResult {

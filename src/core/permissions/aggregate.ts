@@ -1,4 +1,4 @@
-// Workflow-safe: folds the segments of a Bash command into one outcome (C.5.2 "Aggregating segments").
+// Workflow-safe: folds the segments of a Bash command into one outcome (docs/tools.md §5.2 "Aggregating segments").
 // Shared by the classifier (no approvals yet) and by the workflow's decision (with the task's approvals).
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import { levelSeverity, maxAction, maxLevel } from './levels.js';

@@ -1,5 +1,5 @@
-// Workflow-safe: the permission decision of C.5.1 for one ready call, computed in workflow state.
-// Shell commands arrive already classified (C.5.2, by an activity where the workspace is); task approvals are applied here.
+// Workflow-safe: the permission decision of docs/tools.md §5.1 for one ready call, computed in workflow state.
+// Shell commands arrive already classified (§5.2, by an activity where the workspace is); task approvals are applied here.
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import { aggregateSegments } from './aggregate.js';
@@ -34,9 +34,9 @@ export interface PermissionContext {
 }
 
 /**
- * C.5.1 steps 1–5: disabled → DENY `tool_disabled`; read-only mode and not a read tool → DENY `read_only_mode`; a path
+ * §5.1 steps 1–5: disabled → DENY `tool_disabled`; read-only mode and not a read tool → DENY `read_only_mode`; a path
  * that lexically leaves W → DENY ACCESS_DENIED; then classification (read tools, file write rules, the Bash
- * classification with approvals, declared risk of function/MCP tools) and level → action (C.4).
+ * classification with approvals, declared risk of function/MCP tools) and level → action (§4).
  */
 export function decidePermission(call: PermissionCall, context: PermissionContext): PermissionDecision {
   const { tool } = call;
@@ -97,7 +97,7 @@ function deny(level: RiskLevel, rule: string, reason: string): PermissionDecisio
   return { action: 'deny', level, rule, reason, denyCode: 'PERMISSION_DENIED', approvalKeys: [] };
 }
 
-/** Function and MCP tools carry the level declared at registration; none declared fails closed (as in MCA). */
+/** Function and MCP tools carry the level declared at registration; none declared fails closed. */
 function declaredRisk(tool: PermissionTool): PermissionDecision {
   if (!isRiskLevel(tool.risk)) {
     return deny('unclassified', 'unclassified_tool_fails_closed', 'the tool declares no risk level');

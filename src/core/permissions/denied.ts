@@ -1,11 +1,11 @@
-// Workflow-safe: the texts and `details.permission` of denied calls (C.4), for the envelope the workflow builds
-// when a decision is DENY or an ASK is not approved.
+// Workflow-safe: the texts and `details.permission` of denied calls (docs/tools.md §4), for the envelope the workflow
+// builds when a decision is DENY or an ASK is not approved.
 import type { ToolContract } from '../../tools/define-tool.js';
 import type { ErrorCode } from '../../protocol/envelope.js';
 import type { PermissionDecision } from './types.js';
 import type { PermissionAction } from '../../protocol/bash-classification.js';
 
-/** `details.permission` of a denied call (C.4). */
+/** `details.permission` of a denied call (§4). */
 export interface PermissionDetails {
   level: string;
   action: PermissionAction;
@@ -38,7 +38,7 @@ export function permissionSubject(
   return tool.name;
 }
 
-/** `details.permission = {level, action, effective_action, reason, rule, approval_key?}` (C.4). */
+/** `details.permission = {level, action, effective_action, reason, rule, approval_key?}` (§4). */
 export function permissionDetails(
   decision: PermissionDecision,
   effectiveAction: PermissionAction = 'deny',
@@ -57,7 +57,7 @@ export function permissionDetails(
 
 /**
  * The envelope text of a denied call. A DENY names its cause; an ASK that was not approved reads
- * "'<cmd or tool>' requires confirmation (<level>: <reason>) and was not approved." (C.4).
+ * "'<cmd or tool>' requires confirmation (<level>: <reason>) and was not approved." (§4).
  */
 export function deniedEnvelopeText(decision: PermissionDecision, subject: string): string {
   if (decision.action === 'ask' || decision.action === 'allow') {

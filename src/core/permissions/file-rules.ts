@@ -1,12 +1,12 @@
-// Workflow-safe: the file write rules of C.5.1 step 4 and the lexical path normalisation they match on.
+// Workflow-safe: the file write rules of docs/tools.md §5.1 step 4 and the lexical path normalisation they match on.
 // picomatch's posix entry point never reads `process` or `path`, so it bundles into the workflow isolate.
 import picomatch from 'picomatch/posix.js';
 import type { FileWritePolicy } from './types.js';
 
-/** Paths a write may touch without asking (C.5.1 step 4). */
+/** Paths a write may touch without asking (§5.1 step 4). */
 export const DEFAULT_WRITE_AUTO_ALLOW: readonly string[] = ['**'];
 
-/** Paths a write always asks about, even when auto-allowed (C.5.1 step 4). */
+/** Paths a write always asks about, even when auto-allowed (§5.1 step 4). */
 export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   '.git/**',
   '**/.git/**',
@@ -46,7 +46,7 @@ function matchesAny(candidate: string, patterns: readonly string[]): boolean {
 }
 
 /**
- * C.5.1 step 4 for WriteFile, EditFile and Bash write targets: ASK (`protected_path`) when the path matches
+ * §5.1 step 4 for WriteFile, EditFile and Bash write targets: ASK (`protected_path`) when the path matches
  * `writeProtected`, ALLOW when it matches `writeAutoAllow`, ASK otherwise. Matching is minimatch-style with `dot:true`.
  */
 export function fileWriteRule(relPath: string, policy: FileWritePolicy = {}): FileWriteVerdict {

@@ -1,4 +1,4 @@
-// Workflow-safe: the permission layer of TOOL-SPEC C.4–C.5, importable by the workflow.
+// Workflow-safe: the permission layer of docs/tools.md §4–§5, importable by the workflow.
 // Bash classification itself needs a shell parser and the file system, so it runs as an activity where the workspace
 // is (activities/classify-bash.ts).
 export type { FileWritePolicy, PermissionDecision } from './types.js';

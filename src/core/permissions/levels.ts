@@ -1,8 +1,8 @@
-// Workflow-safe: the order of confirmation levels and actions (C.4, C.5.2 aggregation). No I/O.
+// Workflow-safe: the order of confirmation levels and actions (docs/tools.md §4, §5.2 aggregation). No I/O.
 import type { RiskLevel } from '../../protocol/risk-level.js';
 import type { PermissionAction } from '../../protocol/bash-classification.js';
 
-/** Confirmation levels from least to most severe (C.5.2): read_only < write < unclassified < network_write < destructive < forbidden. */
+/** Confirmation levels from least to most severe (§5.2): read_only < write < unclassified < network_write < destructive < forbidden. */
 export const LEVEL_SEVERITY: readonly RiskLevel[] = [
   'read_only',
   'write',
@@ -30,7 +30,7 @@ export function maxAction(first: PermissionAction, second: PermissionAction): Pe
 }
 
 /**
- * The action a level produces (C.4). `write` is allowed only when its targets pass the auto-allow rules, so the caller
+ * The action a level produces (§4). `write` is allowed only when its targets pass the auto-allow rules, so the caller
  * says whether they did; `network_write` asks until the task has approved its key, which the caller applies.
  */
 export function levelAction(level: RiskLevel, writeAutoAllowed = true): PermissionAction {

@@ -1,5 +1,6 @@
-// Workflow-safe: the end of one attempt at a call (the primary tool or a fallback): the breakers count it (C.10), a
-// failing primary goes to its declared fallbacks in order, and the call finishes with the result that stands.
+// Workflow-safe: the end of one attempt at a call (the primary tool or a fallback): the breakers count it
+// (docs/tools.md §10), a failing primary goes to its declared fallbacks in order, and the call finishes with the result
+// that stands.
 import { breakerKeysOf, failedBreakerKey } from '../../tools/define-tool.js';
 import { fixArguments } from '../arguments/fix-arguments.js';
 import { classifyOutcome, recordOutcome } from '../breaker.js';

@@ -1,5 +1,5 @@
 // Workflow-safe: a call's path argument as the rules see it — workspace-relative for the file write rules, and the key
-// of its read-state entry (C.8), the only entry sent with the call.
+// of its read-state entry (docs/tools.md §8), the only entry sent with the call.
 import { normalizeRelativePath } from '../permissions/index.js';
 import type { AgentState } from '../state.js';
 

@@ -1,5 +1,5 @@
-// Workflow-safe: a call's permission (C.5.1) and the run's ask policy (C.4): allowed, denied, approved at once, or a
-// human waits; an approval's network_write keys are kept for the task.
+// Workflow-safe: a call's permission (docs/tools.md §5.1) and the run's ask policy (§4): allowed, denied, approved at
+// once, or a human waits; an approval's network_write keys are kept for the task.
 import { breakerKeysOf } from '../../tools/define-tool.js';
 import type { PendingApproval } from '../../protocol/approval.js';
 import { DEFAULT_ASK_TIMEOUT_MS, callIdentity } from '../approvals.js';
@@ -15,7 +15,7 @@ import type { StepEnv } from './step-env.js';
 import type { CallNeed, CallRun } from './call-run.js';
 import { settleAttempt } from './call-attempts.js';
 
-/** C.5.1 and the run's ask policy (C.4): allow, deny, or ask — approved at once, denied at once, or a human waits. */
+/** §5.1 and the run's ask policy (§4): allow, deny, or ask — approved at once, denied at once, or a human waits. */
 export function decide(env: StepEnv, run: CallRun, now: number): CallNeed | undefined {
   const { state, input, registry } = env;
   const permission = decidePermission(
@@ -91,7 +91,7 @@ function approvalRequest(env: StepEnv, run: CallRun, permission: PermissionDecis
   };
 }
 
-/** An approval covers this call; a network_write key granted once covers the task (C.4). */
+/** An approval covers this call; a network_write key granted once covers the task (§4). */
 export function approve(env: StepEnv, run: CallRun, now: number): void {
   const permission = run.permission!;
   if (permission.level === 'network_write') rememberKeys(env.state, permission.approvalKeys);

@@ -1,6 +1,6 @@
-// Workflow-safe: the life of one tool call in a step (TOOL-SPEC C.3 step 6), as a small state machine over plain data.
-// The workflow asks `nextNeed` what the call needs next — a classification, a human decision, an activity — does that
-// one awaited thing and reports back; every rule in between (breaker → permission → ask policy → run → breaker
+// Workflow-safe: the life of one tool call in a step (docs/tools.md §3 step 6), as a small state machine over plain
+// data. The workflow asks `nextNeed` what the call needs next — a classification, a human decision, an activity — does
+// that one awaited thing and reports back; every rule in between (breaker → permission → ask policy → run → breaker
 // bookkeeping → read state → fallbacks → lifecycle and progress) is decided here and in the call-*.ts files beside it,
 // deterministically.
 import type { ElsewhereResult, StoredToolResult } from '../../protocol/tool-activity.js';
@@ -161,7 +161,7 @@ export function onActivityFailure(env: StepEnv, run: CallRun, error: unknown, no
   return nextNeed(env, run, now);
 }
 
-/** The breaker gate (C.10), then the tool that runs in the workflow itself, then on to the permission decision. */
+/** The breaker gate (§10), then the tool that runs in the workflow itself, then on to the permission decision. */
 function gate(env: StepEnv, run: CallRun, now: number): void {
   const { state, input, registry } = env;
   const config = input.breaker ?? {};

@@ -1,6 +1,6 @@
-// Workflow-safe: one step's tool calls (TOOL-SPEC C.3 steps 1-8), as the model's turn asked for them, around the
+// Workflow-safe: one step's tool calls (docs/tools.md §3 steps 1-8), as the model's turn asked for them, around the
 // per-call machine of call.ts: ids and the assistant message first, the plan and its batches, then — once every call
-// is done — the step's output budget (C.9 layer 2) and the transcript.
+// is done — the step's output budget (§9 layer 2) and the transcript.
 import type { ApplyOutputBudgetResult } from '../../protocol/output-budget.js';
 import { MAX_STEP_RESULT_BYTES } from '../output-budget.js';
 import type { ModelTurn } from '../../protocol/model.js';
@@ -28,7 +28,7 @@ export interface PlannedStepCalls {
   batches: (Batch & { concurrency: number })[];
 }
 
-/** C.3 steps 1-4: ids, the assistant message, resolution, validation and repair, and the batches to run. */
+/** §3 steps 1-4: ids, the assistant message, resolution, validation and repair, and the batches to run. */
 export function planStepCalls(env: StepEnv, turn: ModelTurn, now: number): PlannedStepCalls {
   const { state, input, registry } = env;
   const ids = normalizeToolCallIds(turn.toolCalls, state.step);
@@ -82,7 +82,7 @@ export function planStepCalls(env: StepEnv, turn: ModelTurn, now: number): Plann
   };
 }
 
-/** Trace events around a batch (C.3 step 5). */
+/** Trace events around a batch (§3 step 5). */
 export function batchStarted(
   env: StepEnv,
   number: number,
@@ -101,7 +101,7 @@ export function batchEnded(env: StepEnv, number: number, now: number): void {
 }
 
 /**
- * C.9 layer 2: the workflow only sees sizes. When one step's results add up to more than MAX_STEP_RESULT_BYTES, the
+ * §9 layer 2: the workflow only sees sizes. When one step's results add up to more than MAX_STEP_RESULT_BYTES, the
  * `applyOutputBudget` activity compresses and spills the largest; this is its input, or undefined when they fit.
  */
 export function outputBudgetRequest(env: StepEnv, plans: PlannedCall[], results: ToolResult[]) {
@@ -174,7 +174,7 @@ export function answerDuplicates(env: StepEnv, turn: PlannedStepCalls, results: 
   }
 }
 
-/** C.3 step 8: the assistant message and one tool message per call, in request order, join the transcript. */
+/** §3 step 8: the assistant message and one tool message per call, in request order, join the transcript. */
 export function endStepCalls(env: StepEnv, turn: PlannedStepCalls, results: ToolResult[]): void {
   const { state } = env;
   state.transcript = appendMessages(

@@ -38,7 +38,7 @@ export interface SelectionRequest {
   preferred?: readonly string[];
 }
 
-/** A step's tools: the names the model sees (sorted by name, as C.2 lists them) and the record of why. */
+/** A step's tools: the names the model sees (sorted by name, as docs/tools.md §2 lists them) and the record of why. */
 export interface ToolSelection {
   names: string[];
   record: ToolSelectionRecord;

@@ -54,7 +54,10 @@ export function toolLimit(env: Pick<StepEnv, 'state' | 'input'>): number {
   return Math.max(1, env.input.maxTools ?? runProfile(env.state)?.maxTools ?? DEFAULT_MAX_TOOLS);
 }
 
-/** The registry's C.2 filtering for this step: mode, breakers (with their time check) and discovered tools. */
+/**
+ * The registry's docs/tools.md §2 filtering for this step: mode, breakers (with their time check) and discovered
+ * tools.
+ */
 function schemaContext(env: StepEnv, now: number): SchemaContext {
   const { state, input } = env;
   return {
@@ -64,7 +67,7 @@ function schemaContext(env: StepEnv, now: number): SchemaContext {
   };
 }
 
-/** The tools the model may see this step before any selection: C.2 filtering, then the run's profile. */
+/** The tools the model may see this step before any selection: §2 filtering, then the run's profile. */
 export function visibleTools(env: StepEnv, now: number): ToolContract[] {
   return env.registry.visible(schemaContext(env, now)).filter((contract) => profileOffers(env.state, contract));
 }
@@ -115,7 +118,7 @@ export function shownToolNames(env: StepEnv, now: number): string[] {
 /**
  * What ToolSearch may return at this step: when the step's tools were selected, every tool the run may call that the
  * step did not show; with a profile and no selection, the deferred tools the profile offers. Undefined otherwise:
- * ToolSearch then searches the deferred tools as C.16 describes.
+ * ToolSearch then searches the deferred tools as §16 describes.
  */
 export function toolSearchScope(env: StepEnv): ReadonlySet<string> | undefined {
   const { state, input, registry } = env;

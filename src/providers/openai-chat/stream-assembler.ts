@@ -1,4 +1,4 @@
-// Pure: no I/O, no clock. Turns Chat Completions stream chunks into one ModelTurn (TOOL-SPEC C.15).
+// Pure: no I/O, no clock. Turns Chat Completions stream chunks into one ModelTurn (docs/tools.md §15).
 import type { FinishReason, ModelTurn, RawToolCall, Usage } from '../../protocol/model.js';
 import type { StreamProgress } from '../model-provider.js';
 import { OutputMeter } from '../output-cap.js';

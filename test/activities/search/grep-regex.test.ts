@@ -1,4 +1,4 @@
-// The JavaScript → ripgrep pattern translation (TOOL-SPEC C.11 engines): checked on its own, without the engine's
+// The JavaScript → ripgrep pattern translation (docs/tools.md §11 engines): checked on its own, without the engine's
 // re-test of reported lines, so a translation that is merely "close" shows up here.
 import { execa } from 'execa';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

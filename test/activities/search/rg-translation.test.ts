@@ -1,4 +1,4 @@
-// Where ripgrep and the JavaScript engine read a line differently (TOOL-SPEC C.11 engines): invalid UTF-8, a BOM,
+// Where ripgrep and the JavaScript engine read a line differently (docs/tools.md §11 engines): invalid UTF-8, a BOM,
 // a UTF-16 BOM, and the word characters `iu` adds. The engine's re-test drops lines ripgrep reports wrongly, so what
 // must hold is that ripgrep, run as the engine runs it, reports every line JavaScript matches.
 import { execa } from 'execa';

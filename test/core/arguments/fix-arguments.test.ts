@@ -61,7 +61,7 @@ const without = (record: Record<string, unknown>, key: string): Record<string, u
 // A contract for the rows of the coercion table no built-in declares (number, object, array of strings).
 const probe = defineTool({
   name: 'Probe',
-  description: 'Test contract covering every declared type of the C.7 coercion table.',
+  description: 'Test contract covering every declared type of the docs/tools.md §7 coercion table.',
   inputSchema: z
     .object({
       ratio: z.number().optional(),
@@ -79,7 +79,7 @@ const probe = defineTool({
   summarize: () => 'Probe',
 }) as unknown as ToolContract;
 
-describe('C.7 step 3: the coercion table, row by row', () => {
+describe('§7 step 3: the coercion table, row by row', () => {
   const coerce = (param: string, from: string, to: string): Repair => ({
     stage: 'coerce',
     kind: 'coerce',
@@ -189,12 +189,12 @@ describe('C.7 step 3: the coercion table, row by row', () => {
   });
 });
 
-describe('C.7 step 1: aliases of every built-in tool', () => {
+describe('§7 step 1: aliases of every built-in tool', () => {
   const rows = builtinTools.flatMap((contract) =>
     (contract.parameterAliases ?? []).map((alias) => [contract.name, alias.from, alias.to] as const),
   );
 
-  it('covers the alias table of C.7', () => {
+  it('covers the alias table of §7', () => {
     expect(rows).toHaveLength(6 + 6 + 12 + 6 + 11 + 8);
   });
 
@@ -236,7 +236,7 @@ describe('C.7 step 1: aliases of every built-in tool', () => {
   });
 });
 
-describe('C.7 step 1: the special aliases', () => {
+describe('§7 step 1: the special aliases', () => {
   const alias = (from: string, to: string): Repair => ({ stage: 'alias', kind: 'alias', from, to });
 
   it.each([
@@ -292,7 +292,7 @@ describe('C.7 step 1: the special aliases', () => {
   });
 });
 
-describe('C.7 step 2: null handling', () => {
+describe('§7 step 2: null handling', () => {
   it.each([null, undefined, 'null', 'undefined', 'None'])('drops %j on an optional non-string property', (given) => {
     for (const [name, param] of [
       ['ReadFile', 'limit'],
@@ -332,7 +332,7 @@ describe('C.7 step 2: null handling', () => {
   });
 });
 
-describe('C.7 step 4: unknown and reserved keys', () => {
+describe('§7 step 4: unknown and reserved keys', () => {
   it('removes unknown keys and lists them in ignored_params', () => {
     const result = fixed('Glob', { pattern: '*.ts', recursive: true, output_mode: 'content' });
     expect(result.input).not.toHaveProperty('recursive');
@@ -374,7 +374,7 @@ describe('C.7 step 4: unknown and reserved keys', () => {
     expect(result.repairs).toEqual([{ stage: 'drop', kind: 'dropped_reserved', param: 'edits[0].expected_sha256' }]);
   });
 
-  it('lists exactly the four reserved keys of C.7', () => {
+  it('lists exactly the four reserved keys of §7', () => {
     expect([...RESERVED_KEYS].sort()).toEqual([
       'expected_mtime_ms',
       'expected_sha256',
@@ -384,7 +384,7 @@ describe('C.7 step 4: unknown and reserved keys', () => {
   });
 });
 
-describe('C.7 step 5: validation', () => {
+describe('§7 step 5: validation', () => {
   it('asks for missing required parameters by name, never inventing them', () => {
     const result = refused('WriteFile', { filename: 'a.txt' });
     expect(result.details).toEqual({ reason: 'missing_required', missing: ['path', 'content'] });
@@ -458,7 +458,7 @@ describe('C.7 step 5: validation', () => {
   });
 });
 
-describe('C.6 and C.7 together', () => {
+describe('§6 and §7 together', () => {
   it('repairs a messy model call end to end', () => {
     const raw =
       "```json\n{file: 'src/a.ts', startLine: '10', end_line: 19, expected_mtime_ms: 1, encoding: None,}\n```";

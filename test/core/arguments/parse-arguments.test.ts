@@ -20,7 +20,7 @@ function failed(raw: unknown, options?: Parameters<typeof parseArguments>[1]): F
 
 const kinds = (result: Success): string[] => result.repairs.map((repair) => repair.kind);
 
-describe('C.6 pre-checks', () => {
+describe('docs/tools.md §6 pre-checks', () => {
   it('uses a plain object as a shallow copy', () => {
     const raw = { path: 'a.txt', nested: { x: 1 } };
     const result = parsed(raw);
@@ -92,7 +92,7 @@ describe('C.6 pre-checks', () => {
   });
 });
 
-describe('C.6 strategies', () => {
+describe('§6 strategies', () => {
   it('S1: strict JSON needs no repair', () => {
     expect(parsed('{"path": "a.txt", "limit": 10}')).toEqual({
       ok: true,
@@ -172,7 +172,7 @@ describe('C.6 strategies', () => {
     expect(result.repairs).toEqual([{ stage: 'parse', kind: 'comments' }]);
   });
 
-  it('S4 records several repairs in the spec order', () => {
+  it('S4 records several repairs in the documented order', () => {
     const result = parsed("{\n  // read it\n  path: 'a.txt',\n  'all': True,\n}");
     expect(result.value).toEqual({ path: 'a.txt', all: true });
     expect(kinds(result)).toEqual(['single_quotes', 'unquoted_keys', 'trailing_comma', 'python_literals', 'comments']);
@@ -254,7 +254,7 @@ describe('C.6 strategies', () => {
   });
 });
 
-describe('C.6 non-object JSON and failures', () => {
+describe('§6 non-object JSON and failures', () => {
   it.each([
     ['["a.txt"]', 'array'],
     ['42', 'integer'],
@@ -297,7 +297,7 @@ describe('C.6 non-object JSON and failures', () => {
   });
 });
 
-describe('C.6 string contents are never changed', () => {
+describe('§6 string contents are never changed', () => {
   const tricky = [
     'http://example.com//path',
     'a /* not a comment */ b',
@@ -327,7 +327,7 @@ describe('C.6 string contents are never changed', () => {
   });
 });
 
-describe('parseJsonAs (used by C.7 string coercions)', () => {
+describe('parseJsonAs (used by §7 string coercions)', () => {
   it('decodes an array, with the same repairs', () => {
     const result = parseJsonAs("[{'old_string': 'a', 'new_string': 'b'},]", 'array');
     expect(result.kind).toBe('value');

@@ -40,7 +40,7 @@ const npmInstall = segment({
   approvalKey: 'npm install',
 });
 
-describe('C.4 levels and actions', () => {
+describe('docs/tools.md §4 levels and actions', () => {
   it('maps every level to its action', () => {
     expect(LEVEL_SEVERITY.map((level) => [level, levelAction(level)])).toEqual([
       ['read_only', 'allow'],
@@ -61,7 +61,7 @@ describe('C.4 levels and actions', () => {
   });
 });
 
-describe('decidePermission (C.5.1)', () => {
+describe('decidePermission (§5.1)', () => {
   it('step 1: a disabled tool is denied with tool_disabled', () => {
     const decision = decidePermission(
       { tool: asTool(readFile), input: { path: 'a.txt' } },
@@ -177,7 +177,7 @@ describe('decidePermission (C.5.1)', () => {
     });
   });
 
-  it('step 5, Bash: each level gives its C.4 action', () => {
+  it('step 5, Bash: each level gives its §4 action', () => {
     const cases = [
       [segment({ level: 'read_only', action: 'allow' }), 'allow'],
       [segment({ level: 'write', rule: 'redirect_write', action: 'allow' }), 'allow'],
@@ -292,7 +292,7 @@ describe('aggregateSegments', () => {
   });
 });
 
-describe('denied envelopes (C.4)', () => {
+describe('denied envelopes (§4)', () => {
   it('words a denied ASK and fills details.permission', () => {
     const decision = decidePermission(
       { tool: asTool(bash), input: { command: 'npm install lodash' } },

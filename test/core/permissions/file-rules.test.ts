@@ -6,7 +6,7 @@ import {
   normalizeRelativePath,
 } from '../../../src/core/permissions/index.js';
 
-describe('fileWriteRule (C.5.1 step 4 defaults)', () => {
+describe('fileWriteRule (docs/tools.md §5.1 step 4 defaults)', () => {
   it.each([
     ['src/index.ts', 'allow', 'auto_allow_pattern'],
     ['.github/workflows/ci.yml', 'allow', 'auto_allow_pattern'],
@@ -44,7 +44,7 @@ describe('fileWriteRule (C.5.1 step 4 defaults)', () => {
     });
   });
 
-  it('keeps the default protected list of the spec', () => {
+  it('keeps the default protected list of docs/tools.md', () => {
     expect(DEFAULT_WRITE_PROTECTED).toContain('**/.env.*');
     expect(DEFAULT_WRITE_PROTECTED).toHaveLength(10);
   });

@@ -119,7 +119,7 @@ describe('answerDuplicates', () => {
   });
 });
 
-describe("the step's output budget (C.9 layer 2)", () => {
+describe("the step's output budget (docs/tools.md §9 layer 2)", () => {
   it('asks for nothing while the results fit, and for the activity when they do not', () => {
     const turnEnv = env();
     const planned = planStepCalls(
