@@ -200,6 +200,9 @@ function findProblems(
   return problems;
 }
 
+/** A repository path in backticks, e.g. `src/core/step/call.ts` or `test/support/`. */
+const REPOSITORY_PATH = /`((?:src|test|bench|soak|scripts|examples|docs)\/[A-Za-z0-9_./-]+)`/g;
+
 function scannedFiles(): Map<string, string> {
   const names = [
     ...globSync(SCANNED, { cwd: repository, ignore: NOT_SCANNED }),
@@ -225,6 +228,26 @@ describe('references to documents', () => {
     const files = scannedFiles();
     const problems = findProblems(files, markdownIndexes(files), (file) => existsSync(path.join(repository, file)));
     expect(describeProblems(problems)).toEqual([]);
+  });
+
+  it('name only files and folders of the repository when the docs give a path in backticks', () => {
+    const missing: string[] = [];
+    for (const [file, text] of scannedFiles()) {
+      if (!file.endsWith('.md')) continue;
+      for (const [line, content] of text.split('\n').entries()) {
+        for (const match of content.matchAll(REPOSITORY_PATH)) {
+          const named = match[1]!;
+          // `acme` is the worked example of adding a provider: its files are the ones to be written.
+          if (named.includes('/acme')) continue;
+          const bare = named.replace(/\/$/, '');
+          const found = [bare, bare.replace(/\.js$/, '.ts')].some((candidate) =>
+            existsSync(path.join(repository, candidate)),
+          );
+          if (!found) missing.push(`${file}:${line + 1}: ${named}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('numbers every top-level section of docs/tools.md from 0 without a gap', () => {
