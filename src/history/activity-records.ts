@@ -8,7 +8,7 @@ import {
   closesRun,
   decodeEventPayload,
   decodeEventPayloads,
-  describeFailure,
+  describeRecordedFailure,
   isObject,
   stringOrEmpty,
   timeOf,
@@ -113,7 +113,7 @@ export function collectActivities(events: HistoryEvent[]): Map<string, ActivityR
       if (record) {
         record.attempt = started.attempt ?? 1;
         // The server writes one started event, for the last attempt; the failure before it is all it keeps of the retries.
-        if (started.lastFailure) record.lastFailure = describeFailure(started.lastFailure);
+        if (started.lastFailure) record.lastFailure = describeRecordedFailure(started.lastFailure);
       }
       continue;
     }
@@ -147,10 +147,10 @@ export function collectActivities(events: HistoryEvent[]): Map<string, ActivityR
       record.result = decodeEventPayloads(completed.result?.payloads);
     } else if (failed) {
       record.outcome = 'failed';
-      record.failure = describeFailure(failed.failure);
+      record.failure = describeRecordedFailure(failed.failure);
     } else if (timedOut) {
       record.outcome = 'timed_out';
-      record.failure = describeFailure(timedOut.failure);
+      record.failure = describeRecordedFailure(timedOut.failure);
     } else {
       record.outcome = 'cancelled';
       record.failure = 'cancelled';

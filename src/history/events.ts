@@ -24,10 +24,10 @@ export function decodeEventPayload(payload: Payload | null | undefined): unknown
 }
 
 /** "Type: message" of a failure, down its cause chain when the outer message says nothing on its own. */
-export function describeFailure(failure: Failure | null | undefined): string {
+export function describeRecordedFailure(failure: Failure | null | undefined): string {
   if (!failure) return 'unknown failure';
   const type = failure.applicationFailureInfo?.type;
-  const message = failure.message || (failure.cause ? describeFailure(failure.cause) : '');
+  const message = failure.message || (failure.cause ? describeRecordedFailure(failure.cause) : '');
   return type ? `${type}: ${message}` : message;
 }
 
