@@ -1,8 +1,9 @@
-// Node: HMAC-SHA256 signatures of the operator's key over the messages core/authorization/proofs defines.
+// Node: HMAC-SHA256 signatures of the operator's key over the messages protocol/run-authorization defines.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ApprovalDecision, DecisionSubject } from '../protocol/approval.js';
 import type { RunAuthorization } from '../protocol/run-authorization.js';
-import { decisionMessage, inputDigest, runProofMessage } from '../protocol/run-authorization.js';
+import { controlMessage, decisionMessage, inputDigest, runProofMessage } from '../protocol/run-authorization.js';
+import type { ControlRequest } from '../protocol/run-control.js';
 
 /** Hex HMAC-SHA256 of `message` under `key`. */
 export function mac(key: Uint8Array, message: string): string {
@@ -29,4 +30,16 @@ export function signDecision(
 ): ApprovalDecision {
   const { signature: _old, ...unsigned } = decision;
   return { ...unsigned, signature: { issuedAt: now, mac: mac(key, decisionMessage(subject, unsigned, now)) } };
+}
+
+/** `request` signed as a control message of `kind` for `workflowId`. */
+export function signControl(
+  key: Uint8Array,
+  workflowId: string,
+  kind: string,
+  request: ControlRequest,
+  now = Date.now(),
+): ControlRequest {
+  const { signature: _old, ...unsigned } = request;
+  return { ...unsigned, signature: { issuedAt: now, mac: mac(key, controlMessage(workflowId, kind, unsigned, now)) } };
 }

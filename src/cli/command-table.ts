@@ -74,6 +74,13 @@ export const COMMANDS: readonly Command[] = [
     load: async () => (await import('./commands/approve.js')).denyCommand,
   },
   {
+    name: 'say',
+    arguments: 'ID "<message>"',
+    summary: 'send a running run a message, read at its next step',
+    loadOptions: async () => (await import('./options/control.js')).sayOptions,
+    load: async () => (await import('./commands/say.js')).sayCommand,
+  },
+  {
     name: 'cancel',
     arguments: 'ID',
     summary: 'cancel a run and wait for it to close',

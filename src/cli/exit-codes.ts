@@ -33,6 +33,8 @@ export function exitCodeOf(status: RunStatus): number {
       return EXIT.cancelled;
     case 'running':
     case 'waiting_approval':
+    case 'paused':
+    case 'waiting_input':
     case 'continued':
       return EXIT.detached;
     case 'failed':

@@ -2,7 +2,8 @@
 // decision it sends, without which the embedded worker does nothing. A cluster's CLI signs nothing: Temporal
 // authorizes its clients.
 import { loadOrCreateOperatorKey } from '../authorization/operator-key.js';
-import { signDecision, signRun } from '../authorization/signing.js';
+import { signControl, signDecision, signRun } from '../authorization/signing.js';
+import type { ControlKind, ControlRequest } from '../protocol/run-control.js';
 import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
 import type { AgentInput } from '../core/state.js';
 import type { Connected } from './connect.js';
@@ -14,6 +15,8 @@ export interface OperatorSigner {
   run(workflowId: string, input: AgentInput): AgentInput;
   /** `decision` signed for the pending call `approval` of `workflowId`. */
   decision(workflowId: string, approval: PendingApproval, decision: ApprovalDecision): ApprovalDecision;
+  /** A control message (`say`, `interrupt`, `pause`, `resume`, `continue`) signed for `workflowId`. */
+  control(workflowId: string, kind: ControlKind, request: ControlRequest): ControlRequest;
 }
 
 /** The signer of an embedded connection (the key is created on first use); none for a cluster. */
@@ -27,5 +30,6 @@ export function operatorSigner(connected: Pick<Connected, 'embedded'>): Operator
     },
     decision: (workflowId, approval, decision) =>
       signDecision(key, { workflowId, callId: approval.callId, identity: approval.identity }, decision),
+    control: (workflowId, kind, request) => signControl(key, workflowId, kind, request),
   };
 }

@@ -76,6 +76,8 @@ export function formatProgress(entry: ProgressEntry): string {
       return `${color.red('error')} ${text}`;
     case 'continued':
       return color.dim(`↻ ${text}`);
+    case 'message':
+      return `${color.cyan('message')} ${text}`;
   }
 }
 

@@ -97,6 +97,16 @@ export interface AgentInput {
   authorization?: RunAuthorization;
 }
 
+/** An operator's message (core/run/inbox) taken and not read by the model yet. */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  sentBy?: string;
+  /** Workflow time it was taken, and the step under way then. */
+  at: number;
+  step: number;
+}
+
 /** Everything a task accumulates. */
 export interface AgentState {
   taskId: string;
@@ -146,6 +156,10 @@ export interface AgentState {
   model?: string;
   /** The transcript's content, kept only under `inlineTranscript` (the bench's comparison). */
   inlineMessages?: ChatMessage[];
+  /** The operator's messages taken and not read by the model yet, oldest first (core/run/inbox). */
+  inbox?: QueuedMessage[];
+  /** Ids of the control messages the task took (bounded), so each applies once however often it is delivered. */
+  controlIds?: string[];
 }
 
 /**

@@ -7,6 +7,8 @@ import type { RunStatus } from '../protocol/run-report.js';
 export const RUN_STATUSES: readonly RunStatus[] = [
   'running',
   'waiting_approval',
+  'paused',
+  'waiting_input',
   'completed',
   'failed',
   'cancelled',
@@ -29,7 +31,7 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
   const known = isRunStatus(reported) ? reported : undefined;
   switch (execution) {
     case 'RUNNING':
-      return known === 'waiting_approval' ? 'waiting_approval' : 'running';
+      return known === 'waiting_approval' || known === 'paused' || known === 'waiting_input' ? known : 'running';
     case 'CONTINUED_AS_NEW':
       return 'continued';
     case 'COMPLETED':
@@ -51,6 +53,8 @@ export function runStatusOf(execution: WorkflowExecutionStatusName, reported?: u
 const visibilityClauses: Readonly<Record<RunStatus, string>> = {
   running: `ExecutionStatus = 'Running' AND AgentStatus = 'running'`,
   waiting_approval: `ExecutionStatus = 'Running' AND AgentStatus = 'waiting_approval'`,
+  paused: `ExecutionStatus = 'Running' AND AgentStatus = 'paused'`,
+  waiting_input: `ExecutionStatus = 'Running' AND AgentStatus = 'waiting_input'`,
   completed: `ExecutionStatus = 'Completed' AND AgentStatus = 'completed'`,
   failed: `(ExecutionStatus = 'Failed' OR (ExecutionStatus = 'Completed' AND AgentStatus = 'failed'))`,
   cancelled: `ExecutionStatus = 'Canceled'`,

@@ -10,6 +10,7 @@ import type { ModelRequest, ModelTurn } from './model.js';
 import type { ApplyOutputBudgetInput, ApplyOutputBudgetResult } from './output-budget.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-activity.js';
 import type { PendingWrites } from './transcript-ref.js';
+import type { VerifyControlRequest } from './run-control.js';
 
 /** A tool activity: the activity type is the tool's name (every MCP tool runs as `callMcpTool`). */
 export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
@@ -32,7 +33,8 @@ export interface AgentActivities {
   [ACTIVITY.callMcpTool]: ToolActivity;
 }
 
-/** The activity of a worker that holds the operator's key (a local activity of the workflow). */
+/** The activities of a worker that holds the operator's key (local activities of the workflow). */
 export interface AuthorizationActivities {
   [ACTIVITY.verifyDecision]: (request: VerifyDecisionRequest) => Promise<DecisionVerdict>;
+  [ACTIVITY.verifyControl]: (request: VerifyControlRequest) => Promise<DecisionVerdict>;
 }

@@ -10,4 +10,5 @@ export const ACTIVITY = {
   listMcpTools: 'listMcpTools',
   callMcpTool: 'callMcpTool',
   verifyDecision: 'verifyDecision',
+  verifyControl: 'verifyControl',
 } as const;

@@ -87,3 +87,27 @@ export function decisionMessage(
     issuedAt,
   });
 }
+
+/** The longest a signed control message stays good after it was signed (a captured one cannot be replayed later). */
+export const CONTROL_SIGNATURE_WINDOW_MS = 10 * 60_000;
+
+/** The bytes (as a string) the operator's key signs for a control message (protocol/run-control). */
+export function controlMessage(
+  workflowId: string,
+  kind: string,
+  request: { id: string; text?: string; sent_by?: string },
+  issuedAt: number,
+): string {
+  return canonicalJson({
+    domain: 'durable-agent control v1',
+    workflowId,
+    kind,
+    id: request.id,
+    text: request.text ?? '',
+    sent_by: request.sent_by ?? '',
+    issuedAt,
+  });
+}
+
+/** The failure type of a control message a signed run refused for want of the operator's signature. */
+export const CONTROL_NOT_SIGNED = 'CONTROL_NOT_SIGNED';

@@ -7,7 +7,16 @@
  * workflow cannot see: the CLI reads them from the server's execution status.
  */
 export type RunStatus =
-  'running' | 'waiting_approval' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued';
+  | 'running'
+  | 'waiting_approval'
+  | 'paused'
+  | 'waiting_input'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'terminated'
+  | 'timed_out'
+  | 'continued';
 
 /** Usage and cost summed over every model call of a task. Plain JSON: carried across continue-as-new. */
 export interface CostLedger {
@@ -26,7 +35,7 @@ export interface CostLedger {
 /** One line of progress for followers (`run`, `watch`). */
 export interface ProgressEntry {
   seq: number;
-  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued';
+  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued' | 'message';
   step: number;
   text: string;
   tool?: string;

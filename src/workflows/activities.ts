@@ -100,3 +100,10 @@ export const { [ACTIVITY.verifyDecision]: verifyDecision } = proxyLocalActivitie
   retry: { maximumAttempts: 3 },
   summary: 'verifyDecision',
 });
+
+/** The same check for a control message (steering, interrupt, pause, resume) of a signed run. */
+export const { [ACTIVITY.verifyControl]: verifyControl } = proxyLocalActivities<AuthorizationActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+  summary: 'verifyControl',
+});

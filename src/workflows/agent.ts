@@ -33,6 +33,9 @@ import {
   shouldContinueAsNew,
 } from '../core/run/steps.js';
 import { recordMcpTools } from '../core/run/mcp-tools.js';
+import { hasQueuedMessages, keepAnswerForMessages, queueMessage, readQueuedMessages } from '../core/run/inbox.js';
+import { sendMessage, userMessage } from '../protocol/run-control.js';
+import { ControlDesk } from './run-control.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { AgentResult } from '../protocol/run-report.js';
@@ -64,6 +67,15 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     input.authorization ? signedDecisionGuard(state, () => publish()) : undefined,
   );
   approvals.install();
+  const controls = new ControlDesk(state, input.authorization !== undefined, () => publish());
+  controls.install({
+    kind: 'message',
+    update: sendMessage,
+    signal: userMessage,
+    description:
+      'A message for the model, read at the next step boundary: {"id", "text", "sent_by"?, "signature"?}. Each id is applied once; a run its operator signed takes only messages its operator\'s CLI signed.',
+    apply: (request) => ({ queued: queueMessage(state, request, Date.now()) }),
+  });
   setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq), {
     description:
       'The run now: status, step, pending approvals, breakers, usage, and the progress entries after the given sequence number.',
@@ -106,6 +118,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       }
       // A step without a budget or a long transcript awaits nothing for them: every promise made in workflow code has
       // its stack captured by the SDK, which is most of what a step costs to replay.
+      readQueuedMessages(state, Date.now());
       if (hasCostLimit(state)) await passBudgetGate(shell);
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
@@ -115,6 +128,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       if (outcome.kind === 'fail') {
         await flushWrites(state);
         return fail(state, outcome.message);
+      }
+      if (outcome.kind === 'answer' && hasQueuedMessages(state)) {
+        keepAnswerForMessages(state, turn.content);
+        continue;
       }
       if (outcome.kind === 'answer' || outcome.kind === 'result') {
         if (outcome.kind === 'result') completeWithResult(state, turn, outcome.value);

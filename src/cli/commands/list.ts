@@ -253,7 +253,10 @@ function statusPaint(status: RunStatus): (text: string) => string {
     case 'terminated':
       return stdoutColor.red;
     case 'waiting_approval':
+    case 'paused':
       return stdoutColor.yellow;
+    case 'waiting_input':
+      return stdoutColor.green;
     case 'cancelled':
     case 'continued':
       return stdoutColor.dim;
