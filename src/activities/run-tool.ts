@@ -73,6 +73,10 @@ export async function runTool(
       elapsedMs,
     };
     const result = await executor(executorContext);
+    // A tool that stopped because Temporal cancelled its activity (a command whose group was killed) is reported as
+    // cancelled, so the workflow answers the call with who interrupted it and why; a tool that finished anyway (a
+    // write, which does not stop midway) keeps its result.
+    if (result.envelope.error?.code === 'CANCELLED' && isCancellation(undefined, signal)) throw signal.reason;
     const envelope = await applyToolBudget(normalizeEmpty(result.envelope, toolName), {
       root,
       toolName,

@@ -81,6 +81,27 @@ export const COMMANDS: readonly Command[] = [
     load: async () => (await import('./commands/say.js')).sayCommand,
   },
   {
+    name: 'interrupt',
+    arguments: 'ID ["<message>"]',
+    summary: 'stop the model call or command under way; the run goes on with the message',
+    loadOptions: async () => (await import('./options/control.js')).interruptOptions,
+    load: async () => (await import('./commands/interrupt.js')).interruptCommand,
+  },
+  {
+    name: 'pause',
+    arguments: 'ID ["<reason>"]',
+    summary: 'stop a run at its next step boundary until resume',
+    loadOptions: async () => (await import('./options/control.js')).pauseOptions,
+    load: async () => (await import('./commands/pause.js')).pauseCommand,
+  },
+  {
+    name: 'resume',
+    arguments: 'ID',
+    summary: 'let a paused run go on',
+    loadOptions: async () => (await import('./options/control.js')).resumeOptions,
+    load: async () => (await import('./commands/pause.js')).resumeCommand,
+  },
+  {
     name: 'cancel',
     arguments: 'ID',
     summary: 'cancel a run and wait for it to close',

@@ -21,6 +21,8 @@ import { color, formatProgress, log, outJson, printRunEnd, shellWord, terminalSa
 import { runStatusOf } from '../history/run-status.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { storedText } from './stored-text.js';
+import type { AttachedInput } from './attached-input.js';
+import { startAttachedInput } from './attached-input.js';
 
 /** How a followed run ended. */
 export interface FollowOutcome {
@@ -33,7 +35,13 @@ const POLL_MS = 300;
 /** Prints progress lines while the run works, then returns its result (also for failed or cancelled runs). */
 export async function followRun(
   handle: WorkflowHandle<typeof agentWorkflow>,
-  options: { quiet?: boolean; signal?: AbortSignal; prompt?: boolean; signer?: OperatorSigner } = {},
+  options: {
+    quiet?: boolean;
+    signal?: AbortSignal;
+    prompt?: boolean;
+    signer?: OperatorSigner;
+    keys?: AttachedInput;
+  } = {},
 ): Promise<FollowOutcome> {
   let seen = 0;
   const announced = new Set<string>();
@@ -47,7 +55,10 @@ export async function followRun(
       if (announced.has(approval.callId)) continue;
       announced.add(approval.callId);
       if (!options.quiet) log(formatApproval(handle.workflowId, approval));
+      // While the prompt is shown, the line typed answers it (not a steering message).
+      options.keys?.suspend();
       if (options.prompt) await askAtTerminal(handle, approval, options.signal, options.signer);
+      options.keys?.resume();
     }
   };
   let done = false;
@@ -191,10 +202,12 @@ export async function followStarted(
   const onInterrupt = (): void => abort.abort();
   process.once('SIGINT', onInterrupt);
   connected.keepWorkerAlive();
+  const keys = options.json ? undefined : startAttachedInput(connected, workflowId, onInterrupt);
   try {
     const { result, exitCode } = await followRun(handle, {
       signal: abort.signal,
       prompt: options.prompt,
+      ...(keys ? { keys } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
     });
     if (options.json) {
@@ -211,6 +224,7 @@ export async function followStarted(
     log(`\ndetached; the run goes on. Follow it with: durable-agent watch ${workflowId}`);
     return EXIT.detached;
   } finally {
+    keys?.stop();
     process.off('SIGINT', onInterrupt);
   }
 }

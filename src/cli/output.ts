@@ -78,6 +78,8 @@ export function formatProgress(entry: ProgressEntry): string {
       return color.dim(`↻ ${text}`);
     case 'message':
       return `${color.cyan('message')} ${text}`;
+    case 'control':
+      return color.yellow(text);
   }
 }
 

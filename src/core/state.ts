@@ -160,6 +160,18 @@ export interface AgentState {
   inbox?: QueuedMessage[];
   /** Ids of the control messages the task took (bounded), so each applies once however often it is delivered. */
   controlIds?: string[];
+  /** Set by a pause (core/run/pause): the run waits at its next step boundary until a resume clears it. */
+  pause?: PauseRequest;
+}
+
+/** An operator's pause, taken and not resumed yet. */
+export interface PauseRequest {
+  id: string;
+  reason?: string;
+  sentBy?: string;
+  /** Workflow time it was taken; set `since` once the run stopped at a step boundary. */
+  at: number;
+  since?: number;
 }
 
 /**

@@ -35,7 +35,7 @@ export interface CostLedger {
 /** One line of progress for followers (`run`, `watch`). */
 export interface ProgressEntry {
   seq: number;
-  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued' | 'message';
+  kind: 'step' | 'tool' | 'approval' | 'answer' | 'error' | 'continued' | 'message' | 'control';
   step: number;
   text: string;
   tool?: string;

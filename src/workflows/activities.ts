@@ -1,5 +1,5 @@
 // Workflow-safe: activity proxies with their retry policies, typed by the protocol's activity interfaces.
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities, AuthorizationActivities, ToolActivity } from '../protocol/activities.js';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../protocol/model.js';
@@ -86,6 +86,9 @@ export function toolActivity(
     startToCloseTimeout: policy.startToCloseTimeoutMs,
     ...(policy.heartbeatTimeoutMs ? { heartbeatTimeout: policy.heartbeatTimeoutMs } : {}),
     retry: { initialInterval: '1 second', maximumAttempts: policy.maximumAttempts },
+    // An interrupted call is over only when its worker says so: a command's process group is killed by then, and a
+    // write (which does not stop midway) has committed or not.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: options.summary,
   });
   return activities[name]!;

@@ -36,6 +36,9 @@ import { recordMcpTools } from '../core/run/mcp-tools.js';
 import { hasQueuedMessages, keepAnswerForMessages, queueMessage, readQueuedMessages } from '../core/run/inbox.js';
 import { sendMessage, userMessage } from '../protocol/run-control.js';
 import { ControlDesk } from './run-control.js';
+import { installInterrupt, Interrupter } from './interrupt.js';
+import { installPause, stayPaused } from './pause.js';
+import { isPauseRequested } from '../core/run/pause.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { AgentResult } from '../protocol/run-report.js';
@@ -76,6 +79,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       'A message for the model, read at the next step boundary: {"id", "text", "sent_by"?, "signature"?}. Each id is applied once; a run its operator signed takes only messages its operator\'s CLI signed.',
     apply: (request) => ({ queued: queueMessage(state, request, Date.now()) }),
   });
+  const interrupts = new Interrupter();
+  installInterrupt(controls, state, interrupts);
+  installPause(controls, state);
   setHandler(stateQuery, (afterSeq?: number) => view(state, input, approvals, afterSeq), {
     description:
       'The run now: status, step, pending approvals, breakers, usage, and the progress entries after the given sequence number.',
@@ -107,6 +113,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
       approvals,
       publish,
+      interrupts,
     };
     while (state.step < input.maxSteps) {
       for (const observe of stepBoundaryObservers) observe(input, state);
@@ -116,14 +123,16 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         publish.now();
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume });
       }
-      // A step without a budget or a long transcript awaits nothing for them: every promise made in workflow code has
-      // its stack captured by the SDK, which is most of what a step costs to replay.
+      // A step without a pause, a budget or a long transcript awaits nothing for them: every promise made in workflow
+      // code has its stack captured by the SDK, which is most of what a step costs to replay.
+      if (isPauseRequested(state)) await stayPaused(state, publish);
       readQueuedMessages(state, Date.now());
       if (hasCostLimit(state)) await passBudgetGate(shell);
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
       publish();
-      const turn = await callModelWithFallbacks(shell);
+      const turn = await interrupts.modelCall(state.step, () => callModelWithFallbacks(shell));
+      if (turn === undefined) continue; // interrupted: the turn is dropped, the interrupt's note is read next
       const outcome = turnOutcome(state, input, turn);
       if (outcome.kind === 'fail') {
         await flushWrites(state);

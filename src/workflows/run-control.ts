@@ -20,6 +20,8 @@ export interface ControlHandlers {
   update: UpdateDefinition<ControlReceipt, [ControlRequest]>;
   signal: SignalDefinition<[ControlRequest]>;
   description: string;
+  /** Why this kind cannot be taken now, beyond the checks every kind has (a resume of a run not paused). */
+  refusal?(request: ControlRequest): string | undefined;
   /** Applies a checked, authorized, new message (the id is remembered by it). */
   apply(request: ControlRequest): ControlEffect;
 }
@@ -37,11 +39,11 @@ export class ControlDesk {
 
   /** Registers the Update and the Signal of one kind; call at the start of the workflow. */
   install(handlers: ControlHandlers): void {
-    const { kind, update, signal, description } = handlers;
+    const { update, signal, description } = handlers;
     setHandler(update, (request) => this.take(handlers, request, 'Update'), {
       description,
       validator: (request: ControlRequest) => {
-        const refusal = controlRefusal(this.state, kind, request);
+        const refusal = this.refusal(handlers, request);
         if (refusal !== undefined) throw new Error(`Refused: ${refusal}.`);
       },
     });
@@ -49,7 +51,7 @@ export class ControlDesk {
       signal,
       // A Signal cannot be answered: a refused one changes nothing (a signed run records why).
       (request) => {
-        if (controlRefusal(this.state, kind, request) !== undefined) return;
+        if (this.refusal(handlers, request) !== undefined) return;
         return this.take(handlers, request, 'Signal').then(
           () => undefined,
           () => undefined,
@@ -76,7 +78,7 @@ export class ControlDesk {
       // The run may have ended, or taken the same id, while the signature was checked.
       const again = this.duplicate(kind, request.id);
       if (again) return again;
-      const late = controlRefusal(this.state, kind, request);
+      const late = this.refusal(handlers, request);
       if (late !== undefined)
         throw ApplicationFailure.create({ type: 'ControlRefused', nonRetryable: true, message: `Refused: ${late}.` });
     }
@@ -85,6 +87,13 @@ export class ControlDesk {
     this.receipts.set(request.id, receipt);
     this.publish();
     return receipt;
+  }
+
+  /** Why `request` is refused now; a duplicate passes the kind's own check, to be answered with its receipt. */
+  private refusal(handlers: ControlHandlers, request: ControlRequest): string | undefined {
+    const common = controlRefusal(this.state, handlers.kind, request);
+    if (common !== undefined || !handlers.refusal || isDuplicateControl(this.state, request.id)) return common;
+    return handlers.refusal(request);
   }
 
   /** The receipt of an id already taken (in this run or, without its receipt, an earlier run of the task). */

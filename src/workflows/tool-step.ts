@@ -16,9 +16,12 @@ import {
   outputBudgetRequest,
 } from '../core/step/step-calls.js';
 import type { ExecutablePlan } from '../core/tool-calls.js';
+import { interruptedDecision, onInterrupted } from '../core/step/call-interrupt.js';
+import { toolNameOf } from '../core/step/call-records.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
 import { toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
+import type { Interrupter } from './interrupt.js';
 
 /** What a step's tool calls need from the run: the rules' inputs, the approvals, and the publisher of status changes. */
 export interface StepShell {
@@ -26,6 +29,8 @@ export interface StepShell {
   approvals: ApprovalBook;
   /** Called when the run's status or pending approvals change (search attributes, current details). */
   publish: () => void;
+  /** Cancels the calls under way when the operator interrupts (workflows/interrupt). */
+  interrupts: Interrupter;
 }
 
 /** Runs the tool calls of one step (as the model's turn asked for them) and appends one tool message per call, in request order. */
@@ -58,13 +63,19 @@ export async function runStepCalls(shell: StepShell, turn: ModelTurn): Promise<v
   endStepCalls(env, planned, withBudgetedResults(env, planned.plans, results, budgeted, Date.now()));
 }
 
-/** One call, from its plan to its result: each await is one thing the call needs from outside the workflow. */
+/**
+ * One call, from its plan to its result: each await is one thing the call needs from outside the workflow, and each
+ * runs in a scope an interrupt cancels (a call not started when the step was interrupted does not start).
+ */
 async function executeCall(shell: StepShell, plan: ExecutablePlan): Promise<ToolResult> {
-  const { env, approvals } = shell;
+  const { env, approvals, interrupts } = shell;
   const started = startCall(env, plan, Date.now());
   let need: CallNeed = started.need;
   const run = started.run as CallRun;
+  const label = `${toolNameOf(plan)} ${plan.callId}`;
   for (;;) {
+    const skipped = need.type === 'done' ? undefined : interrupts.stepInterrupted;
+    if (skipped) need = onInterrupted(env, run, skipped, false, Date.now());
     switch (need.type) {
       case 'done':
         return need.result;
@@ -72,33 +83,41 @@ async function executeCall(shell: StepShell, plan: ExecutablePlan): Promise<Tool
         // Classification reads the workspace and needs a real shell parser, so it runs where the workspace is; its
         // result is recorded in history, so a replay sees the same decision.
         const { [ACTIVITY.classifyBash]: classifyBash } = workspaceActivities(need.taskQueue, need.summary);
-        need = onClassified(
-          env,
-          run,
-          await classifyBash({ command: need.command, cwd: need.cwd, workspace: need.workspace }),
-          Date.now(),
-        );
+        const { command, cwd, workspace } = need;
+        const classified = await interrupts.run(label, () => classifyBash({ command, cwd, workspace }));
+        need =
+          'value' in classified
+            ? onClassified(env, run, classified.value, Date.now())
+            : onInterrupted(env, run, classified.interrupted, false, Date.now());
         break;
       }
       case 'approval': {
-        const decision = await approvals.request(need.request, need.timeoutMs);
+        const { request, timeoutMs } = need;
+        const decided = await interrupts.run(`approval wait of ${label}`, () => approvals.request(request, timeoutMs));
+        const decision = 'value' in decided ? decided.value : interruptedDecision(plan.callId, decided.interrupted);
         need = onDecision(env, run, decision, Date.now());
         shell.publish();
         break;
       }
-      case 'activity':
+      case 'activity': {
+        const activity = toolActivity(need.tool, need.policy, {
+          summary: need.summary,
+          taskQueue: need.taskQueue,
+          local: need.local,
+        });
+        const { request } = need;
         try {
-          const activity = toolActivity(need.tool, need.policy, {
-            summary: need.summary,
-            taskQueue: need.taskQueue,
-            local: need.local,
-          });
-          need = onActivityResult(env, run, await activity(need.request), Date.now());
+          const answered = await interrupts.run(label, () => activity(request));
+          need =
+            'value' in answered
+              ? onActivityResult(env, run, answered.value, Date.now())
+              : onInterrupted(env, run, answered.interrupted, true, Date.now());
         } catch (error) {
           if (isCancellation(error)) throw error;
           need = onActivityFailure(env, run, error, Date.now());
         }
         break;
+      }
     }
   }
 }

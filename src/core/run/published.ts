@@ -2,6 +2,7 @@
 // search attributes — computed from its state, so the workflow only writes what changed.
 import type { PendingApproval } from '../../protocol/approval.js';
 import { approvalSummary } from '../approvals.js';
+import { pausedLine } from './pause.js';
 import { formatUsd } from '../pricing.js';
 import type { AgentInput, AgentState } from '../state.js';
 import type { RunStatus } from '../../protocol/run-report.js';
@@ -22,6 +23,7 @@ export interface PublishedValues {
 export function currentDetails(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): string {
   return [
     `**status** ${state.status} · **step** ${state.step} of ${input.maxSteps}`,
+    ...(state.status === 'paused' ? [`**${pausedLine(state)}**`] : []),
     `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
     `**cost** ${formatUsd(state.usage.costUsd)}${unpricedNote(state)} · **tokens** ${state.usage.totalTokens}`,
     `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,

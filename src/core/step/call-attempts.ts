@@ -84,7 +84,8 @@ function nextFallback(env: StepEnv, run: CallRun, now: number): boolean {
   return false;
 }
 
-function finish(env: StepEnv, run: CallRun, result: ToolResult, now: number): void {
+/** The call is over with `result`, whatever its fallbacks (an interrupted call goes to none). */
+export function finish(env: StepEnv, run: CallRun, result: ToolResult, now: number): void {
   run.result = result;
   run.phase = 'done';
   // The tool's time, without the time it waited for a human.

@@ -1,0 +1,98 @@
+// Node: typing into an attached `run` on a terminal: a line and Enter is sent as `say`, Esc interrupts, Ctrl-C
+// detaches. Keys are read in raw mode (node:readline keypress events); while the approval prompt of `--ask prompt` is
+// shown the reader steps aside, so lines answer the prompt.
+import { emitKeypressEvents } from 'node:readline';
+import type { Key } from 'node:readline';
+import type { Connected } from './connect.js';
+import { ControlRefused, sendControl } from './send-control.js';
+import type { ControlKind } from '../protocol/run-control.js';
+import { visibleLines, visibleText } from '../core/terminal-text.js';
+import { color, log } from './output.js';
+
+/** What one key does: nothing yet, send a line, interrupt, or detach. */
+export type KeyAction = { type: 'none' } | { type: 'say'; text: string } | { type: 'interrupt' } | { type: 'detach' };
+
+/** The line being typed, edited by keys; pure, so the mapping is tested without a terminal. */
+export class LineEditor {
+  private buffer = '';
+
+  get line(): string {
+    return this.buffer;
+  }
+
+  /** Applies one keypress (`sequence` is the text it typed, `key` its name and modifiers). */
+  press(sequence: string | undefined, key: Key | undefined): KeyAction {
+    if (key?.ctrl && (key.name === 'c' || key.name === 'd')) return { type: 'detach' };
+    if (key?.name === 'escape') return { type: 'interrupt' };
+    if (key?.name === 'return' || key?.name === 'enter') {
+      const text = this.buffer.trim();
+      this.buffer = '';
+      return text ? { type: 'say', text } : { type: 'none' };
+    }
+    if (key?.name === 'backspace') this.buffer = [...this.buffer].slice(0, -1).join('');
+    else if (key?.ctrl && key.name === 'u') this.buffer = '';
+    // Printable text only: a pasted escape sequence or control character is no part of a message.
+    else if (sequence && !key?.ctrl && !key?.meta && /^[^\p{Cc}]+$/u.test(sequence)) this.buffer += sequence;
+    return { type: 'none' };
+  }
+}
+
+/** The keyboard of an attached run: `suspend` while a prompt reads lines, `stop` when following ends. */
+export interface AttachedInput {
+  suspend(): void;
+  resume(): void;
+  stop(): void;
+}
+
+/** The hint printed when reading starts. */
+export const ATTACHED_HINT = 'type a message and Enter to steer, Esc to interrupt, Ctrl-C to detach';
+
+/** Starts reading keys for `workflowId` when stdin is a terminal; undefined otherwise. */
+export function startAttachedInput(
+  connected: Connected,
+  workflowId: string,
+  onDetach: () => void,
+): AttachedInput | undefined {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) return undefined;
+  emitKeypressEvents(stdin);
+  const editor = new LineEditor();
+  const send = (kind: ControlKind, text?: string): void => {
+    void sendControl(connected, workflowId, kind, text !== undefined ? { text } : {}).then(
+      (receipt) =>
+        log(
+          color.dim(
+            kind === 'interrupt'
+              ? `interrupt sent: ${receipt.interrupted?.length ? receipt.interrupted.map((what) => visibleText(what)).join(', ') : 'nothing was under way'}`
+              : `message ${visibleText(receipt.id)} queued: read at the next step`,
+          ),
+        ),
+      (error: unknown) =>
+        log(color.red(`not sent: ${visibleLines(error instanceof ControlRefused ? error.reason : String(error))}`)),
+    );
+  };
+  const onKeypress = (sequence: string | undefined, key: Key | undefined): void => {
+    const action = editor.press(sequence, key);
+    if (action.type === 'say') send('message', action.text);
+    else if (action.type === 'interrupt') send('interrupt');
+    else if (action.type === 'detach') onDetach();
+  };
+  let reading = false;
+  const resume = (): void => {
+    if (reading) return;
+    reading = true;
+    stdin.setRawMode(true);
+    stdin.on('keypress', onKeypress);
+    stdin.resume();
+  };
+  const suspend = (): void => {
+    if (!reading) return;
+    reading = false;
+    stdin.off('keypress', onKeypress);
+    stdin.setRawMode(false);
+    stdin.pause();
+  };
+  log(color.dim(ATTACHED_HINT));
+  resume();
+  return { suspend, resume, stop: suspend };
+}
