@@ -1,0 +1,62 @@
+// Node: the live channel a worker or a CLI uses, from its environment: DURABLE_AGENT_LIVE_URL `nats://…` or `tls://…`
+// is a NATS JetStream server (a cluster with workers on other hosts); unset, the files of the state directory (one
+// host); `off`, none. The worker and the CLI read the same variable, so both ends meet.
+import { stateDir } from '../host/state-dir.js';
+import { ConfigError } from '../config.js';
+import { maxModelOutputBytesFromEnv } from '../providers/output-cap.js';
+import type { LiveChannel } from './live-channel.js';
+import { createFileLiveChannel } from './file-channel.js';
+
+/** The variable naming the transport. */
+export const LIVE_URL_VARIABLE = 'DURABLE_AGENT_LIVE_URL';
+
+/** Options of `liveChannelFromEnv`. */
+export interface LiveChannelSettings {
+  /** The worker's channel sweeps old files and warns on its log. */
+  role: 'worker' | 'cli';
+  warn?: (line: string) => void;
+}
+
+/** The channel `env` names; undefined when live output is off. */
+export async function liveChannelFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  settings: LiveChannelSettings,
+): Promise<LiveChannel | undefined> {
+  const url = env[LIVE_URL_VARIABLE]?.trim() ?? '';
+  if (url === 'off') return undefined;
+  if (url === '') {
+    return createFileLiveChannel({
+      stateDir: stateDir(env),
+      maxAttemptBytes: maxModelOutputBytesFromEnv(env as NodeJS.ProcessEnv),
+      sweep: settings.role === 'worker',
+      ...(settings.warn ? { warn: settings.warn } : {}),
+    });
+  }
+  if (/^(nats|tls):\/\//.test(url)) return natsChannel(url, env, settings);
+  throw new ConfigError(`${LIVE_URL_VARIABLE} must be nats://HOST:PORT, tls://HOST:PORT or off, got "${url}"`);
+}
+
+// The NATS transport is loaded only when named, so a single host never loads its client.
+async function natsChannel(
+  url: string,
+  env: Readonly<Record<string, string | undefined>>,
+  settings: LiveChannelSettings,
+): Promise<LiveChannel> {
+  const modulePath = './nats-channel.js';
+  let loaded: { createNatsLiveChannel?: (options: unknown) => Promise<LiveChannel> };
+  try {
+    loaded = (await import(modulePath)) as typeof loaded;
+  } catch (error) {
+    throw new ConfigError(
+      `${LIVE_URL_VARIABLE}=${url}: the NATS JetStream transport is not available in this installation (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  if (!loaded.createNatsLiveChannel)
+    throw new ConfigError(`${LIVE_URL_VARIABLE}=${url}: the NATS transport is not available`);
+  return loaded.createNatsLiveChannel({
+    url,
+    env,
+    role: settings.role,
+    ...(settings.warn ? { warn: settings.warn } : {}),
+  });
+}
