@@ -20,6 +20,8 @@ export function reactLiveDeltas(emit: (delta: LiveDelta) => void): (delta: LiveD
   // Lines without a label continue what came before: an Action Input's JSON may span lines.
   let flow: 'text' | 'arguments' = 'text';
   let calls = 0;
+  // The one space after a label belongs to the format, whichever chunk brings it.
+  let labelSpace = false;
   const send = (text: string): void => {
     if (text === '') return;
     if (flow === 'arguments' && calls > 0) emit({ kind: 'tool_arguments', index: calls - 1, text });
@@ -30,7 +32,8 @@ export function reactLiveDeltas(emit: (delta: LiveDelta) => void): (delta: LiveD
     const found = LABELS.find(({ label }) => trimmed.startsWith(label));
     if (found) {
       kind = found.kind;
-      line = trimmed.slice(found.label.length).replace(/^ /, '');
+      line = trimmed.slice(found.label.length);
+      labelSpace = true;
       if (found.kind !== 'name') flow = found.kind;
     } else if (!LABELS.some(({ label }) => label.startsWith(trimmed))) {
       kind = flow;
@@ -39,6 +42,10 @@ export function reactLiveDeltas(emit: (delta: LiveDelta) => void): (delta: LiveD
   const take = (text: string): void => {
     line += text;
     if (kind === 'undecided') decide();
+    if (labelSpace && line !== '') {
+      labelSpace = false;
+      if (line.startsWith(' ')) line = line.slice(1);
+    }
     if (kind === 'text' || kind === 'arguments') {
       send(line);
       line = '';
@@ -55,6 +62,7 @@ export function reactLiveDeltas(emit: (delta: LiveDelta) => void): (delta: LiveD
     }
     line = '';
     kind = 'undecided';
+    labelSpace = false;
   };
   return (delta) => {
     if (delta.kind !== 'text') return emit(delta);
