@@ -21,6 +21,7 @@ import { color, formatProgress, log, outJson, printRunEnd, shellWord, terminalSa
 import { runStatusOf } from '../history/run-status.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { storedText } from './stored-text.js';
+import type { LiveOutput } from './live-output.js';
 
 /** How a followed run ended. */
 export interface FollowOutcome {
@@ -33,21 +34,29 @@ const POLL_MS = 300;
 /** Prints progress lines while the run works, then returns its result (also for failed or cancelled runs). */
 export async function followRun(
   handle: WorkflowHandle<typeof agentWorkflow>,
-  options: { quiet?: boolean; signal?: AbortSignal; prompt?: boolean; signer?: OperatorSigner } = {},
+  options: { quiet?: boolean; signal?: AbortSignal; prompt?: boolean; signer?: OperatorSigner; live?: LiveOutput } = {},
 ): Promise<FollowOutcome> {
   let seen = 0;
   const announced = new Set<string>();
+  const { live } = options;
+  const print = (line: string): void => {
+    live?.beforeLine();
+    log(line);
+  };
   const printNew = async (): Promise<void> => {
     const view = await handle.query(stateQuery, seen);
     for (const entry of view.progress) {
-      if (!options.quiet) log(formatProgress(entry));
+      if (!options.quiet) print(formatProgress(entry));
       seen = Math.max(seen, entry.seq);
     }
     for (const approval of view.pendingApprovals) {
       if (announced.has(approval.callId)) continue;
       announced.add(approval.callId);
-      if (!options.quiet) log(formatApproval(handle.workflowId, approval));
-      if (options.prompt) await askAtTerminal(handle, approval, options.signal, options.signer);
+      if (!options.quiet) print(formatApproval(handle.workflowId, approval));
+      if (!options.prompt) continue;
+      // Live output waits while the question is on the screen.
+      live?.hold();
+      await askAtTerminal(handle, approval, options.signal, options.signer).finally(() => live?.release());
     }
   };
   let done = false;
@@ -61,10 +70,14 @@ export async function followRun(
   void outcome.finally(() => {
     done = true;
   });
-  while (!done && !options.signal?.aborted) {
-    // A query can fail while no worker is polling yet; the run is still going, so keep waiting.
-    await printNew().catch(() => undefined);
-    await Promise.race([sleep(POLL_MS), outcome]);
+  try {
+    while (!done && !options.signal?.aborted) {
+      // A query can fail while no worker is polling yet; the run is still going, so keep waiting.
+      await printNew().catch(() => undefined);
+      await Promise.race([sleep(POLL_MS), outcome]);
+    }
+  } finally {
+    await live?.stop();
   }
   if (options.signal?.aborted) throw new DetachedError();
   await printNew().catch(() => undefined);
@@ -178,7 +191,15 @@ function endedAs(cause: Error | undefined): WorkflowExecutionStatusName {
 export async function followStarted(
   connected: Connected,
   handle: WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>,
-  options: { link: string | undefined; json: boolean; detach: boolean; prompt: boolean; signer?: OperatorSigner },
+  options: {
+    link: string | undefined;
+    json: boolean;
+    detach: boolean;
+    prompt: boolean;
+    signer?: OperatorSigner;
+    /** Shows the run's live output while it is followed (not detached). */
+    live?: (workflowId: string) => Promise<LiveOutput | undefined>;
+  },
 ): Promise<number> {
   const { workflowId } = handle;
   const runId = handle.firstExecutionRunId;
@@ -192,10 +213,12 @@ export async function followStarted(
   process.once('SIGINT', onInterrupt);
   connected.keepWorkerAlive();
   try {
+    const live = await options.live?.(workflowId);
     const { result, exitCode } = await followRun(handle, {
       signal: abort.signal,
       prompt: options.prompt,
       ...(options.signer ? { signer: options.signer } : {}),
+      ...(live ? { live } : {}),
     });
     if (options.json) {
       const { status, answer, steps, toolCalls, usage } = result;

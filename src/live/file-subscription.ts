@@ -160,6 +160,8 @@ class Wakeup {
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, pollMs);
+      // A reader never keeps its process alive by itself.
+      timer.unref();
       this.wakeNow = () => {
         clearTimeout(timer);
         resolve();

@@ -3,6 +3,7 @@
 // answer from the embedded server's HTTP API without it.
 import { RUN_STATUSES } from '../../history/run-status.js';
 import type { CommandOptions } from '../option-table.js';
+import { liveOutputOptions } from './live.js';
 
 const json = (what: string) => ({ type: 'boolean', default: false, help: what }) as const;
 const runId = (what: string) => ({ type: 'string', value: 'R', help: what }) as const;
@@ -11,8 +12,12 @@ const runId = (what: string) => ({ type: 'string', value: 'R', help: what }) as 
 export const watchOptions = {
   arguments: 'ID',
   usage: 'inline',
-  description: 'Follows a run live, from its recent progress to its end. Ctrl-C stops watching; the run goes on.',
-  options: { json: json("print one JSON object {workflowId, runId, …the run's result} when it ends") },
+  description: `Follows a run live, from its recent progress to its end; a model call under way is shown from its start.
+Ctrl-C stops watching; the run goes on.`,
+  options: {
+    json: json("print one JSON object {workflowId, runId, …the run's result} when it ends"),
+    ...liveOutputOptions,
+  },
 } as const satisfies CommandOptions;
 
 /** `status`. */
