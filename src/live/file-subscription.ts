@@ -3,7 +3,7 @@
 // process). fs.watch wakes the reader at once; a short poll covers what a watch misses (a directory not made yet).
 import { constants, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { LiveSubscription } from './live-channel.js';
 import type { LiveEvent } from './live-event.js';
@@ -38,6 +38,8 @@ export async function* subscribeToFiles(
   const directory = workflowDirectory(root, workflowId);
   const files = new Map<string, FileState>();
   const wake = new Wakeup(signal);
+  // The root, private like everything under it, so it can be watched before the worker writes there.
+  await mkdir(root, { recursive: true, mode: 0o700 }).catch(() => undefined);
   let first = true;
   try {
     while (!signal.aborted) {
@@ -70,7 +72,11 @@ function skipAllButLatest(found: FoundFile[], files: Map<string, FileState>): vo
 
 async function listAttemptFiles(directory: string, wake: Wakeup): Promise<FoundFile[]> {
   const runs = await readdir(directory, { withFileTypes: true }).catch(() => undefined);
-  if (!runs) return [];
+  // Before the run's first call the directory is not there yet: the root's watch says when it is.
+  if (!runs) {
+    wake.watch(path.dirname(directory));
+    return [];
+  }
   wake.watch(directory);
   const found: FoundFile[] = [];
   for (const run of runs) {
