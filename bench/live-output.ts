@@ -119,13 +119,13 @@ export async function benchLiveOutput(options: { quick: boolean; log: (line: str
     // One run first, so the background worker is up and warm before anything is timed.
     await chunkLatencies(10, gapMs, (url) => {
       const child = cli(runArgs(url, true));
-      return { stream: child.stderr!, done: child };
+      return { stream: child.stderr, done: child };
     });
     const workflowIds: Record<'stream' | 'quiet', string> = { stream: '', quiet: '' };
     const durable = await chunkLatencies(chunks, gapMs, (url) => {
       const child = cli(runArgs(url, true));
       return {
-        stream: child.stderr!,
+        stream: child.stderr,
         done: child.then((result) => {
           if (result.exitCode !== 0) throw new Error(`run --stream failed: ${result.stderr}`);
           workflowIds.stream = (JSON.parse(result.stdout) as { workflowId: string }).workflowId;
@@ -138,7 +138,7 @@ export async function benchLiveOutput(options: { quick: boolean; log: (line: str
         env: { ...env, MODEL_URL: url },
         extendEnv: false,
       });
-      return { stream: child.stdout!, done: child };
+      return { stream: child.stdout, done: child };
     });
     const server = await startScriptedModelServer({ script: [numberedTurn(chunks, gapMs)] });
     try {
