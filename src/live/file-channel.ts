@@ -26,7 +26,8 @@ export interface FileLiveChannelOptions {
   coalesceMs?: number;
 }
 
-const DEFAULT_KEEP_MS = 60 * 60 * 1000;
+/** How long an attempt's file is kept after its last write: long enough for a `watch` started after the call. */
+export const LIVE_FILES_KEEP_MS = 60 * 60 * 1000;
 const SWEEP_EVERY_MS = 5 * 60 * 1000;
 // Start, end, failure and supersession are a few hundred bytes: they are written even past the cap.
 const CONTROL_SLACK_BYTES = 64 * 1024;
@@ -35,7 +36,7 @@ const WRITE_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT 
 /** The file transport under `options.stateDir`. */
 export function createFileLiveChannel(options: FileLiveChannelOptions): LiveChannel {
   const root = liveRoot(options.stateDir);
-  const keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
+  const keepMs = options.keepMs ?? LIVE_FILES_KEEP_MS;
   const warn = options.warn ?? ((line: string) => console.warn(line));
   let warned = false;
   const warnOnce = (error: unknown): void => {

@@ -161,10 +161,13 @@ export const gcOptions = {
   description: `Deletes stored content that no open run can reach and that was last written (or re-used) longer ago than
 --older-than. Reachable means referred to by an open agent run (its storeRoots query) or by content that is. If an
 open run does not answer (no worker polling its task queue), nothing is deleted. On S3 a re-used object's time is
-refreshed at most once a day, so keep --older-than well above 1d there.`,
+refreshed at most once a day, so keep --older-than well above 1d there. It also deletes live output's files of model
+calls that ended over an hour ago (the worker sweeps them too).`,
   options: {
     'older-than': { type: 'string', value: '30d', default: '30d', help: 'an age: 30d, 12h, 90m, 45s (default 30d)' },
     'dry-run': { type: 'boolean', default: false, help: 'report what would be deleted, delete nothing' },
-    json: json('print one object {status, store, stored, reachable, recent, deleted, deletedKeys, kept, missing, …}'),
+    json: json(
+      'print one object {status, store, stored, reachable, recent, deleted, deletedKeys, kept, missing, liveFilesDeleted, …}',
+    ),
   },
 } as const satisfies CommandOptions;
