@@ -170,6 +170,7 @@ rewound: they are as they are now, and an edit of a file changed since the origi
     },
     json: { type: 'boolean', default: false, help: 'as for "durable-agent run"' },
     detach: { type: 'boolean', default: false, help: 'as for "durable-agent run"' },
+    ...liveOutputOptions,
   },
   epilogue: 'Exit codes as for "durable-agent run".',
 } as const satisfies CommandOptions;
