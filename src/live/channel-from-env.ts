@@ -32,31 +32,26 @@ export async function liveChannelFromEnv(
       ...(settings.warn ? { warn: settings.warn } : {}),
     });
   }
-  if (/^(nats|tls):\/\//.test(url)) return natsChannel(url, env, settings);
-  throw new ConfigError(`${LIVE_URL_VARIABLE} must be nats://HOST:PORT, tls://HOST:PORT or off, got "${url}"`);
+  if (/^(nats|tls):\/\//.test(url)) return natsChannel(env);
+  // The value is not echoed: a mistyped URL may still carry a credential.
+  throw new ConfigError(`${LIVE_URL_VARIABLE} must be nats://HOST:PORT, tls://HOST:PORT or off`);
 }
 
-// The NATS transport is loaded only when named, so a single host never loads its client.
-async function natsChannel(
-  url: string,
-  env: Readonly<Record<string, string | undefined>>,
-  settings: LiveChannelSettings,
-): Promise<LiveChannel> {
-  const modulePath = './nats-channel.js';
-  let loaded: { createNatsLiveChannel?: (options: unknown) => Promise<LiveChannel> };
+// The NATS transport is loaded only when named, so a single host never loads its client. The module name is held in a
+// variable so an installation without the transport still compiles; with it, this is `await import('./nats-from-env.js')`.
+async function natsChannel(env: Readonly<Record<string, string | undefined>>): Promise<LiveChannel> {
+  const modulePath = './nats-from-env.js';
+  let loaded: { natsLiveChannelFromEnv?: (env: Readonly<Record<string, string | undefined>>) => LiveChannel };
   try {
     loaded = (await import(modulePath)) as typeof loaded;
   } catch (error) {
     throw new ConfigError(
-      `${LIVE_URL_VARIABLE}=${url}: the NATS JetStream transport is not available in this installation (${error instanceof Error ? error.message : String(error)})`,
+      `${LIVE_URL_VARIABLE} names a NATS server, but the NATS JetStream transport is not available in this installation (${error instanceof Error ? error.message : String(error)})`,
     );
   }
-  if (!loaded.createNatsLiveChannel)
-    throw new ConfigError(`${LIVE_URL_VARIABLE}=${url}: the NATS transport is not available`);
-  return loaded.createNatsLiveChannel({
-    url,
-    env,
-    role: settings.role,
-    ...(settings.warn ? { warn: settings.warn } : {}),
-  });
+  if (!loaded.natsLiveChannelFromEnv)
+    throw new ConfigError(
+      `${LIVE_URL_VARIABLE} names a NATS server, but the NATS JetStream transport is not available in this installation`,
+    );
+  return loaded.natsLiveChannelFromEnv(env);
 }
