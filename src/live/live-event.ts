@@ -39,11 +39,6 @@ export type LivePayload =
 /** One published event: `seq` counts per (runId, activityId, attempt) from 0; `at` is epoch ms when published. */
 export type LiveEvent = LiveCallIdentity & { seq: number; at: number } & LivePayload;
 
-/** The attempt's key: events of one key are in `seq` order. */
-export function attemptKey(event: Pick<LiveEvent, 'runId' | 'activityId' | 'attempt'>): string {
-  return `${event.runId}/${event.activityId}/${event.attempt}`;
-}
-
 const identity = {
   workflowId: z.string(),
   runId: z.string(),
