@@ -18,6 +18,15 @@ paired runs (for byte counts: of single steps), the noise around the median.
 /** Text placed before the first block of the section it is keyed by. */
 export const REPORT_HEADINGS: Readonly<Record<string, string>> = {
   'cli-latency': '## CLI',
+  'live-output': `
+## Live output
+
+A chunk's way from the scripted model (timestamped as it is handed to the socket) to the output of
+\`durable-agent run --stream\` (timestamped as the bench reads it from the CLI's stderr), on the embedded server: the
+background worker's openai client, the model-call activity, the state directory's live file, fs.watch in the CLI. The
+baseline is the same chunks read by the openai SDK in a process that prints each one: the same path without durability.
+The history row runs the same task with \`--stream\` and \`--no-stream\` and compares the two histories.
+`,
   glob: '## Tools',
   'durable-tax': `
 ## Durable runs

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { benchArguments } from './arguments.js';
 import { benchCliLatency } from './cli-latency.js';
 import { benchLargeArguments } from './large-arguments.js';
+import { benchLiveOutput } from './live-output.js';
 import { durableSections } from './durable-runs.js';
 import { describeMachine, loadAverage } from './machine.js';
 import type { BenchRow } from './measure.js';
@@ -55,6 +56,11 @@ async function main(): Promise<number> {
       id: 'cli-latency',
       name: 'CLI latency',
       run: () => benchCliLatency({ quick, log: (line) => process.stderr.write(`[cli] ${line}\n`) }),
+    },
+    {
+      id: 'live-output',
+      name: 'Live output',
+      run: () => benchLiveOutput({ quick, log: (line) => process.stderr.write(`[live] ${line}\n`) }),
     },
     { id: 'glob', name: 'Glob', run: () => benchGlob(root, GLOB_REPETITIONS) },
     { id: 'arguments', name: 'Argument repair', run: benchArguments },

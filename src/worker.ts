@@ -33,6 +33,8 @@ import { createRunBindings } from './activities/authorization/run-bindings.js';
 import { createRunProofCheck } from './activities/authorization/run-proof-check.js';
 import { authorizationActivities } from './activities/authorization/verify-decision.js';
 import type { AuthorizationActivities } from './protocol/activities.js';
+import type { LiveChannel } from './live/live-channel.js';
+import { LIVE_URL_VARIABLE, liveChannelFromEnv } from './live/channel-from-env.js';
 
 /** The workflow interceptors that carry a run's proof to its activities (bundled with the workflows). */
 export const workflowInterceptorsPath = fileURLToPath(
@@ -93,6 +95,8 @@ export interface AgentWorkerOptions {
    * whose authorization is Temporal's own) any run its server admits is served.
    */
   operatorKey?: { key: Uint8Array; bindingsDir: string };
+  /** Where model calls publish their output as it streams (src/live); none when omitted. Closed by whoever made it. */
+  live?: LiveChannel;
 }
 
 /** The Temporal workers of one agent worker process: the shared one, and the workspace one when configured. */
@@ -127,6 +131,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
       ...(options.executors ? { executors: options.executors } : {}),
       mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
       dataDir,
+      ...(options.live ? { live: options.live } : {}),
     }),
     ...authorizationActivities(operatorKey?.key),
   };
@@ -248,19 +253,29 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
       ? `worker: runs and decisions must be signed with the operator key ${operatorKeyPath(stateDir(env))}`
       : "worker: no operator key (a cluster): every run and decision Temporal admits is served; its authorization is Temporal's",
   );
-  await runWorker({
-    address: options.address,
-    // A cluster's TLS and API key come from Temporal's client configuration; the embedded server needs none.
-    ...(options.cluster ? { connectionOptions: clusterConnectionOptions(options.address, env) } : {}),
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    toolTaskQueue: options.toolTaskQueue,
-    env,
-    store,
-    payloadSizeThreshold: payloadThresholdFromEnv(env),
-    commandSandbox,
-    ...(operatorKey ? { operatorKey } : {}),
-  });
+  // Live output: the state directory's files on one host, NATS JetStream when DURABLE_AGENT_LIVE_URL names a server.
+  const live = await liveChannelFromEnv(env, { role: 'worker', warn: log });
+  log(
+    `worker: live output ${live ? (env[LIVE_URL_VARIABLE] ? 'through NATS JetStream' : 'in the state directory') : 'off'}`,
+  );
+  try {
+    await runWorker({
+      address: options.address,
+      // A cluster's TLS and API key come from Temporal's client configuration; the embedded server needs none.
+      ...(options.cluster ? { connectionOptions: clusterConnectionOptions(options.address, env) } : {}),
+      namespace: options.namespace,
+      taskQueue: options.taskQueue,
+      toolTaskQueue: options.toolTaskQueue,
+      env,
+      store,
+      payloadSizeThreshold: payloadThresholdFromEnv(env),
+      commandSandbox,
+      ...(operatorKey ? { operatorKey } : {}),
+      ...(live ? { live } : {}),
+    });
+  } finally {
+    await live?.close();
+  }
 }
 
 /** The command sandbox, provisioned if need be; a host that cannot sandbox is a configuration problem. */

@@ -10,6 +10,7 @@ import type { CommandNetworkSettings } from './sandbox/command-network.js';
 import type { FunctionToolDefinition } from './executors/function-tool.js';
 import { functionExecutor } from './executors/function-tool.js';
 import { createModelCallActivity } from './model-call.js';
+import type { LiveChannel } from '../live/live-channel.js';
 import { createApplyOutputBudget, storedToolActivity } from './stored-results.js';
 import type { AgentActivities, ToolActivity } from '../protocol/activities.js';
 import { createTranscriptStore } from './transcript-store.js';
@@ -50,6 +51,8 @@ export interface ActivityDependencies {
   mcp?: { servers: McpServers; connections: McpConnectionPool; runServers?: McpRunServerPolicy };
   /** The worker's own data directory (journal, commands' HOME; worker-data.ts); default `<state dir>/worker`. */
   dataDir?: string;
+  /** Where model calls publish their output as it streams (src/live); no live output when omitted. */
+  live?: LiveChannel;
 }
 
 /** The activities registered on the worker. */
@@ -97,6 +100,7 @@ export function createActivities(deps: ActivityDependencies) {
       resolveProvider: deps.resolveProvider,
       resolveTools,
       mcpContracts: (key) => mcp.catalogs.contracts(key),
+      ...(deps.live ? { live: deps.live } : {}),
     }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
     [ACTIVITY.listFunctionTools]: async (): Promise<FunctionToolSpec[]> => specs,

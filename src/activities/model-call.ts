@@ -13,6 +13,7 @@ import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
 import type { ToolContract } from '../tools/define-tool.js';
 import type { ProviderRequest, StreamProgress } from '../providers/model-provider.js';
+import type { LiveDelta } from '../live/live-event.js';
 import { functionTools } from '../providers/model-provider.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import { currentActivityContext } from './activity-context.js';
@@ -21,6 +22,8 @@ import { toModelFailure } from './failures.js';
 import { checkFinalResult, outputSchemaValidator } from '../json-schema/output-schema.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { INLINE_STRING_BYTES } from './transcript-store.js';
+import type { LiveChannel } from '../live/live-channel.js';
+import { livePublisherFor } from './live-publishing.js';
 
 /** The contracts of the named tools: the task registry's, else the task's MCP tools' (by their stored catalog). */
 export type ResolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>) => ToolContract[];
@@ -32,10 +35,12 @@ export interface ModelCallDependencies {
   resolveTools: ResolveTools;
   /** The contracts of a task's MCP tools, by the key of their stored catalog. */
   mcpContracts?: (catalog: ContentKey) => Promise<ReadonlyMap<string, ToolContract>>;
+  /** Where the call's output goes as it streams (live output); none when omitted. */
+  live?: LiveChannel;
 }
 
 /** What the model is asked, before the provider is chosen: the request's own fields with its messages and tools. */
-type ModelAsk = Omit<ProviderRequest, 'model' | 'signal' | 'onProgress'>;
+type ModelAsk = Omit<ProviderRequest, 'model' | 'signal' | 'onProgress' | 'onDelta'>;
 
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 
@@ -79,22 +84,31 @@ async function complete(
   const context = currentActivityContext();
   const signal = context?.cancellationSignal;
   const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
+  const live = context && deps.live ? livePublisherFor(deps.live, context, request) : undefined;
   try {
     const { provider, model } = await deps.resolveProvider(request.selection);
+    live?.publish({ kind: 'start', model });
     const turn = await provider.complete({
       ...ask,
       model,
       ...(signal ? { signal } : {}),
       ...(heartbeat ? { onProgress: heartbeat.progress } : {}),
+      ...(live ? { onDelta: (delta: LiveDelta) => live.publish(delta) } : {}),
     });
+    live?.publish({ kind: 'end', finishReason: turn.finishReason });
     return withUsageAccounting(ask.messages, turn, toolTokens);
   } catch (error) {
     if (signal?.aborted) {
+      live?.publish({ kind: 'failed', error: 'cancelled' });
       throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure('Model call cancelled');
     }
-    throw toModelFailure(error);
+    const failure = toModelFailure(error);
+    live?.publish({ kind: 'failed', error: failure.message });
+    throw failure;
   } finally {
     heartbeat?.stop();
+    // Flushed in the background: the call's result never waits for its live output.
+    void live?.close();
   }
 }
 

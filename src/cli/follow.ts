@@ -23,6 +23,7 @@ import { EXIT, exitCodeOf } from './exit-codes.js';
 import { storedText } from './stored-text.js';
 import type { AttachedInput } from './attached-input.js';
 import { startAttachedInput } from './attached-input.js';
+import type { LiveOutput } from './live-output.js';
 
 /** How a followed run ended. */
 export interface FollowOutcome {
@@ -41,24 +42,34 @@ export async function followRun(
     prompt?: boolean;
     signer?: OperatorSigner;
     keys?: AttachedInput;
+    live?: LiveOutput;
   } = {},
 ): Promise<FollowOutcome> {
   let seen = 0;
   const announced = new Set<string>();
+  const { live } = options;
+  const print = (line: string): void => {
+    live?.beforeLine();
+    log(line);
+  };
   const printNew = async (): Promise<void> => {
     const view = await handle.query(stateQuery, seen);
     for (const entry of view.progress) {
-      if (!options.quiet) log(formatProgress(entry));
+      if (!options.quiet) print(formatProgress(entry));
       seen = Math.max(seen, entry.seq);
     }
     for (const approval of view.pendingApprovals) {
       if (announced.has(approval.callId)) continue;
       announced.add(approval.callId);
-      if (!options.quiet) log(formatApproval(handle.workflowId, approval));
-      // While the prompt is shown, the line typed answers it (not a steering message).
+      if (!options.quiet) print(formatApproval(handle.workflowId, approval));
+      if (!options.prompt) continue;
+      // While the question is on the screen, live output waits and the line typed answers it (not a steering message).
+      live?.hold();
       options.keys?.suspend();
-      if (options.prompt) await askAtTerminal(handle, approval, options.signal, options.signer);
-      options.keys?.resume();
+      await askAtTerminal(handle, approval, options.signal, options.signer).finally(() => {
+        options.keys?.resume();
+        live?.release();
+      });
     }
   };
   let done = false;
@@ -72,10 +83,14 @@ export async function followRun(
   void outcome.finally(() => {
     done = true;
   });
-  while (!done && !options.signal?.aborted) {
-    // A query can fail while no worker is polling yet; the run is still going, so keep waiting.
-    await printNew().catch(() => undefined);
-    await Promise.race([sleep(POLL_MS), outcome]);
+  try {
+    while (!done && !options.signal?.aborted) {
+      // A query can fail while no worker is polling yet; the run is still going, so keep waiting.
+      await printNew().catch(() => undefined);
+      await Promise.race([sleep(POLL_MS), outcome]);
+    }
+  } finally {
+    await live?.stop();
   }
   if (options.signal?.aborted) throw new DetachedError();
   await printNew().catch(() => undefined);
@@ -189,7 +204,15 @@ function endedAs(cause: Error | undefined): WorkflowExecutionStatusName {
 export async function followStarted(
   connected: Connected,
   handle: WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>,
-  options: { link: string | undefined; json: boolean; detach: boolean; prompt: boolean; signer?: OperatorSigner },
+  options: {
+    link: string | undefined;
+    json: boolean;
+    detach: boolean;
+    prompt: boolean;
+    signer?: OperatorSigner;
+    /** Shows the run's live output while it is followed (not detached). */
+    live?: (workflowId: string) => Promise<LiveOutput | undefined>;
+  },
 ): Promise<number> {
   const { workflowId } = handle;
   const runId = handle.firstExecutionRunId;
@@ -204,11 +227,13 @@ export async function followStarted(
   connected.keepWorkerAlive();
   const keys = options.json ? undefined : startAttachedInput(connected, workflowId, onInterrupt);
   try {
+    const live = await options.live?.(workflowId);
     const { result, exitCode } = await followRun(handle, {
       signal: abort.signal,
       prompt: options.prompt,
       ...(keys ? { keys } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
+      ...(live ? { live } : {}),
     });
     if (options.json) {
       const { status, answer, steps, toolCalls, usage } = result;

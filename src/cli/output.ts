@@ -88,6 +88,16 @@ export function log(line: string): void {
   process.stderr.write(`${terminalSafe(line, useColor)}\n`);
 }
 
+/** A piece of a line on stderr (live output as it arrives): callers end their lines. */
+export function logPart(text: string): void {
+  process.stderr.write(terminalSafe(text, useColor));
+}
+
+/** One JSON line on stderr (live events with --json: stdout keeps its one final object). */
+export function logJson(value: unknown): void {
+  process.stderr.write(`${terminalJson(value)}\n`);
+}
+
 /** Human output on stdout, as it is given (callers end their lines). */
 export function out(text: string): void {
   process.stdout.write(terminalSafe(text, stdoutUsesColor));

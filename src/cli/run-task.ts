@@ -13,6 +13,7 @@ import { connect, runUrl } from './connect.js';
 import { modelOfBaseUrl } from './endpoint-models.js';
 import { UsageError } from './exit-codes.js';
 import { followStarted } from './follow.js';
+import { followLiveOutput, wantsLiveOutput } from './live-output.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from './load-prices.js';
 import { operatorSigner } from './operator-signing.js';
 import { parseCommandLine } from './option-table.js';
@@ -63,6 +64,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   if (values.script && detach)
     throw new UsageError('--script is served by this command, so it cannot --detach; run it attached');
   const toolProtocol = values['tool-protocol'] as ToolProtocol | undefined;
+  const stream = wantsLiveOutput(values);
 
   const scripted = values.script ? await startScriptedModelServer({ script: resolve(values.script) }) : undefined;
   const model =
@@ -130,6 +132,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
       detach,
       prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
       ...(signer ? { signer } : {}),
+      live: (id) => followLiveOutput(stream, id, { from: 'start', json: values.json }),
     });
   } finally {
     await connected.close();

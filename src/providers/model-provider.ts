@@ -4,6 +4,7 @@
 import { finalResultToolSchema } from '../core/final-result.js';
 import type { ChatMessage, ModelRequest, ModelTurn, ToolSchema } from '../protocol/model.js';
 import type { ToolContract } from '../tools/define-tool.js';
+import type { LiveDelta } from '../live/live-event.js';
 import { toToolSchema } from '../tools/schema-export.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
@@ -25,6 +26,11 @@ export type ProviderRequest = Pick<ModelRequest, 'toolChoice' | 'outputSchema'> 
   signal?: AbortSignal;
   /** Called as stream chunks arrive, so the activity can heartbeat while the answer is still coming. */
   onProgress?: (progress: StreamProgress) => void;
+  /**
+   * Called with each piece of the answer as it arrives (text, reasoning summaries, a tool call's name, then its
+   * arguments), for live output; the turn returned is still the record.
+   */
+  onDelta?: (delta: LiveDelta) => void;
 };
 
 /**

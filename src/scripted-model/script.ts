@@ -44,6 +44,9 @@ export const scriptTurnSchema = z
       })
       .optional(),
     chunk_size: z.number().int().positive().optional(),
+    // A stream whose events arrive over time: this long between two events, and `end_delay_ms` before the last one.
+    chunk_delay_ms: z.number().int().nonnegative().optional(),
+    end_delay_ms: z.number().int().nonnegative().optional(),
     truncate_stream: z.boolean().optional(),
     // A stream that never ends: `events` sends the turn's first half, then its last event again and again; `one_event`
     // opens one event and never finishes it. For the model-output cap; the stream stops only when the client leaves.

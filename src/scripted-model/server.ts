@@ -61,6 +61,11 @@ export interface ScriptedModelServerOptions {
   compactionSummary?: string;
   /** Wait this long before every answer (simulated model latency); a turn's own `delay_ms` adds to it. */
   latencyMs?: number;
+  /**
+   * Called as each event of a paced stream (a turn with `chunk_delay_ms` or `end_delay_ms`) is handed to the socket:
+   * when a chunk left the model, for measuring how long it takes to reach a terminal.
+   */
+  onStreamEvent?: (event: StreamEvent) => void;
 }
 
 /** A running scripted model server. */
@@ -172,7 +177,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return sendStream(response, [...sent, dialect.streamError(turn.stream_error, sent.length)], undefined);
     }
     // A truncated stream just stops: no end, no usage, no done line.
-    sendStream(response, events, turn.truncate_stream === true ? undefined : dialect.done);
+    const done = turn.truncate_stream === true ? undefined : dialect.done;
+    if (turn.chunk_delay_ms || turn.end_delay_ms) {
+      const pacing = { chunkMs: turn.chunk_delay_ms ?? 0, endMs: turn.end_delay_ms ?? 0 };
+      return sendPacedStream(response, events, done, pacing, closing.signal, options.onStreamEvent);
+    }
+    sendStream(response, events, done);
   };
 
   const fail = (response: ServerResponse, status: number, code: string, message: string): void =>
@@ -257,6 +267,27 @@ function sendStream(response: ServerResponse, events: StreamEvent[], done: strin
         .map(sseLine)
         .join(''),
     );
+  if (done) response.write(done);
+  response.end();
+}
+
+// One event at a time, `chunkMs` apart, and `endMs` before the last one: text that arrives over time, as a model's does.
+async function sendPacedStream(
+  response: ServerResponse,
+  events: StreamEvent[],
+  done: string | undefined,
+  pacing: { chunkMs: number; endMs: number },
+  closing: AbortSignal,
+  onEvent: ((event: StreamEvent) => void) | undefined,
+): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const [index, event] of events.entries()) {
+    const pause = index === events.length - 1 ? pacing.endMs : index > 0 ? pacing.chunkMs : 0;
+    if (pause > 0) await sleep(pause, undefined, { signal: closing }).catch(() => undefined);
+    if (response.destroyed || closing.aborted) return;
+    response.write(sseLine(event));
+    onEvent?.(event);
+  }
   if (done) response.write(done);
   response.end();
 }

@@ -75,7 +75,15 @@ export async function startHarness(
   options: Partial<
     Pick<
       AgentWorkerOptions,
-      'functions' | 'executors' | 'toolTaskQueue' | 'identity' | 'taskQueue' | 'store' | 'commandSandbox' | 'mcpServers'
+      | 'functions'
+      | 'executors'
+      | 'toolTaskQueue'
+      | 'identity'
+      | 'taskQueue'
+      | 'store'
+      | 'commandSandbox'
+      | 'mcpServers'
+      | 'live'
     >
   > = {},
 ): Promise<Harness> {

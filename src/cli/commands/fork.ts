@@ -12,6 +12,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { modelOfBaseUrl } from '../endpoint-models.js';
 import { followStarted } from '../follow.js';
+import { followLiveOutput, wantsLiveOutput } from '../live-output.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { parseCommandLine } from '../option-table.js';
 import { forkOptions } from '../options/run.js';
@@ -26,6 +27,7 @@ import { operatorSigner } from '../operator-signing.js';
 /** `fork ID --from-step N [--model M] [--provider P] [--base-url URL] [--task-append TEXT] [--run-id R] [--detach] [--json]` */
 export async function forkCommand(argv: string[], config: Config): Promise<number> {
   const { values, positionals } = parseCommandLine(forkOptions, argv);
+  const stream = wantsLiveOutput(values);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1)
     throw new UsageError('fork needs a run id and a step: durable-agent fork ID --from-step N');
@@ -125,6 +127,7 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
       detach: values.detach,
       prompt: original.askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
       ...(signer ? { signer } : {}),
+      live: (id) => followLiveOutput(stream, id, { from: 'start', json: values.json }),
     });
   } finally {
     await connected.close();

@@ -15,6 +15,8 @@ import { color, log, out, outJson } from '../output.js';
 import { stateDir } from '../../host/state-dir.js';
 import { parseCommandLine } from '../option-table.js';
 import { gcOptions } from '../options/runs.js';
+import { LIVE_FILES_KEEP_MS, sweepLiveFiles } from '../../live/file-channel.js';
+import { liveRoot } from '../../live/file-layout.js';
 
 const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
 
@@ -129,6 +131,8 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
     log(color.red(`error: ${error.message}`));
     return EXIT.failed;
   }
+  // Live output's files of calls that ended an hour ago or more: the worker sweeps them too, while it runs.
+  const liveFiles = dryRun ? 0 : await sweepLiveFiles(liveRoot(stateDir()), LIVE_FILES_KEEP_MS);
   const kept = {
     objects: report.stored.objects - report.deleted.objects,
     bytes: report.stored.bytes - report.deleted.bytes,
@@ -144,6 +148,7 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
       roots: found.roots.length,
       ...report,
       kept,
+      liveFilesDeleted: liveFiles,
     };
     outJson(summary);
   } else {
@@ -157,6 +162,7 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
         ...(report.missing.length
           ? [`${report.missing.length} referenced keys are not in the store (collected earlier or never written)`]
           : []),
+        ...(liveFiles ? [`deleted ${liveFiles} live-output files of calls that ended over an hour ago`] : []),
         '',
       ].join('\n'),
     );

@@ -4,6 +4,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
+import { followLiveOutput, wantsLiveOutput } from '../live-output.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, outJson, printRunEnd } from '../output.js';
 import { parseCommandLine } from '../option-table.js';
@@ -14,6 +15,7 @@ export async function watchCommand(argv: string[], config: Config): Promise<numb
   const { values, positionals } = parseCommandLine(watchOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('watch needs a run id: durable-agent watch ID');
+  const stream = wantsLiveOutput(values);
   const connected = await connect(config, { needWorker: true });
   const abort = new AbortController();
   const onInterrupt = (): void => abort.abort();
@@ -24,7 +26,9 @@ export async function watchCommand(argv: string[], config: Config): Promise<numb
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('watch')} ${visibleText(workflowId)}${link ? `  ${color.dim(visibleText(link))}` : ''}`);
     connected.keepWorkerAlive();
-    const { result, exitCode } = await followRun(handle, { signal: abort.signal });
+    // Attached mid-call, the call under way is shown from its start.
+    const live = await followLiveOutput(stream, workflowId, { from: 'current', json: values.json });
+    const { result, exitCode } = await followRun(handle, { signal: abort.signal, ...(live ? { live } : {}) });
     if (values.json) outJson({ workflowId, runId, ...result });
     else printRunEnd(result, link);
     return exitCode;

@@ -4,6 +4,7 @@ import { PROVIDER_NAMES } from '../../config.js';
 import { AUTO_PROFILE } from '../../core/tool-selection/profiles.js';
 import { PROFILE_NAMES } from '../../protocol/profile-names.js';
 import type { CommandOptions } from '../option-table.js';
+import { liveOutputOptions } from './live.js';
 
 const RUN_EXIT_CODES =
   'Exit codes: 0 finished, 1 failed, 2 usage error, 3 cancelled or terminated, 4 left running (detached).';
@@ -123,7 +124,7 @@ export const runOptions = {
   argumentsLast: true,
   usage: 'options',
   description: 'Runs an agent task as a durable workflow and follows it (Ctrl-C detaches; the run goes on).',
-  options: runTable,
+  options: { ...runTable, ...liveOutputOptions },
   epilogue: RUN_EXIT_CODES,
 } as const satisfies CommandOptions;
 
@@ -169,6 +170,7 @@ rewound: they are as they are now, and an edit of a file changed since the origi
     },
     json: { type: 'boolean', default: false, help: 'as for "durable-agent run"' },
     detach: { type: 'boolean', default: false, help: 'as for "durable-agent run"' },
+    ...liveOutputOptions,
   },
   epilogue: 'Exit codes as for "durable-agent run".',
 } as const satisfies CommandOptions;

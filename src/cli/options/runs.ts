@@ -3,6 +3,7 @@
 // answer from the embedded server's HTTP API without it.
 import { RUN_STATUSES } from '../../history/run-status.js';
 import type { CommandOptions } from '../option-table.js';
+import { liveOutputOptions } from './live.js';
 
 const json = (what: string) => ({ type: 'boolean', default: false, help: what }) as const;
 const runId = (what: string) => ({ type: 'string', value: 'R', help: what }) as const;
@@ -11,8 +12,12 @@ const runId = (what: string) => ({ type: 'string', value: 'R', help: what }) as 
 export const watchOptions = {
   arguments: 'ID',
   usage: 'inline',
-  description: 'Follows a run live, from its recent progress to its end. Ctrl-C stops watching; the run goes on.',
-  options: { json: json("print one JSON object {workflowId, runId, …the run's result} when it ends") },
+  description: `Follows a run live, from its recent progress to its end; a model call under way is shown from its start.
+Ctrl-C stops watching; the run goes on.`,
+  options: {
+    json: json("print one JSON object {workflowId, runId, …the run's result} when it ends"),
+    ...liveOutputOptions,
+  },
 } as const satisfies CommandOptions;
 
 /** `status`. */
@@ -156,10 +161,13 @@ export const gcOptions = {
   description: `Deletes stored content that no open run can reach and that was last written (or re-used) longer ago than
 --older-than. Reachable means referred to by an open agent run (its storeRoots query) or by content that is. If an
 open run does not answer (no worker polling its task queue), nothing is deleted. On S3 a re-used object's time is
-refreshed at most once a day, so keep --older-than well above 1d there.`,
+refreshed at most once a day, so keep --older-than well above 1d there. It also deletes live output's files of model
+calls that ended over an hour ago (the worker sweeps them too).`,
   options: {
     'older-than': { type: 'string', value: '30d', default: '30d', help: 'an age: 30d, 12h, 90m, 45s (default 30d)' },
     'dry-run': { type: 'boolean', default: false, help: 'report what would be deleted, delete nothing' },
-    json: json('print one object {status, store, stored, reachable, recent, deleted, deletedKeys, kept, missing, …}'),
+    json: json(
+      'print one object {status, store, stored, reachable, recent, deleted, deletedKeys, kept, missing, liveFilesDeleted, …}',
+    ),
   },
 } as const satisfies CommandOptions;

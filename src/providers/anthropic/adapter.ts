@@ -62,7 +62,7 @@ async function completeStreaming(
     maxTokens: maxTokens ?? maxTokensFor(model),
   });
   const stream = await client.messages.create(body, { signal: request.signal });
-  const assembler = new AnthropicStreamAssembler(model, new OutputMeter(maxOutputBytes));
+  const assembler = new AnthropicStreamAssembler(model, new OutputMeter(maxOutputBytes), request.onDelta);
   // Past the cap the assembler throws; leaving the loop makes the SDK abort the request.
   for await (const event of stream) {
     assembler.push(event);

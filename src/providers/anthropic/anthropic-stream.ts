@@ -4,6 +4,7 @@ import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage as TurnU
 import { ANTHROPIC_PROVIDER } from './anthropic-request.js';
 import type { StreamProgress } from '../model-provider.js';
 import { OutputMeter } from '../output-cap.js';
+import type { LiveDelta } from '../../live/live-event.js';
 import { isWholeJsonObject } from '../openai-chat/stream-assembler.js';
 
 /** One content block as it is being received, by its stream index. */
@@ -48,11 +49,13 @@ export class AnthropicStreamAssembler {
 
   /**
    * `fallbackModel` names the turn when the stream never says which model answered; `meter` caps what the turn
-   * accumulates (unbounded by default: the provider passes the worker's cap).
+   * accumulates (unbounded by default: the provider passes the worker's cap); `onDelta` hears each piece as it arrives
+   * (thinking as reasoning; a tool call is numbered by its position among the answer's calls).
    */
   constructor(
     private readonly fallbackModel: string,
     private readonly meter: OutputMeter = new OutputMeter(Number.POSITIVE_INFINITY),
+    private readonly onDelta?: (delta: LiveDelta) => void,
   ) {}
 
   push(event: RawMessageStreamEvent): void {
@@ -66,6 +69,7 @@ export class AnthropicStreamAssembler {
         // A block may start with content of its own (text, a tool's whole input, thinking).
         this.meter.addItem(event.content_block);
         this.blocks.set(event.index, pendingBlock(event.content_block));
+        this.announce(event.index);
         break;
       case 'content_block_delta':
         this.addDelta(event.index, event.delta);
@@ -118,6 +122,21 @@ export class AnthropicStreamAssembler {
     };
   }
 
+  // What a block brings at its start: a tool call's name, the first text or thinking (usually empty).
+  private announce(index: number): void {
+    const block = this.blocks.get(index);
+    if (block?.type === 'tool_use')
+      this.onDelta?.({ kind: 'tool_call', index: this.toolPosition(index), id: block.id, name: block.name });
+    else if (block?.type === 'text' && block.text !== '') this.onDelta?.({ kind: 'text', text: block.text });
+    else if (block?.type === 'thinking' && block.thinking !== '')
+      this.onDelta?.({ kind: 'reasoning', text: block.thinking });
+  }
+
+  // The stream's block index counts text and thinking too; live output numbers the calls alone.
+  private toolPosition(index: number): number {
+    return [...this.blocks.entries()].filter(([key, block]) => key < index && block.type === 'tool_use').length;
+  }
+
   private addDelta(index: number, delta: Extract<RawMessageStreamEvent, { type: 'content_block_delta' }>['delta']) {
     const block = this.blocks.get(index);
     if (!block) return;
@@ -125,12 +144,16 @@ export class AnthropicStreamAssembler {
       this.meter.add(delta.text);
       block.text += delta.text;
       this.contentChars += delta.text.length;
+      this.onDelta?.({ kind: 'text', text: delta.text });
     } else if (delta.type === 'input_json_delta' && block.type === 'tool_use') {
       this.meter.add(delta.partial_json);
       block.json += delta.partial_json;
+      if (delta.partial_json !== '')
+        this.onDelta?.({ kind: 'tool_arguments', index: this.toolPosition(index), text: delta.partial_json });
     } else if (delta.type === 'thinking_delta' && block.type === 'thinking') {
       this.meter.add(delta.thinking);
       block.thinking += delta.thinking;
+      this.onDelta?.({ kind: 'reasoning', text: delta.thinking });
     } else if (delta.type === 'signature_delta' && block.type === 'thinking') {
       this.meter.add(delta.signature);
       block.signature += delta.signature;

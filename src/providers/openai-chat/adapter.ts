@@ -91,7 +91,7 @@ async function completeStreaming(
   // The SDK makes the request and maps HTTP errors; the body is read by readChatChunks, in linear time.
   const response = await client.chat.completions.create(body, { signal: request.signal }).asResponse();
   const meter = new OutputMeter(maxOutputBytes);
-  const assembler = new StreamAssembler(model, meter);
+  const assembler = new StreamAssembler(model, meter, request.onDelta);
   try {
     // Past the cap the assembler throws; leaving the loop cancels the body's reader, which closes the request.
     for await (const chunks of readChatChunks(response, meter)) {

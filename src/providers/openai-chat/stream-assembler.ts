@@ -2,6 +2,7 @@
 import type { FinishReason, ModelTurn, RawToolCall, Usage } from '../../protocol/model.js';
 import type { StreamProgress } from '../model-provider.js';
 import { OutputMeter } from '../output-cap.js';
+import type { LiveDelta } from '../../live/live-event.js';
 
 /** One tool-call delta as compatible servers actually send it: every field optional, `index` sometimes missing. */
 export interface StreamToolCallDelta {
@@ -23,6 +24,10 @@ export interface StreamChunk {
 }
 
 interface PendingCall {
+  /** Its position among the turn's calls, as live output numbers it. */
+  position: number;
+  /** Its name was reported live. */
+  announced: boolean;
   index: number | undefined;
   id?: string;
   name?: string;
@@ -50,11 +55,12 @@ export class StreamAssembler {
 
   /**
    * `fallbackModel` names the turn when no chunk carries a model; `meter` caps what the turn accumulates (unbounded
-   * by default: the provider passes the worker's cap).
+   * by default: the provider passes the worker's cap); `onDelta` hears each piece as it arrives.
    */
   constructor(
     private readonly fallbackModel: string,
     private readonly meter: OutputMeter = new OutputMeter(Number.POSITIVE_INFINITY),
+    private readonly onDelta?: (delta: LiveDelta) => void,
   ) {}
 
   /** Adds one chunk. Only choice 0 is read: the provider never asks for more than one. */
@@ -68,10 +74,12 @@ export class StreamAssembler {
       if (typeof delta?.content === 'string') {
         this.meter.add(delta.content);
         this.content += delta.content;
+        if (delta.content !== '') this.onDelta?.({ kind: 'text', text: delta.content });
       }
       if (typeof delta?.refusal === 'string') {
         this.meter.add(delta.refusal);
         this.refusal += delta.refusal;
+        if (delta.refusal !== '') this.onDelta?.({ kind: 'text', text: delta.refusal });
       }
       for (const toolDelta of delta?.tool_calls ?? []) this.addToolDelta(toolDelta);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -122,9 +130,14 @@ export class StreamAssembler {
         : argumentsDelta !== undefined && argumentsDelta !== null
           ? JSON.stringify(argumentsDelta)
           : undefined;
+    if (call.name !== undefined && !call.announced) {
+      call.announced = true;
+      this.onDelta?.({ kind: 'tool_call', index: call.position, ...(call.id ? { id: call.id } : {}), name: call.name });
+    }
     if (text !== undefined) {
       this.meter.add(text);
       call.arguments += text;
+      if (text !== '') this.onDelta?.({ kind: 'tool_arguments', index: call.position, text });
     }
   }
 
@@ -153,7 +166,7 @@ export class StreamAssembler {
   }
 
   private open(index: number | undefined): PendingCall {
-    const call: PendingCall = { index, arguments: '' };
+    const call: PendingCall = { position: this.calls.length, announced: false, index, arguments: '' };
     this.calls.push(call);
     return call;
   }

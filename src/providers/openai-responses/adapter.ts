@@ -72,7 +72,7 @@ async function completeStreaming(
   // The SDK makes the request and maps HTTP errors; the events are read by readEventData, in linear time.
   const response = await client.responses.create(body, { signal: request.signal }).asResponse();
   const meter = new OutputMeter(maxOutputBytes);
-  const assembler = new ResponsesAssembler(model, meter);
+  const assembler = new ResponsesAssembler(model, meter, request.onDelta);
   try {
     // Past the cap the assembler throws; leaving the loop cancels the body's reader, which closes the request.
     for await (const events of readEventData<ResponsesStreamEvent>(response, meter)) {

@@ -3,6 +3,7 @@ import { APIError } from 'openai';
 import type { FinishReason, ModelTurn, ProviderItem, RawToolCall, Usage } from '../../protocol/model.js';
 import type { StreamProgress } from '../model-provider.js';
 import { OutputMeter } from '../output-cap.js';
+import type { LiveDelta } from '../../live/live-event.js';
 
 /** The provider name its reasoning items are kept under in the transcript. */
 export const RESPONSES_PROVIDER = 'openai-responses';
@@ -72,11 +73,14 @@ export class ResponsesAssembler {
   private final: ResponseObject | undefined;
   private eventCount = 0;
 
-  /** `fallbackModel` names the turn when no event carries a model. */
-  /** `meter` caps what the turn accumulates (unbounded by default: the provider passes the worker's cap). */
+  /**
+   * `fallbackModel` names the turn when no event carries a model; `meter` caps what the turn accumulates (unbounded by
+   * default: the provider passes the worker's cap); `onDelta` hears each piece as it arrives.
+   */
   constructor(
     private readonly fallbackModel: string,
     private readonly meter: OutputMeter = new OutputMeter(Number.POSITIVE_INFINITY),
+    private readonly onDelta?: (delta: LiveDelta) => void,
   ) {}
 
   /** Adds one event; a failed response or an `error` event throws. */
@@ -90,7 +94,16 @@ export class ResponsesAssembler {
       case 'response.function_call_arguments.delta':
         if (typeof event.delta === 'string') {
           this.meter.add(event.delta);
-          this.callFor(event).arguments += event.delta;
+          const call = this.callFor(event);
+          call.arguments += event.delta;
+          this.onDelta?.({ kind: 'tool_arguments', index: this.calls.indexOf(call), text: event.delta });
+        }
+        break;
+      case 'response.reasoning_summary_text.delta':
+        // The summary itself arrives whole in the reasoning item; the deltas are for live output only.
+        if (typeof event.delta === 'string') {
+          this.meter.add(event.delta);
+          this.onDelta?.({ kind: 'reasoning', text: event.delta });
         }
         break;
       case 'response.function_call_arguments.done': {
@@ -106,12 +119,14 @@ export class ResponsesAssembler {
         if (typeof event.delta === 'string') {
           this.meter.add(event.delta);
           this.content += event.delta;
+          this.onDelta?.({ kind: 'text', text: event.delta });
         }
         break;
       case 'response.refusal.delta':
         if (typeof event.delta === 'string') {
           this.meter.add(event.delta);
           this.refusal += event.delta;
+          this.onDelta?.({ kind: 'text', text: event.delta });
         }
         break;
       case 'response.output_item.done':
@@ -176,6 +191,13 @@ export class ResponsesAssembler {
       arguments: item.arguments ?? '',
       done: false,
     });
+    if (item.name !== undefined)
+      this.onDelta?.({
+        kind: 'tool_call',
+        index: this.calls.length - 1,
+        ...(item.call_id ? { id: item.call_id } : {}),
+        name: item.name,
+      });
   }
 
   // Deltas name their item by id and by position; a delta for an item never announced still gets a call of its own.

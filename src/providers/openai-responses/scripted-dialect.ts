@@ -246,6 +246,14 @@ function responseEvents(turn: ScriptTurn, options: DialectRenderOptions): Stream
   if (turn.reasoning !== undefined) {
     const item = reasoningItem(turn, turnNumber);
     const index = add(item, { id: item.id, type: 'reasoning', summary: [] });
+    // The summary streams as the API streams it: one summary part, its text in deltas.
+    const summary = { item_id: item.id, output_index: index, summary_index: 0 };
+    const text = turn.reasoning;
+    emit('response.reasoning_summary_part.added', { ...summary, part: { type: 'summary_text', text: '' } });
+    for (const piece of splitText(text, turn.chunk_size))
+      emit('response.reasoning_summary_text.delta', { ...summary, delta: piece });
+    emit('response.reasoning_summary_text.done', { ...summary, text });
+    emit('response.reasoning_summary_part.done', { ...summary, part: { type: 'summary_text', text } });
     emit('response.output_item.done', { output_index: index, item });
   }
   if (turn.content !== undefined) {

@@ -7,6 +7,7 @@ import type { ModelProvider, ProviderRequest } from '../model-provider.js';
 import { functionTools } from '../model-provider.js';
 import { formatReminder, reactInstructions, toReactMessages } from './format.js';
 import { finalAnswerOf, parseReactAnswer } from './parse.js';
+import { reactLiveDeltas } from './live-text.js';
 
 /** A provider that offers tools in the prompt and reads tool calls from the answer's text. */
 export function createReactProvider(inner: ModelProvider): ModelProvider {
@@ -19,8 +20,14 @@ async function completeInText(inner: ModelProvider, request: ProviderRequest): P
   const offersTools = tools.length > 0 && choice !== 'none';
   const messages = toReactMessages(request.messages, offersTools ? reactInstructions(tools, choice) : '');
   // The wrapped provider is offered no tool at all, the final one included: they are in the prompt.
-  const { toolChoice: _choice, outputSchema: _outputSchema, ...rest } = request;
-  const ask = (prompt: ChatMessage[]): Promise<ModelTurn> => inner.complete({ ...rest, messages: prompt, tools: [] });
+  const { toolChoice: _choice, outputSchema: _outputSchema, onDelta, ...rest } = request;
+  const ask = (prompt: ChatMessage[]): Promise<ModelTurn> =>
+    inner.complete({
+      ...rest,
+      messages: prompt,
+      tools: [],
+      ...(onDelta ? { onDelta: offersTools ? reactLiveDeltas(onDelta) : onDelta } : {}),
+    });
 
   const first = await ask(messages);
   // An endpoint that called a tool natively all the same: its calls are as good as parsed ones.
