@@ -1,5 +1,5 @@
 // `npm run cluster`: a Temporal cluster on this machine as docker-compose.yml describes one — the Temporal server on
-// PostgreSQL, the Web UI, two workers playing two hosts — built and provisioned into the cache on first use. The
+// PostgreSQL, the Web UI, NATS JetStream for live model output, two workers playing two hosts — built and provisioned into the cache on first use. The
 // frontend takes only clients with a certificate of the cluster's own authority (mutual TLS; see the status).
 //   npm run cluster                     start whatever is not running, then print the status
 //   npm run cluster -- --status [--json]
@@ -33,12 +33,17 @@ function describe(status: ClusterStatus): string {
     line('postgresql', status.processes.postgresql),
     line('temporal server', status.processes.server),
     ...(status.uiUrl ? [line('web ui server', status.processes.ui)] : []),
+    status.live.DURABLE_AGENT_LIVE_URL
+      ? `${line('nats server', status.processes.nats)}: live output on ${status.live.DURABLE_AGENT_LIVE_URL}`
+      : `nats server      none: ${status.liveProblem ?? 'not started'} (live output only on the worker's host)`,
     ...status.hosts.map(
       (host) => `${line(`worker ${host.name}`, host)}: tool queue ${host.toolQueue}, workspaces ${host.workspaceRoot}`,
     ),
     '',
     // Mutual TLS: the CLI, a worker and the `temporal` CLI reach the frontend with the operator's certificate only.
     ...Object.entries(status.tls).map(([name, value]) => `export ${name}=${value}`),
+    // Live output (run, watch) from the NATS server: its address, the token's file (not the token) and the authority.
+    ...Object.entries(status.live).map(([name, value]) => `export ${name}=${value}`),
     `TEMPORAL_ADDRESS=${status.address} TEMPORAL_NAMESPACE=${status.namespace} npm run demo`,
     `durable-agent run --tool-queue ${status.hosts[0]?.toolQueue ?? '…'} --cwd ${status.hosts[0]?.workspaceRoot ?? '…'}/repo "…"`,
   ].join('\n');

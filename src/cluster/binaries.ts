@@ -1,5 +1,5 @@
 // The cluster's programs, built from their Go modules and kept in the cache like the dev-server binary: the Temporal
-// server, its SQL schema tool and the Web UI server. No `replace` directives stand in the way of `go install`, so each
+// server, its SQL schema tool, the Web UI server and the NATS server that carries live model output. No `replace` directives stand in the way of `go install`, so each
 // builds from the Go module proxy (or GOMODCACHE, or a GOPROXY mirror) with nothing but a Go toolchain.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { cacheDir } from '../host/state-dir.js';
 import { askVersion } from '../host/temporal-binary.js';
 import type { DirectoryEnvironment } from '../host/state-dir.js';
 import { ClusterError } from './errors.js';
-import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from './topology.js';
+import { NATS_SERVER_VERSION, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from './topology.js';
 
 /** One program of the cluster. */
 export interface ClusterProgram {
@@ -55,6 +55,16 @@ export const TEMPORAL_UI_SERVER: ClusterProgram = {
   cachedName: `temporal-ui-server-${TEMPORAL_UI_VERSION}`,
   versionLine: `Temporal UI version ${TEMPORAL_UI_VERSION}`,
   override: 'TEMPORAL_UI_SERVER_PATH',
+};
+
+/** The NATS server with JetStream: the live output of model calls, from workers on any host to any CLI. */
+export const NATS_SERVER: ClusterProgram = {
+  label: 'NATS server',
+  goPackage: `github.com/nats-io/nats-server/v2@v${NATS_SERVER_VERSION}`,
+  builtName: 'nats-server',
+  cachedName: `nats-server-${NATS_SERVER_VERSION}`,
+  versionLine: `nats-server: v${NATS_SERVER_VERSION}`,
+  override: 'NATS_SERVER_PATH',
 };
 
 const BUILD_TIMEOUT_MS = 30 * 60_000;

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { isOurProcess, terminate } from '../dev-server/processes.js';
 import type { ProcessRecord } from '../dev-server/state-record.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
+import { natsLiveEnvironment } from './nats.js';
 import { clusterTlsEnvironment, clusterTlsFiles } from './tls.js';
 
 const STOP_GRACE_MS = 15_000;
@@ -30,10 +31,15 @@ export interface ClusterStatus {
     postgresql: ClusterProcessStatus;
     server: ClusterProcessStatus;
     ui: ClusterProcessStatus;
+    nats: ClusterProcessStatus;
   } & Record<string, ClusterProcessStatus>;
   hosts: { name: string; toolQueue: string; workspaceRoot: string; pid: number | null; running: boolean }[];
   /** Temporal's client settings for the operator's certificate (TEMPORAL_TLS_*): the frontend refuses clients without. */
   tls: Record<string, string>;
+  /** Where live model output goes (DURABLE_AGENT_LIVE_*): the NATS server's address, token file and authority. */
+  live: Record<string, string>;
+  /** Why the NATS server is not part of the cluster, when it is not. */
+  liveProblem?: string;
 }
 
 async function processStatus(record: ProcessRecord | undefined): Promise<ClusterProcessStatus> {
@@ -64,14 +70,17 @@ export async function clusterStatus(directory: string): Promise<ClusterStatus> {
       postgresql: await processStatus(record?.postgres),
       server: await processStatus(record?.server),
       ui: await processStatus(record?.ui),
+      nats: await processStatus(record?.nats),
       ...Object.fromEntries(hosts.map((host) => [`worker ${host.name}`, { pid: host.pid, running: host.running }])),
     },
     hosts,
     tls: fs.existsSync(clusterTlsFiles(directory).caFile) ? clusterTlsEnvironment(clusterTlsFiles(directory)) : {},
+    live: record ? natsLiveEnvironment(directory, record, clusterTlsFiles(directory)) : {},
+    ...(record?.natsProblem ? { liveProblem: record.natsProblem } : {}),
   };
 }
 
-/** Stops the workers, the Web UI, the server and PostgreSQL (SIGTERM, SIGKILL after a grace); returns the pids stopped. */
+/** Stops the workers, the Web UI, NATS, the server and PostgreSQL (SIGTERM, SIGKILL after a grace); returns the pids stopped. */
 export async function stopCluster(directory: string): Promise<number[]> {
   if (!fs.existsSync(directory)) return [];
   const record = await readClusterRecord(directory);
@@ -80,13 +89,15 @@ export async function stopCluster(directory: string): Promise<number[]> {
   const stop = async (process: ProcessRecord | undefined) => {
     if (process && (await isOurProcess(process))) stopped.push((await terminate(process, STOP_GRACE_MS)).pid);
   };
-  // Workers first (clients of the server), PostgreSQL last (the server writes to it until it is gone).
+  // Workers first (clients of the server and of NATS), PostgreSQL last (the server writes to it until it is gone).
   await Promise.all(record.hosts.map((host) => stop(host.process)));
   await stop(record.ui);
+  await stop(record.nats);
   await stop(record.server);
   await stop(record.postgres);
   for (const host of record.hosts) delete host.process;
   delete record.ui;
+  delete record.nats;
   delete record.server;
   delete record.postgres;
   await writeClusterRecord(directory, record);

@@ -30,6 +30,11 @@ export interface ClusterRecord {
   postgres?: ProcessRecord;
   server?: ProcessRecord;
   ui?: ProcessRecord;
+  /** The NATS server's port (live output), chosen at first start and kept. */
+  natsPort?: number;
+  /** Why the NATS server is not part of the cluster, when it is not. */
+  natsProblem?: string;
+  nats?: ProcessRecord;
   hosts: HostRecord[];
 }
 

@@ -1,22 +1,24 @@
 // `npm run cluster`: PostgreSQL, the Temporal server on it (schema set up with the SQL tool, the namespace and the
-// agent search attributes registered through the APIs), the Web UI, and two workers playing two hosts. Whatever is
+// agent search attributes registered through the APIs), the Web UI, the NATS server for live output, and two workers
+// playing two hosts. Whatever is
 // recorded as running is kept; whatever is not (never started, killed, crashed) is started, so running it again after
 // a crash brings the cluster back as it was: same databases, same ports.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { execa } from 'execa';
 import { HOST, freePort, isPortFree } from '../dev-server/ports.js';
-import { isOurProcess, logTail, spawnDetached, waitUntilReady } from '../dev-server/processes.js';
+import { isOurProcess } from '../dev-server/processes.js';
 import type { ProcessRecord } from '../dev-server/state-record.js';
 import { ensureSearchAttributes } from '../dev-server/search-attributes.js';
 import type { DirectoryEnvironment } from '../host/state-dir.js';
 import { workerEnvironment } from '../dev-server/worker-environment.js';
 import { findClusterProgram, TEMPORAL_SERVER, TEMPORAL_SQL_TOOL, TEMPORAL_UI_SERVER } from './binaries.js';
 import { ClusterError } from './errors.js';
+import { runtimeEnvironment, startProcess, waitFor } from './cluster-processes.js';
+import { ensureNats, natsLiveEnvironment } from './nats.js';
 import { findPostgres, initPostgres, postgresCommand } from './postgres.js';
 import type { PostgresInstallation } from './postgres.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
@@ -35,8 +37,6 @@ import {
 /** The two worker hosts: each its own workspace root, state directory and tool queue. */
 export const HOST_NAMES = ['host-a', 'host-b'] as const;
 
-const READY_TIMEOUT_MS = 90_000;
-const SETTLE_MS = 750;
 const binPath = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
 
 /** Options of `startCluster`. */
@@ -145,6 +145,9 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterReco
     record.uiProblem = uiProblem;
   }
 
+  await ensureNats(record, { directory, env, log, tls });
+  await save();
+
   for (const host of record.hosts) {
     if (host.process && (await isOurProcess(host.process))) continue;
     host.process = await startHost(host, record, { directory, env, log, tls });
@@ -161,13 +164,6 @@ function portSetting(env: DirectoryEnvironment, name: 'TEMPORAL_PORT' | 'TEMPORA
   if (!Number.isInteger(port) || port < 1_024 || port > highest)
     throw new ClusterError(`${name}=${raw} is not a port number from 1024 to ${highest}.`);
   return port;
-}
-
-/** PATH and friends only: the server and the UI read their configuration files, nothing from the caller's shell. */
-function runtimeEnvironment(env: DirectoryEnvironment): Record<string, string> {
-  const picked: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG']) if (env[name] !== undefined) picked[name] = env[name]!;
-  return picked;
 }
 
 async function ensurePostgres(
@@ -235,39 +231,6 @@ async function setUpSchema(
   }
 }
 
-async function startProcess(
-  command: string[],
-  options: { directory: string; env: DirectoryEnvironment; logName: string; cwd?: string },
-): Promise<ProcessRecord> {
-  const logFile = path.join(options.directory, 'logs', options.logName);
-  const child = await spawnDetached(command, { cwd: options.cwd ?? options.directory, env: options.env, logFile });
-  // `unshare` runs the program in its own place: the process to recognise later is the program, without the prefix.
-  const recorded = command[0] === 'unshare' ? command.slice(2) : command;
-  await sleep(SETTLE_MS);
-  const exit = child.exited();
-  if (exit !== undefined)
-    throw new ClusterError(`${path.basename(recorded[0]!)} ${exit}.\n${await logTail(logFile)}\nSee ${logFile}`);
-  return { pid: child.pid, command: recorded, logFile, startedAt: new Date().toISOString() };
-}
-
-/** Polls `ready` until it holds; fails with the log's tail when the process dies first or the time runs out. */
-async function waitFor(process: ProcessRecord, what: string, ready: () => Promise<boolean>): Promise<void> {
-  await waitUntilReady({
-    name: path.basename(process.command[0]!),
-    before: `it would ${what}`,
-    within: what,
-    pid: process.pid,
-    timeoutMs: READY_TIMEOUT_MS,
-    intervalMs: 250,
-    logFile: process.logFile,
-    exited: () => undefined,
-    ready,
-    // The recorded command too, not the pid alone: the pid of a process that died may have been given to another.
-    alive: () => isOurProcess(process),
-    failure: (message) => new ClusterError(message),
-  });
-}
-
 /** Creates the namespace when missing and registers the agent search attributes in it, through the APIs. */
 async function registerNamespace(record: ClusterRecord, server: ProcessRecord, tls: ClusterTls): Promise<void> {
   const tlsOptions = await clusterTlsOptions(tls);
@@ -326,6 +289,8 @@ async function startHost(
         ...workerEnvironment(options.env),
         // The operator's client certificate: the frontend refuses a worker without one.
         ...clusterTlsEnvironment(options.tls),
+        // Live model output through the cluster's NATS server, readable from any host.
+        ...natsLiveEnvironment(options.directory, record, options.tls),
         // Each host keeps its own state; the content store is shared, as a bucket is between real hosts.
         DURABLE_AGENT_STATE_DIR: path.join(hostDir, 'state'),
         DURABLE_AGENT_STORE: 'dir',

@@ -11,6 +11,9 @@ export const TEMPORAL_SERVER_VERSION = '1.29.1';
 /** The Web UI both run: the `temporalio/ui` image tag, and the `ui-server` Go module `npm run cluster` builds. */
 export const TEMPORAL_UI_VERSION = '2.42.1';
 
+/** The NATS server both run: the `nats` image tag, and the Go module `npm run cluster` builds. */
+export const NATS_SERVER_VERSION = '2.15.2';
+
 /** The persistence plugin of both (`DB` of the auto-setup image, `pluginName` of the server's SQL stores). */
 export const SQL_PLUGIN = 'postgres12';
 
@@ -50,6 +53,8 @@ export const CLUSTER_VARIABLES = {
   TEMPORAL_NAMESPACE: 'default',
   TEMPORAL_PORT: '7233',
   TEMPORAL_UI_PORT: '8080',
+  NATS_VERSION: NATS_SERVER_VERSION,
+  NATS_PORT: '4222',
   DURABLE_AGENT_CODEC_PORT: '8234',
   DURABLE_AGENT_TASK_QUEUE: 'durable-agent',
   DURABLE_AGENT_TOOL_QUEUE: 'durable-agent-workspaces',

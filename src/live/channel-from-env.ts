@@ -37,21 +37,8 @@ export async function liveChannelFromEnv(
   throw new ConfigError(`${LIVE_URL_VARIABLE} must be nats://HOST:PORT, tls://HOST:PORT or off`);
 }
 
-// The NATS transport is loaded only when named, so a single host never loads its client. The module name is held in a
-// variable so an installation without the transport still compiles; with it, this is `await import('./nats-from-env.js')`.
+// The NATS transport is loaded only when named, so a single host never loads its client.
 async function natsChannel(env: Readonly<Record<string, string | undefined>>): Promise<LiveChannel> {
-  const modulePath = './nats-from-env.js';
-  let loaded: { natsLiveChannelFromEnv?: (env: Readonly<Record<string, string | undefined>>) => LiveChannel };
-  try {
-    loaded = (await import(modulePath)) as typeof loaded;
-  } catch (error) {
-    throw new ConfigError(
-      `${LIVE_URL_VARIABLE} names a NATS server, but the NATS JetStream transport is not available in this installation (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-  if (!loaded.natsLiveChannelFromEnv)
-    throw new ConfigError(
-      `${LIVE_URL_VARIABLE} names a NATS server, but the NATS JetStream transport is not available in this installation`,
-    );
-  return loaded.natsLiveChannelFromEnv(env);
+  const { natsLiveChannelFromEnv } = await import('./nats-from-env.js');
+  return natsLiveChannelFromEnv(env);
 }

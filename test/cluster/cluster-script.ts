@@ -30,12 +30,13 @@ export interface TestCluster {
   remove(): Promise<void>;
 }
 
-/** A frontend port whose whole layout (nine ports) and a Web UI port are free, below the membership limit. */
-async function freeLayout(): Promise<{ frontend: number; ui: number }> {
+/** A frontend port whose whole layout (nine ports), a Web UI port and a NATS port are free, below the membership limit. */
+async function freeLayout(): Promise<{ frontend: number; ui: number; nats: number }> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const frontend = 20_000 + Math.floor(Math.random() * 10_000);
-    const ports = [...Object.values(serverPorts(frontend)), frontend + 100];
-    if ((await Promise.all(ports.map(isPortFree))).every(Boolean)) return { frontend, ui: frontend + 100 };
+    const ports = [...Object.values(serverPorts(frontend)), frontend + 100, frontend + 101];
+    if ((await Promise.all(ports.map(isPortFree))).every(Boolean))
+      return { frontend, ui: frontend + 100, nats: frontend + 101 };
   }
   throw new Error('no free port layout for the test cluster');
 }
@@ -49,6 +50,7 @@ export async function prepareTestCluster(): Promise<TestCluster> {
     DURABLE_AGENT_STATE_DIR: stateDir,
     TEMPORAL_PORT: String(ports.frontend),
     TEMPORAL_UI_PORT: String(ports.ui),
+    NATS_PORT: String(ports.nats),
   };
   delete env.TEMPORAL_ADDRESS;
   const script = async (args: string[] = []) => {
@@ -81,6 +83,7 @@ export async function prepareTestCluster(): Promise<TestCluster> {
         env: {
           ...env,
           ...(options.withoutTls ? {} : status.tls),
+          ...status.live,
           TEMPORAL_ADDRESS: status.address,
           TEMPORAL_NAMESPACE: status.namespace,
           NO_COLOR: '1',

@@ -1,7 +1,7 @@
 // The cluster path, run: `npm run cluster` (Temporal on PostgreSQL, two worker hosts), runs pinned to each host, the
 // Temporal server killed with SIGKILL mid-run and restarted, a worker host killed and brought back, and the agent
-// search attributes queried on PostgreSQL visibility. Every run appends numbered lines through EditFile; the files
-// must end with each line exactly once.
+// search attributes queried on PostgreSQL visibility, live model output read through the cluster's NATS server. Every
+// run appends numbered lines through EditFile; the files must end with each line exactly once.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverPorts } from '../../src/cluster/server-config.js';
 import { clusterTlsFiles, ensureClusterTls } from '../../src/cluster/tls.js';
 import { isProcessAlive } from '../../src/dev-server/processes.js';
+import type { LiveEvent } from '../../src/live/live-event.js';
+import { natsLiveChannelFromEnv } from '../../src/live/nats-from-env.js';
 import { buildCliIfStale } from '../support/cli-build.js';
 import { prepareTestCluster } from './cluster-script.js';
 import type { TestCluster } from './cluster-script.js';
@@ -337,6 +339,43 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     expect(await notes(run)).toEqual(Array.from({ length: EDITS }, (_, index) => index + 1));
     const completed = await client.workflow.count(`AgentStatus = "completed" AND AgentStep > 0`);
     expect(completed.count).toBeGreaterThanOrEqual(8);
+  });
+
+  it('streams live model output through NATS: a watch --json from the CLI environment sees the text', async () => {
+    const status = await cluster.status();
+    expect(status.live.DURABLE_AGENT_LIVE_URL).toMatch(/^tls:\/\/127\.0\.0\.1:\d+$/);
+    // The token is kept out of the printed environment: a file only its owner reads.
+    expect((await fs.stat(status.live.DURABLE_AGENT_LIVE_TOKEN_FILE!)).mode & 0o777).toBe(0o600);
+    const run = await startRun('host-b', 'live');
+    const watched = await cluster.cli(['watch', run.workflowId, '--json']);
+    expect(watched.exitCode, watched.stderr).toBe(0);
+    const events = watched.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Partial<LiveEvent>);
+    const text = events.filter((event) => event.kind === 'text' && event.workflowId === run.workflowId);
+    expect(text.map((event) => (event as { text: string }).text).join('')).toContain(`Appended ${EDITS} lines.`);
+    // The events came through the cluster's stream (not a host's files): a reader with the cluster's variables sees
+    // them, one with a wrong token is refused.
+    const live = natsLiveChannelFromEnv(status.live);
+    const controller = new AbortController();
+    const seen: LiveEvent[] = [];
+    try {
+      for await (const event of live.subscribe(run.workflowId, { from: 'start', signal: controller.signal })) {
+        seen.push(event);
+        if (event.kind === 'end' && seen.some((one) => one.kind === 'text')) controller.abort();
+      }
+    } finally {
+      await live.close();
+    }
+    expect(seen.some((event) => event.kind === 'text')).toBe(true);
+    const wrong = natsLiveChannelFromEnv({ ...status.live, DURABLE_AGENT_LIVE_TOKEN: 'not-the-token' });
+    const refused = (async () => {
+      for await (const event of wrong.subscribe(run.workflowId, { from: 'start', signal: controller.signal }))
+        void event;
+    })();
+    await expect(refused).rejects.toThrow(/authorization/i);
+    await wrong.close();
   });
 
   it('stops everything it started', async () => {

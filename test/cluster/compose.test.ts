@@ -12,6 +12,7 @@ import {
   SQL_PLUGIN,
   TEMPORAL_SERVER_VERSION,
   TEMPORAL_UI_VERSION,
+  NATS_SERVER_VERSION,
 } from '../../src/cluster/topology.js';
 import type { ClusterVariable } from '../../src/cluster/topology.js';
 import { composeCheck, loadCompose } from './compose-check.js';
@@ -34,6 +35,7 @@ describe('docker-compose.yml', () => {
         'codec',
         'create-bucket',
         'minio',
+        'nats',
         'postgresql',
         'register-search-attributes',
         'temporal',
@@ -63,6 +65,7 @@ describe('docker-compose.yml', () => {
     );
     expect(services['temporal-ui']!.image).toBe(`temporalio/ui:${TEMPORAL_UI_VERSION}`);
     expect(services.postgresql!.image).toBe(`postgres:${CLUSTER_VARIABLES.POSTGRES_VERSION}`);
+    expect(services.nats!.image).toBe(`nats:${NATS_SERVER_VERSION}`);
   });
 
   it('puts Temporal on PostgreSQL with the same plugin, credentials and namespace', () => {
@@ -94,6 +97,12 @@ describe('docker-compose.yml', () => {
     expect(worker.TEMPORAL_NAMESPACE).toBe(CLUSTER_VARIABLES.TEMPORAL_NAMESPACE);
     expect(worker.DURABLE_AGENT_TASK_QUEUE).toBe(CLUSTER_VARIABLES.DURABLE_AGENT_TASK_QUEUE);
     expect(worker.DURABLE_AGENT_TOOL_QUEUE).toBe(CLUSTER_VARIABLES.DURABLE_AGENT_TOOL_QUEUE);
+    expect(services.nats!.ports).toEqual([
+      expect.objectContaining({ target: 4222, published: CLUSTER_VARIABLES.NATS_PORT, host_ip: '127.0.0.1' }),
+    ]);
+    expect(services.nats!.command).toEqual(expect.arrayContaining(['--jetstream']));
+    expect(worker.DURABLE_AGENT_LIVE_URL).toBe('nats://nats:4222');
+    expect(worker.DURABLE_AGENT_LIVE_TOKEN).toBe((services.nats!.command ?? []).at(-1));
     expect(services.codec!.ports).toEqual([
       expect.objectContaining({ target: 8234, published: CLUSTER_VARIABLES.DURABLE_AGENT_CODEC_PORT }),
     ]);
