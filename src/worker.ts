@@ -157,6 +157,9 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     connection,
     namespace: options.namespace,
     dataConverter,
+    // A cancellation reaches an activity only in the answer to a heartbeat it sends: the SDK's default throttle (80 % of
+    // the heartbeat timeout, 8 s for Bash) would keep an interrupted command running that long.
+    maxHeartbeatThrottleInterval: '1 second',
     ...(options.identity ? { identity: options.identity } : {}),
   };
   const workers = [

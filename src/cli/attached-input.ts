@@ -47,6 +47,14 @@ export interface AttachedInput {
 /** The hint printed when reading starts. */
 export const ATTACHED_HINT = 'type a message and Enter to steer, Esc to interrupt, Ctrl-C to detach';
 
+/** Shows the line being typed (raw mode echoes nothing): what was added, a rubbed-out character, the line's end. */
+function echo(before: number, line: string, action: KeyAction): void {
+  const after = [...line];
+  if (action.type === 'say') process.stderr.write('\n');
+  else if (after.length > before) process.stderr.write(visibleText(after.slice(before).join('')));
+  else if (after.length < before) process.stderr.write('\b \b'.repeat(before - after.length));
+}
+
 /** Starts reading keys for `workflowId` when stdin is a terminal; undefined otherwise. */
 export function startAttachedInput(
   connected: Connected,
@@ -58,21 +66,20 @@ export function startAttachedInput(
   emitKeypressEvents(stdin);
   const editor = new LineEditor();
   const send = (kind: ControlKind, text?: string): void => {
+    // What the run took shows in its progress lines; only an interrupt with nothing to stop says so here.
     void sendControl(connected, workflowId, kind, text !== undefined ? { text } : {}).then(
-      (receipt) =>
-        log(
-          color.dim(
-            kind === 'interrupt'
-              ? `interrupt sent: ${receipt.interrupted?.length ? receipt.interrupted.map((what) => visibleText(what)).join(', ') : 'nothing was under way'}`
-              : `message ${visibleText(receipt.id)} queued: read at the next step`,
-          ),
-        ),
+      (receipt) => {
+        if (kind === 'interrupt' && !receipt.interrupted?.length)
+          log(color.dim('interrupt: nothing was under way; the run goes on'));
+      },
       (error: unknown) =>
         log(color.red(`not sent: ${visibleLines(error instanceof ControlRefused ? error.reason : String(error))}`)),
     );
   };
   const onKeypress = (sequence: string | undefined, key: Key | undefined): void => {
+    const before = [...editor.line].length;
     const action = editor.press(sequence, key);
+    echo(before, editor.line, action);
     if (action.type === 'say') send('message', action.text);
     else if (action.type === 'interrupt') send('interrupt');
     else if (action.type === 'detach') onDetach();

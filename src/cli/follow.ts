@@ -52,7 +52,7 @@ export async function followRun(
     live?.beforeLine();
     log(line);
   };
-  const printNew = async (): Promise<void> => {
+  const readNew = async (): Promise<void> => {
     const view = await handle.query(stateQuery, seen);
     for (const entry of view.progress) {
       if (!options.quiet) print(formatProgress(entry));
@@ -72,6 +72,10 @@ export async function followRun(
       });
     }
   };
+  // One reader at a time (the poll and live output's catch-up both ask), so no line is printed twice.
+  let reading: Promise<void> = Promise.resolve();
+  const printNew = (): Promise<void> => (reading = reading.catch(() => undefined).then(readNew));
+  live?.beforeEachCall(printNew);
   let done = false;
   const outcome = handle.result().then(
     async (result): Promise<FollowOutcome> => {

@@ -17,6 +17,11 @@ export interface LiveOutput {
   hold(): void;
   /** Prints what was held back and goes on. */
   release(): void;
+  /**
+   * Runs `catchUp` before a new model call's output is shown, so the progress lines of the step before (its tool
+   * calls) come first, in the order things happened.
+   */
+  beforeEachCall(catchUp: () => Promise<void>): void;
   /** Stops reading, after a short wait for the last events of a call that just ended. */
   stop(): Promise<void>;
 }
@@ -54,10 +59,12 @@ export function startLiveOutput(
   const abort = new AbortController();
   const printer = options.json ? undefined : new LivePrinter();
   let held: LiveEvent[] | undefined;
+  let catchUp: (() => Promise<void>) | undefined;
   const show = (event: LiveEvent): void => (printer ? printer.print(event) : logJson(event));
   const reading = (async () => {
     try {
       for await (const event of channel.subscribe(workflowId, { from: options.from, signal: abort.signal })) {
+        if (event.kind === 'start' && catchUp) await catchUp().catch(() => undefined);
         if (held) held.push(event);
         else show(event);
       }
@@ -67,6 +74,9 @@ export function startLiveOutput(
   })();
   return {
     beforeLine: () => printer?.endLine(),
+    beforeEachCall: (hook) => {
+      catchUp = hook;
+    },
     hold: () => {
       held ??= [];
     },

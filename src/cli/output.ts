@@ -77,7 +77,7 @@ export function formatProgress(entry: ProgressEntry): string {
     case 'continued':
       return color.dim(`↻ ${text}`);
     case 'message':
-      return `${color.cyan('message')} ${text}`;
+      return color.cyan(text);
     case 'control':
       return color.yellow(text);
   }

@@ -1,7 +1,7 @@
 // Node: one control message (protocol/run-control) from this terminal to a run: named with a fresh id (or the one
 // given, so a script can retry without applying it twice), signed for the embedded worker, sent as its Update, and the
 // run's receipt or refusal handed back.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -44,7 +44,7 @@ export async function sendControl(
   options: { text?: string; id?: string } = {},
 ): Promise<ControlReceipt> {
   const request: ControlRequest = {
-    id: options.id ?? `${kind}-${randomUUID()}`,
+    id: options.id ?? `${kind}-${randomBytes(6).toString('hex')}`,
     ...(options.text !== undefined ? { text: options.text } : {}),
     sent_by: operatorName(),
   };
