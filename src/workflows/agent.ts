@@ -36,6 +36,8 @@ import { recordMcpTools } from '../core/run/mcp-tools.js';
 import { hasQueuedMessages, keepAnswerForMessages, queueMessage, readQueuedMessages } from '../core/run/inbox.js';
 import { sendMessage, userMessage } from '../protocol/run-control.js';
 import { ControlDesk } from './run-control.js';
+import { handOverWhileWaiting, isWaitingForRequest, stepLimit, waitForRequest } from '../core/run/session.js';
+import { Session } from './session.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { AgentResult } from '../protocol/run-report.js';
@@ -87,6 +89,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   setHandler(storeRootsQuery, () => referencedKeys(JSON.stringify({ ...state, pendingWrites: {} })), {
     description: 'The content-store keys this run still needs (durable-agent gc keeps them).',
   });
+  const session = new Session(state, input);
   const firstStep = state.step;
   const publish = createPublisher(state, input, approvals);
   // A continued run starts with the search attributes of the run it continues, which say `continued`.
@@ -108,11 +111,21 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       approvals,
       publish,
     };
-    while (state.step < input.maxSteps) {
+    while (isWaitingForRequest(state) || state.step < stepLimit(state, input)) {
+      // A session's wait: it ends idle, or hands over to a new run (still waiting), or the next request begins.
+      const waited = isWaitingForRequest(state) ? await session.next(publish) : undefined;
+      if (waited === 'idle') {
+        publish.now();
+        return toResult(state);
+      }
       for (const observe of stepBoundaryObservers) observe(input, state);
-      if (shouldContinueAsNew(state, input, firstStep, workflowInfo().continueAsNewSuggested)) {
+      if (
+        waited === 'continue' ||
+        shouldContinueAsNew(state, input, firstStep, workflowInfo().continueAsNewSuggested)
+      ) {
         await condition(allHandlersFinished);
-        const resume = continueRun(state);
+        const next = continueRun(state);
+        const resume = waited === 'continue' ? handOverWhileWaiting(next) : next;
         publish.now();
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume });
       }
@@ -123,7 +136,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
       publish();
-      const turn = await callModelWithFallbacks(shell);
+      const turn = await callModelWithFallbacks(shell, session);
       const outcome = turnOutcome(state, input, turn);
       if (outcome.kind === 'fail') {
         await flushWrites(state);
@@ -137,6 +150,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         if (outcome.kind === 'result') completeWithResult(state, turn, outcome.value);
         else completeWithAnswer(state, turn.content);
         await flushWrites(state);
+        if (input.session) {
+          waitForRequest(state, input);
+          continue;
+        }
         publish.now();
         return toResult(state);
       }
@@ -178,7 +195,7 @@ async function flushWrites(state: AgentState): Promise<void> {
  * The model call of a step. One that fails for good goes to the next selection of the run's chain; one rejected as too
  * long for the model compacts the transcript and is made again (core/run/steps `afterModelFailure`).
  */
-async function callModelWithFallbacks(shell: StepShell): Promise<ModelTurn> {
+async function callModelWithFallbacks(shell: StepShell, session: Session): Promise<ModelTurn> {
   const { state, input } = shell.env;
   const tools = stepTools(shell.env, Date.now());
   const started = Date.now();
@@ -189,7 +206,8 @@ async function callModelWithFallbacks(shell: StepShell): Promise<ModelTurn> {
     const selection = chain[index]!;
     const writes = takeWrites(state);
     try {
-      const turn = await callModel(modelRequest(state, input, selection, tools.names, writes.content, tools.selection));
+      const request = modelRequest(state, input, selection, tools.names, writes.content, tools.selection);
+      const turn = await callModel(request, session.modelCallLabel(request));
       writes.stored();
       recordModelTurn(state, input, turn, Date.now() - started);
       return turn;
@@ -312,5 +330,6 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
     breakers,
     ...(state.profile ? { profile: state.profile } : {}),
     ...(refused.length > 0 ? { refusedDecisions: refused } : {}),
+    ...(state.conversation ? { conversation: state.conversation } : {}),
   };
 }
