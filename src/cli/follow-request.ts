@@ -37,10 +37,14 @@ export async function followRequest(
   // Without a run id the handle is the task's latest run, through every continue-as-new.
   const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
   let closed = false;
-  const closing = handle.result().then(
-    () => undefined,
-    () => undefined,
-  );
+  // The long poll for the run's close is cancelled when following ends: a session's may be days away.
+  const stopWaiting = new AbortController();
+  const closing = connected.client.connection
+    .withAbortSignal(stopWaiting.signal, () => handle.result())
+    .then(
+      () => undefined,
+      () => undefined,
+    );
   void closing.finally(() => {
     closed = true;
   });
@@ -78,6 +82,7 @@ export async function followRequest(
     return EXIT.detached;
   } finally {
     process.off('SIGINT', onInterrupt);
+    stopWaiting.abort();
   }
 }
 

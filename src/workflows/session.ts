@@ -8,7 +8,6 @@ import {
   closeIdleSession,
   conversationOf,
   formatDuration,
-  requestBegunAt,
   shouldHandOverWhileWaiting,
   taskSnapshotQuery,
 } from '../core/run/session.js';
@@ -68,7 +67,7 @@ export class Session {
 
   /** The label of a model call: the first one of a follow-up request names it in the Web UI. */
   modelCallLabel(request: ModelRequest): string | undefined {
-    const begun = requestBegunAt(this.state, request.step);
+    const begun = request.request;
     return begun ? `${modelCallSummary(request)} (request ${begun.n}: ${begun.text})` : undefined;
   }
 }
