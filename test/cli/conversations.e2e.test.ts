@@ -1,13 +1,18 @@
 // Conversations end to end through the real CLI: `run --session` answers and waits, `continue` (and the `sendMessage`
 // Update a `temporal` user sends) is the next request with the whole conversation, an idle session completes, and
 // `continue` on a closed task starts the next run under the same workflow id from where it ended.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliSuite } from '../support/cli.js';
+import { cliRunner, cliSuite } from '../support/cli.js';
+import { startWorkerProcess, writeWorkflowBundle } from '../support/worker-process.js';
 import { temporalAddress, workspaceFrom } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -157,6 +162,53 @@ describe('conversations', () => {
       expect(refused.exitCode).toBe(1);
       expect(refused.stderr).toMatch(/cannot continue .*ended cancelled in the middle of a step; fork it/);
     } finally {
+      await model.close();
+    }
+  }, 180_000);
+
+  it('a request sent while the worker is dead is taken once a worker is back, and answered once', async () => {
+    const workspace = await workspaceFrom();
+    const directory = await mkdtemp(join(tmpdir(), 'durable-agent-session-kill-'));
+    const taskQueue = `session-kill-${randomBytes(4).toString('hex')}`;
+    const storeDir = join(directory, 'store');
+    const worker = {
+      address: temporalAddress(),
+      taskQueue,
+      storeDir,
+      bundlePath: await writeWorkflowBundle(directory),
+    };
+    const model = await startScriptedModelServer({ script: [{ content: 'First.' }, { content: 'Second.' }] });
+    const run = cliRunner({ taskQueue });
+    const env = { DURABLE_AGENT_STORE_DIR: storeDir };
+    const first = await startWorkerProcess(worker);
+    let back;
+    let workflowId: string | undefined;
+    try {
+      const started = await run(
+        ['run', '--session', '--cwd', workspace, '--base-url', model.url, '--json', 'first question'],
+        env,
+      );
+      expect(started.exitCode, started.stderr).toBe(0);
+      workflowId = (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
+      await first.kill();
+      // No worker: the Update waits on the server for one.
+      const pending = run(['continue', workflowId, 'second question', '--id', 'q-2', '--json'], env);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(pending.exitCode).toBeNull();
+      back = await startWorkerProcess(worker);
+      const again = await pending;
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ status: 'waiting_input', answer: 'Second.', requests: 2 });
+      expect(model.requests).toHaveLength(2);
+      expect(userTexts(model.requests[1])).toEqual(['first question', 'second question']);
+    } finally {
+      await first.kill();
+      if (workflowId) {
+        const handle = suite.harness.client.workflow.getHandle(workflowId);
+        await handle.cancel().catch(() => undefined);
+        if (back) await handle.result().catch(() => undefined);
+      }
+      await back?.stop();
       await model.close();
     }
   }, 180_000);
