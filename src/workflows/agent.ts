@@ -37,7 +37,7 @@ import { hasQueuedMessages, keepAnswerForMessages, queueMessage, readQueuedMessa
 import { sendMessage, userMessage } from '../protocol/run-control.js';
 import { ControlDesk } from './run-control.js';
 import { handOverWhileWaiting, isWaitingForRequest, stepLimit, waitForRequest } from '../core/run/session.js';
-import { Session } from './session.js';
+import { Session, modelCallLabel } from './session.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { AgentResult } from '../protocol/run-report.js';
@@ -136,7 +136,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       if (needsCompaction(state, input)) await compact(shell);
       state.step += 1;
       publish();
-      const turn = await callModelWithFallbacks(shell, session);
+      const turn = await callModelWithFallbacks(shell);
       const outcome = turnOutcome(state, input, turn);
       if (outcome.kind === 'fail') {
         await flushWrites(state);
@@ -195,7 +195,7 @@ async function flushWrites(state: AgentState): Promise<void> {
  * The model call of a step. One that fails for good goes to the next selection of the run's chain; one rejected as too
  * long for the model compacts the transcript and is made again (core/run/steps `afterModelFailure`).
  */
-async function callModelWithFallbacks(shell: StepShell, session: Session): Promise<ModelTurn> {
+async function callModelWithFallbacks(shell: StepShell): Promise<ModelTurn> {
   const { state, input } = shell.env;
   const tools = stepTools(shell.env, Date.now());
   const started = Date.now();
@@ -207,7 +207,7 @@ async function callModelWithFallbacks(shell: StepShell, session: Session): Promi
     const writes = takeWrites(state);
     try {
       const request = modelRequest(state, input, selection, tools.names, writes.content, tools.selection);
-      const turn = await callModel(request, session.modelCallLabel(request));
+      const turn = await callModel(request, modelCallLabel(request));
       writes.stored();
       recordModelTurn(state, input, turn, Date.now() - started);
       return turn;

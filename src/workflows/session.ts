@@ -64,10 +64,10 @@ export class Session {
     publish();
     return 'request';
   }
+}
 
-  /** The label of a model call: the first one of a follow-up request names it in the Web UI. */
-  modelCallLabel(request: ModelRequest): string | undefined {
-    const begun = request.request;
-    return begun ? `${modelCallSummary(request)} (request ${begun.n}: ${begun.text})` : undefined;
-  }
+/** The label of a model call: the first one of a follow-up request names it in the Web UI. */
+export function modelCallLabel(request: ModelRequest): string | undefined {
+  const begun = request.request;
+  return begun ? `${modelCallSummary(request)} (request ${begun.n}: ${begun.text})` : undefined;
 }
