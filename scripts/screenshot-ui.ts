@@ -1,5 +1,6 @@
 // Takes screenshots of the Temporal Web UI into docs/img/: a finished demo run's event history, with the activity
-// summaries an operator reads, and a run waiting for approval, with what is pending and why. Needs Chromium (Debian's
+// summaries an operator reads, a run waiting for approval, with what is pending and why, and a conversation waiting
+// for its next request, with where its last request began. Needs Chromium (Debian's
 // `chromium`); runs its own dev server on free ports.
 //   node --import tsx scripts/screenshot-ui.ts [output.png]
 import { spawn } from 'node:child_process';
@@ -20,6 +21,7 @@ import { startCodecServer } from '../src/store/codec-server.js';
 import { createDirectoryStore } from '../src/store/directory-store.js';
 import { createAgentWorkers } from '../src/worker.js';
 import { stateQuery } from '../src/protocol/run-messages.js';
+import { sendMessage } from '../src/protocol/run-control.js';
 import { findFreePorts, startTestTemporalServer } from '../test/support/temporal-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -113,6 +115,9 @@ const model = await startScriptedModelServer({ script });
 const waitingModel = await startScriptedModelServer({
   script: [{ tool_calls: [{ id: 'call_wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] }],
 });
+const sessionModel = await startScriptedModelServer({
+  script: [{ content: 'The build directory is clean.' }, { content: 'The docs now say how to clean it.' }],
+});
 const taskQueue = 'durable-agent';
 const agent = await createAgentWorkers({
   connection: workerConnection,
@@ -126,7 +131,13 @@ const agent = await createAgentWorkers({
 const running = agent.run();
 try {
   const client = new Client({ connection });
-  const start = async (workflowId: string, task: string, baseUrl: string, askPolicy: 'deny' | 'wait') => {
+  const start = async (
+    workflowId: string,
+    task: string,
+    baseUrl: string,
+    askPolicy: 'deny' | 'wait',
+    session?: { idleMs: number },
+  ) => {
     const workspace = await mkdtemp(join(tmpdir(), 'durable-agent-screenshot-'));
     await cp(join(root, 'examples/demo/project'), workspace, { recursive: true });
     return client.workflow.start('agentWorkflow', {
@@ -141,6 +152,7 @@ try {
           mode: 'default',
           askPolicy,
           searchAttributes: true,
+          ...(session ? { session } : {}),
         },
       ],
       memo: { task, cwd: workspace },
@@ -190,11 +202,38 @@ try {
     `Timer\n\n${summary}`,
   ]);
   await waiting.terminate('screenshot taken');
+
+  // A conversation after its second request: waiting for the third, the request's first model call labelled.
+  const conversation = await start(
+    'agent-clean-the-build-conversation',
+    'Clean the build directory',
+    sessionModel.url,
+    'deny',
+    { idleMs: 30 * 60_000 },
+  );
+  const answered = async (count: number) => {
+    for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
+      const view = await conversation.query(stateQuery);
+      if (view.status === 'waiting_input' && view.conversation?.count === count) return;
+      if (Date.now() > deadline) throw new Error(`${conversation.workflowId} did not answer request ${count}`);
+    }
+  };
+  await answered(1);
+  await conversation.executeUpdate(sendMessage, {
+    args: [{ id: 'request-2', text: 'Now say in the docs how to clean it' }],
+  });
+  await answered(2);
+  await screenshotLive(page(conversation, 'user-metadata'), join(dirname(output), 'web-ui-conversation.png'), [
+    'answered; waiting for the next request — durable-agent continue',
+    '(request 2: Now say in the docs how to clean it)',
+  ]);
+  await conversation.terminate('screenshot taken');
 } finally {
   agent.shutdown();
   await running;
   await model.close();
   await waitingModel.close();
+  await sessionModel.close();
   await workerConnection.close();
   await connection.close();
   await server.stop();

@@ -102,6 +102,13 @@ export const COMMANDS: readonly Command[] = [
     load: async () => (await import('./commands/pause.js')).resumeCommand,
   },
   {
+    name: 'continue',
+    arguments: 'ID "<request>"',
+    summary: "the next request of a task's conversation (a closed task goes on in a new run)",
+    loadOptions: async () => (await import('./options/control.js')).continueOptions,
+    load: async () => (await import('./commands/continue.js')).continueCommand,
+  },
+  {
     name: 'cancel',
     arguments: 'ID',
     summary: 'cancel a run and wait for it to close',

@@ -43,27 +43,40 @@ export function wantsLiveOutput(values: { stream?: boolean; 'no-stream'?: boolea
 export async function followLiveOutput(
   wanted: boolean,
   workflowId: string,
-  options: { from: 'start' | 'current'; json: boolean },
+  options: LiveOutputOptions,
 ): Promise<LiveOutput | undefined> {
   if (!wanted) return undefined;
   const channel = await liveChannelFromEnv(process.env, { role: 'cli' });
   return channel ? startLiveOutput(channel, workflowId, options) : undefined;
 }
 
-/** Starts printing the live output of `workflowId` from `from` (`run`: the start; `watch`: the current call). */
-export function startLiveOutput(
-  channel: LiveChannel,
-  workflowId: string,
-  options: { from: 'start' | 'current'; json: boolean },
-): LiveOutput {
+/** Where live output starts and how it is shown. */
+export interface LiveOutputOptions {
+  /** `start`: `run`, from the start; `current`: `watch`, from the start of the current call. */
+  from: 'start' | 'current';
+  json: boolean;
+  /** Only calls that started at or after this time (epoch ms): `continue` shows the request it sent, not the ones before. */
+  since?: number;
+}
+
+/** Starts printing the live output of `workflowId`. */
+export function startLiveOutput(channel: LiveChannel, workflowId: string, options: LiveOutputOptions): LiveOutput {
   const abort = new AbortController();
   const printer = options.json ? undefined : new LivePrinter();
   let held: LiveEvent[] | undefined;
   let catchUp: (() => Promise<void>) | undefined;
+  let stopped: Promise<void> | undefined;
+  const earlier = new Set<string>();
+  const isEarlier = (event: LiveEvent): boolean => {
+    const call = `${event.runId}/${event.activityId}/${event.attempt}`;
+    if (event.kind === 'start' && options.since !== undefined && event.at < options.since) earlier.add(call);
+    return earlier.has(call);
+  };
   const show = (event: LiveEvent): void => (printer ? printer.print(event) : logJson(event));
   const reading = (async () => {
     try {
       for await (const event of channel.subscribe(workflowId, { from: options.from, signal: abort.signal })) {
+        if (isEarlier(event)) continue;
         if (event.kind === 'start' && catchUp) await catchUp().catch(() => undefined);
         if (held) held.push(event);
         else show(event);
@@ -85,13 +98,14 @@ export function startLiveOutput(
       held = undefined;
       for (const event of events) show(event);
     },
-    stop: async () => {
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
-      abort.abort();
-      await reading;
-      printer?.endLine();
-      await channel.close();
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
+        abort.abort();
+        await reading;
+        printer?.endLine();
+        await channel.close();
+      })()),
   };
 }
 

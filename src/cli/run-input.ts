@@ -1,5 +1,6 @@
 // Node: `run`'s option values turned into the run's input: each checked here, so a bad one is a usage error before
 // anything starts (fixed choices are checked by the option table).
+import { parseDuration } from './duration.js';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { PROVIDER_NAMES } from '../config.js';
@@ -108,6 +109,14 @@ export function slugify(task: string): string {
     .slice(0, 32)
     .replace(/-+$/, '');
   return slug || 'task';
+}
+
+/** `--idle D`: how long a session waits for its next request (at least a second; a timer needs one). */
+export function parseIdle(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 1000)
+    throw new UsageError(`--idle takes a duration like 45s, 30m, 12h or 7d, got "${text}"`);
+  return ms;
 }
 
 /** The task's first line, for the run's summary in the Web UI. */

@@ -14,6 +14,9 @@ import { modelOfBaseUrl } from './endpoint-models.js';
 import { UsageError } from './exit-codes.js';
 import { followStarted } from './follow.js';
 import { followLiveOutput, wantsLiveOutput } from './live-output.js';
+import { FIRST_REQUEST, followRequest } from './follow-request.js';
+import { continueTask } from './continue-task.js';
+import { DEFAULT_IDLE_MS } from '../core/run/session.js';
 import { loadPriceTable, PRICES_ENV_VARIABLE } from './load-prices.js';
 import { operatorSigner } from './operator-signing.js';
 import { parseCommandLine } from './option-table.js';
@@ -29,6 +32,7 @@ import {
   parseEnvPass,
   parseFallback,
   parseMode,
+  parseIdle,
   parsePositiveInt,
   parseToolChoice,
   readRunMcpServers,
@@ -43,6 +47,18 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   const task = positionals.join(' ').trim();
   if (!task) throw new UsageError('A task is required: durable-agent run "<task>"');
   const detach = forceDetach || values.detach;
+  const idleMs = values.idle !== undefined ? parseIdle(values.idle) : undefined;
+  if (values.continue !== undefined)
+    return await continueTask(config, values.continue, task, {
+      detach,
+      json: values.json,
+      stream: wantsLiveOutput(values),
+      ...(idleMs !== undefined ? { idleMs } : {}),
+      ...(values.model ? { model: values.model } : {}),
+      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+    });
+  if (idleMs !== undefined && !values.session) throw new UsageError('--idle is the idle window of a --session run');
+  const session = values.session ? { idleMs: idleMs ?? DEFAULT_IDLE_MS } : undefined;
   const remoteTools = Boolean(config.temporalAddress && (values['tool-queue'] ?? config.toolTaskQueue));
   const workspace = resolveWorkspace(values.cwd ?? process.cwd(), remoteTools);
   const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
@@ -109,6 +125,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
     ...(mcpServers ? { mcpServers } : {}),
     ...budget,
     ...(prices ? { prices } : {}),
+    ...(session ? { session } : {}),
   };
   try {
     const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
@@ -126,6 +143,9 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
     if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(visibleText(profile.reason))}`);
+    // A session is followed until its first answer (it then waits for the next request, which may be days away).
+    if (session && !detach)
+      return await followRequest(connected, workflowId, FIRST_REQUEST, { json: values.json, stream });
     return await followStarted(connected, handle, {
       link,
       json: values.json,

@@ -12,6 +12,7 @@ import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from '../prot
 import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import type { McpToolDescriptor } from '../protocol/mcp.js';
 import type { ContentKey } from '../protocol/content-key.js';
+import type { Conversation } from '../protocol/conversation.js';
 import type { McpServers } from '../protocol/mcp.js';
 import type { ProfileName } from '../protocol/profile-names.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
@@ -88,6 +89,11 @@ export interface AgentInput {
   profile?: string;
   /** At most this many tools per step (default: the profile's, else 16); beyond it the step's tools are selected. */
   maxTools?: number;
+  /**
+   * A conversation (`run --session`): after an answer the run waits for the next request (a steering message) instead
+   * of completing, and completes with its last answer once no request came for `idleMs`.
+   */
+  session?: { idleMs: number };
   /** Present when continuing as new: everything the task has accumulated so far. */
   resume?: AgentState;
   /**
@@ -162,6 +168,8 @@ export interface AgentState {
   controlIds?: string[];
   /** Set by a pause (core/run/pause): the run waits at its next step boundary until a resume clears it. */
   pause?: PauseRequest;
+  /** The task's requests, once it is a conversation (a session, or a run continued after it closed). */
+  conversation?: Conversation;
 }
 
 /** An operator's pause, taken and not resumed yet. */

@@ -57,6 +57,8 @@ export interface StepRecord {
   tools: ToolCallRecord[];
   /** The tools the model was shown, when the run had more than its limit and selected them (core/tool-selection). */
   toolSelection?: ToolSelectionRecord;
+  /** The conversation's request this step begins (a follow-up's first model call). */
+  request?: { n: number; text: string };
 }
 
 /** A run read from its history. */
@@ -294,12 +296,13 @@ export function readRunHistory(
     const requested = (record.input as Partial<ModelRequest> | undefined)?.step;
     const step = typeof requested === 'number' ? requested : ordinal + 1;
     // A second model call for a step (a workflow reset, say) replaces the first: the later one is what the run used.
-    const selection = (record.input as Partial<ModelRequest> | undefined)?.toolSelection;
+    const { toolSelection: selection, request } = (record.input as Partial<ModelRequest> | undefined) ?? {};
     steps.set(step, {
       step,
       model: modelRecord(record),
       tools: [],
       ...(selection ? { toolSelection: selection } : {}),
+      ...(request ? { request } : {}),
     });
     requests.set(step, record.input as Partial<ModelRequest> | undefined);
     if (isModelTurn(record.result)) turns.set(step, record.result);

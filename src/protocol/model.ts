@@ -132,6 +132,11 @@ export interface ModelRequest {
   profile?: string;
   /** How the step's tools were selected from more than the run's limit (for `history`; ignored by the activity). */
   toolSelection?: ToolSelectionRecord;
+  /**
+   * On the first model call of a conversation's follow-up request: which request begins (for `history` and the Web UI;
+   * ignored by the activity).
+   */
+  request?: { n: number; text: string };
   /** The bench's inline-transcript comparison: the messages the workflow holds (ignored by the activity)… */
   messages?: ChatMessage[];
   /** …and a request to return the ones it does not hold yet (ModelTurn.transcriptTail). */

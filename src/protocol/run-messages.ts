@@ -1,6 +1,7 @@
 // Workflow-safe: message definitions shared by the workflow and the CLI (defined once, at module scope).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TranscriptRef } from './transcript-ref.js';
+import type { Conversation } from './conversation.js';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from './run-report.js';
 
@@ -31,6 +32,8 @@ export interface AgentStateView {
   profile?: { name: string; reason: string };
   /** Approvals and rejections the run refused because its operator did not sign them, oldest first. */
   refusedDecisions?: string[];
+  /** A conversation's requests, and whether the run waits for the next one. */
+  conversation?: Conversation;
 }
 
 /** Query `state`: step, status, usage, approvals, breakers and recent progress lines (those after `afterSeq`). */

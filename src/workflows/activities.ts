@@ -9,10 +9,7 @@ import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
-  const model = request.selection.model ?? 'default model';
-  const summary =
-    label ??
-    `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
+  const summary = label ?? modelCallSummary(request);
   // SDK retries are off in the provider; this policy is the only retry loop for model calls.
   const { [ACTIVITY.callModel]: activity } = proxyActivities<AgentActivities>({
     startToCloseTimeout: '5 minutes',
@@ -21,6 +18,12 @@ export function callModel(request: ModelRequest, label?: string): Promise<ModelT
     summary,
   });
   return activity(request);
+}
+
+/** The Web UI's label of a step's model call. */
+export function modelCallSummary(request: ModelRequest): string {
+  const model = request.selection.model ?? 'default model';
+  return `callModel step ${request.step} ${model} (${request.transcript.messages} messages, ${request.toolNames.length} tools)`;
 }
 
 /** Bookkeeping activities that must run where the workspace is. */

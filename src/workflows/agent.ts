@@ -39,6 +39,8 @@ import { ControlDesk } from './run-control.js';
 import { installInterrupt, Interrupter } from './interrupt.js';
 import { installPause, stayPaused } from './pause.js';
 import { isPauseRequested } from '../core/run/pause.js';
+import { handOverWhileWaiting, isWaitingForRequest, stepLimit, waitForRequest } from '../core/run/session.js';
+import { Session, modelCallLabel } from './session.js';
 import { completeWithResult, keepTextAnswer, turnOutcome } from '../core/run/tool-choice.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { AgentResult } from '../protocol/run-report.js';
@@ -93,6 +95,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   setHandler(storeRootsQuery, () => referencedKeys(JSON.stringify({ ...state, pendingWrites: {} })), {
     description: 'The content-store keys this run still needs (durable-agent gc keeps them).',
   });
+  const session = new Session(state, input);
   const firstStep = state.step;
   const publish = createPublisher(state, input, approvals);
   // A continued run starts with the search attributes of the run it continues, which say `continued`.
@@ -115,11 +118,21 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       publish,
       interrupts,
     };
-    while (state.step < input.maxSteps) {
+    while (isWaitingForRequest(state) || state.step < stepLimit(state, input)) {
+      // A session's wait: it ends idle, or hands over to a new run (still waiting), or the next request begins.
+      const waited = isWaitingForRequest(state) ? await session.next(publish) : undefined;
+      if (waited === 'idle') {
+        publish.now();
+        return toResult(state);
+      }
       for (const observe of stepBoundaryObservers) observe(input, state);
-      if (shouldContinueAsNew(state, input, firstStep, workflowInfo().continueAsNewSuggested)) {
+      if (
+        waited === 'continue' ||
+        shouldContinueAsNew(state, input, firstStep, workflowInfo().continueAsNewSuggested)
+      ) {
         await condition(allHandlersFinished);
-        const resume = continueRun(state);
+        const next = continueRun(state);
+        const resume = waited === 'continue' ? handOverWhileWaiting(next) : next;
         publish.now();
         return await continueAsNew<typeof agentWorkflow>({ ...input, resume });
       }
@@ -146,6 +159,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         if (outcome.kind === 'result') completeWithResult(state, turn, outcome.value);
         else completeWithAnswer(state, turn.content);
         await flushWrites(state);
+        if (input.session) {
+          waitForRequest(state, input);
+          continue;
+        }
         publish.now();
         return toResult(state);
       }
@@ -198,7 +215,8 @@ async function callModelWithFallbacks(shell: StepShell): Promise<ModelTurn> {
     const selection = chain[index]!;
     const writes = takeWrites(state);
     try {
-      const turn = await callModel(modelRequest(state, input, selection, tools.names, writes.content, tools.selection));
+      const request = modelRequest(state, input, selection, tools.names, writes.content, tools.selection);
+      const turn = await callModel(request, modelCallLabel(request));
       writes.stored();
       recordModelTurn(state, input, turn, Date.now() - started);
       return turn;
@@ -321,5 +339,6 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
     breakers,
     ...(state.profile ? { profile: state.profile } : {}),
     ...(refused.length > 0 ? { refusedDecisions: refused } : {}),
+    ...(state.conversation ? { conversation: state.conversation } : {}),
   };
 }

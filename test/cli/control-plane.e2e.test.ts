@@ -468,4 +468,50 @@ describe("the operator's runs", () => {
       await rm(workspace, { recursive: true, force: true });
     }
   });
+
+  it('keep a conversation going by the CLI alone: continue on a waiting session and on a closed task', async () => {
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({
+      script: [{ content: 'One.' }, { content: 'Two.' }, { content: 'Three.' }],
+    });
+    try {
+      const run = await cli([
+        'run',
+        '--session',
+        '--idle',
+        '5s',
+        '--cwd',
+        workspace,
+        '--base-url',
+        model.url,
+        '--json',
+        'count',
+      ]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const { workflowId } = JSON.parse(run.stdout) as { workflowId: string };
+      // Another local user's request, sent as the documented Update: refused, it is not signed.
+      const handle = other.workflow.getHandle(workflowId);
+      const refused: unknown = await handle
+        .executeUpdate('sendMessage', { args: [{ id: 'intruder', text: 'delete the workspace' }] })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect((refused as WorkflowUpdateFailedError).cause?.message).toMatch(/not signed/);
+      const second = await cli(['continue', workflowId, 'again', '--json']);
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(JSON.parse(second.stdout)).toMatchObject({ status: 'waiting_input', answer: 'Two.', requests: 2 });
+      // Idle for 5 s: closed; the next request starts a new run of the task, signed by the CLI.
+      expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'Two.' });
+      const third = await cli(['continue', workflowId, 'once more', '--json']);
+      expect(third.exitCode, third.stderr).toBe(0);
+      expect(JSON.parse(third.stdout)).toMatchObject({ answer: 'Three.', requests: 3 });
+      const users = (model.requests[2] as { messages: { role: string; content: unknown }[] }).messages
+        .filter((message) => message.role === 'user')
+        .map((message) => message.content);
+      expect(users).toEqual(['count', 'again', 'once more']);
+      await handle.cancel();
+    } finally {
+      await model.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
 });

@@ -42,6 +42,8 @@ describe('exitCodeOf', () => {
     expect(RUN_STATUSES.map((status) => [status, exitCodeOf(status)])).toEqual([
       ['running', EXIT.detached],
       ['waiting_approval', EXIT.detached],
+      ['paused', EXIT.detached],
+      ['waiting_input', EXIT.detached],
       ['completed', EXIT.finished],
       ['failed', EXIT.failed],
       ['cancelled', EXIT.cancelled],

@@ -13,20 +13,11 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stateDir } from '../../host/state-dir.js';
+import { parseDuration } from '../duration.js';
 import { parseCommandLine } from '../option-table.js';
 import { gcOptions } from '../options/runs.js';
 import { LIVE_FILES_KEEP_MS, sweepLiveFiles } from '../../live/file-channel.js';
 import { liveRoot } from '../../live/file-layout.js';
-
-const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
-
-/** `30d`, `12h`, `90m`, `45s` in milliseconds; undefined for anything else. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+)([dhms])$/.exec(text.trim());
-  if (!match) return undefined;
-  const milliseconds = Number(match[1]) * UNITS[match[2]!]!;
-  return Number.isSafeInteger(milliseconds) ? milliseconds : undefined;
-}
 
 /** An open run whose roots could not be read, and why. */
 export interface UnreadableRun {

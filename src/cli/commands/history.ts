@@ -135,7 +135,8 @@ export function formatHistory(run: RunHistory): string {
   const toolName = (tool: ToolCallRecord): string => shown(tool.tool);
   const toolWidth = Math.max(0, ...tools.map((tool) => toolName(tool).length));
   const labelWidth = Math.max(0, ...tools.map((tool) => label(tool).length));
-  for (const { step, model, tools: calls, toolSelection: selection } of run.steps) {
+  for (const { step, model, tools: calls, toolSelection: selection, request } of run.steps) {
+    if (request) lines.push(stdoutColor.yellow(`» request ${request.n} at step ${step}: ${shown(request.text)}`));
     const tokens = `${model.promptTokens} → ${model.completionTokens} tokens`;
     lines.push(
       `${stdoutColor.bold(`step ${step}`)}  ${shown(model.model)}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`,

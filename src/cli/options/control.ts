@@ -1,5 +1,6 @@
-// Node: the options of the commands that talk to a running run: `say`, `interrupt`, `pause` and `resume`.
+// Node: the options of the commands that talk to a run: `say`, `interrupt`, `pause`, `resume` and `continue`.
 import type { CommandOptions } from '../option-table.js';
+import { liveOutputOptions } from './live.js';
 
 const json = (what: string) => ({ type: 'boolean', default: false, help: what }) as const;
 const id = {
@@ -64,5 +65,35 @@ refuses it, with its status: exit 1. Resending the same --id is answered as alre
   options: {
     id,
     json: json('print the receipt {workflowId, id, kind, status, duplicate?}'),
+  },
+} as const satisfies CommandOptions;
+
+/** `continue`. */
+export const continueOptions = {
+  arguments: 'ID "<request>"',
+  usage: 'inline',
+  description: `The next request of a task's conversation, with its transcript, read state and tool grants. When the task's run
+is open (a session waiting for the next request, or a run still working) it takes the request as a message (the
+Update "sendMessage"): a waiting session begins it at once, a working run reads it at its next step. When the
+task's latest run is closed (completed, failed, or cancelled while it waited) the next run of the task starts
+under the same id from the state that run ended with, the request as its next user message; it keeps the run's
+model, workspace, mode, step limit (per request), budget and session setting. Follows the run until it has
+answered (a session then waits again) or closed; exits as "run" does.`,
+  options: {
+    id,
+    idle: {
+      type: 'string',
+      value: 'D',
+      help: 'a run started anew is a session that waits D for the next request (45s, 30m, 12h, 7d)',
+    },
+    model: { type: 'string', value: 'M', help: "a run started anew calls model M (default: the task's)" },
+    'base-url': {
+      type: 'string',
+      value: 'URL',
+      help: "a run started anew calls the endpoint URL (default: the task's)",
+    },
+    json: json('print {workflowId, status, answer, requests, steps, toolCalls, usage} once answered'),
+    detach: { type: 'boolean', default: false, help: 'send (or start) and return at once' },
+    ...liveOutputOptions,
   },
 } as const satisfies CommandOptions;

@@ -116,6 +116,21 @@ const runTable = {
     help: "print one JSON object {workflowId, runId, status, answer, result?, steps, toolCalls, usage} on stdout (result: a structured run's JSON value)",
   },
   detach: { type: 'boolean', default: false, help: 'start the run and return at once' },
+  session: {
+    type: 'boolean',
+    default: false,
+    help: 'a conversation: after its answer the run waits for the next request (durable-agent continue ID "…"), and closes as completed after --idle without one; run returns once the first request is answered',
+  },
+  idle: {
+    type: 'string',
+    value: 'D',
+    help: 'how long a --session run waits for the next request: 45s, 30m, 12h, 7d (default 30m)',
+  },
+  continue: {
+    type: 'string',
+    value: 'ID',
+    help: 'the task is the next request of run ID\'s conversation: the same as durable-agent continue ID "<task>" (the other options but --idle, --model, --base-url, --json and --detach do not apply)',
+  },
 } as const;
 
 /** `run`. */

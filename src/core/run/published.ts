@@ -5,6 +5,7 @@ import { approvalSummary } from '../approvals.js';
 import { pausedLine } from './pause.js';
 import { formatUsd } from '../pricing.js';
 import type { AgentInput, AgentState } from '../state.js';
+import { stepLimit } from './session.js';
 import type { RunStatus } from '../../protocol/run-report.js';
 
 /** The values behind the AgentStatus, AgentStep, AgentPendingApprovals, AgentCostUsd and AgentModel attributes. */
@@ -22,12 +23,25 @@ export interface PublishedValues {
  */
 export function currentDetails(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): string {
   return [
-    `**status** ${state.status} · **step** ${state.step} of ${input.maxSteps}`,
+    `**status** ${state.status} · **step** ${state.step} of ${stepLimit(state, input)}`,
     ...(state.status === 'paused' ? [`**${pausedLine(state)}**`] : []),
+    ...conversationLine(state),
     `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
     `**cost** ${formatUsd(state.usage.costUsd)}${unpricedNote(state)} · **tokens** ${state.usage.totalTokens}`,
     `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
   ].join('\n\n');
+}
+
+// A conversation says which request is under way, or that the run waits for the next one and how to send it.
+function conversationLine(state: AgentState): string[] {
+  const conversation = state.conversation;
+  if (!conversation) return [];
+  if (conversation.waiting)
+    return [
+      `**request** ${conversation.count} answered; waiting for the next request — durable-agent continue ${state.taskId} "…"`,
+    ];
+  const current = conversation.requests.at(-1);
+  return [`**request** ${conversation.count} (from step ${current?.step ?? 1}): ${current?.text ?? ''}`];
 }
 
 // A model missing from the price table is counted at $0: the cost says so rather than look exact.

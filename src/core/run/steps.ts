@@ -11,6 +11,7 @@ import { addEvent, addProgress, addUsage } from '../state.js';
 import type { PendingWrites } from '../../protocol/transcript-ref.js';
 import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 import { offeredToolNames, stepToolChoice } from './tool-choice.js';
+import { requestBegunAt } from './session.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
 import { noteTurn } from '../tool-selection/select-tools.js';
 
@@ -62,6 +63,7 @@ export function modelRequest(
   // The bench's inline-transcript comparison sends the whole transcript with every call, as a design without the store.
   const inline = input.inlineTranscript ? { messages: state.inlineMessages ?? [], echoTranscript: true } : {};
   const toolChoice: ToolChoice = stepToolChoice(state, input, offeredToolNames(input, toolNames));
+  const request = requestBegunAt(state, state.step);
   return {
     format: HISTORY_FORMAT,
     transcript: state.transcript,
@@ -74,6 +76,7 @@ export function modelRequest(
     ...(input.outputSchema ? { outputSchema: input.outputSchema } : {}),
     ...(state.profile ? { profile: state.profile.name } : {}),
     ...(toolSelection ? { toolSelection } : {}),
+    ...(request ? { request: { n: request.n, text: request.text } } : {}),
     ...inline,
   };
 }

@@ -6,6 +6,7 @@ import { FINAL_RESULT_TOOL, isFinalResultCall, MAX_RESULT_REPAIRS } from '../fin
 import type { ModelTurn, ToolChoice } from '../../protocol/model.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { addProgress } from '../state.js';
+import { stepLimit } from './session.js';
 import type { PlannedCall } from '../tool-calls.js';
 import { normalizeToolCallIds, toAssistantToolCalls } from '../tool-calls.js';
 import type { MessageRef } from '../../protocol/transcript-ref.js';
@@ -24,7 +25,7 @@ export function offeredToolNames(input: AgentInput, visible: readonly string[]):
  * this step (its breaker is open, the mode hides it) becomes `required`, as APIs reject a choice of a tool not sent.
  */
 export function stepToolChoice(state: AgentState, input: AgentInput, offered: readonly string[]): ToolChoice {
-  const lastStep = state.step >= input.maxSteps;
+  const lastStep = state.step >= stepLimit(state, input);
   if (input.outputSchema) {
     if (lastStep || state.mustCallFinalResult || input.toolChoice === 'none') return { name: FINAL_RESULT_TOOL };
   } else if (lastStep) return 'none';
@@ -49,7 +50,7 @@ export type TurnOutcome =
 export function turnOutcome(state: AgentState, input: AgentInput, turn: ModelTurn): TurnOutcome {
   if (!input.outputSchema) return { kind: turn.toolCalls.length === 0 ? 'answer' : 'tools' };
   const check = turn.finalResult;
-  const lastStep = state.step >= input.maxSteps;
+  const lastStep = state.step >= stepLimit(state, input);
   if (check?.valid) return { kind: 'result', value: check.value };
   if (check) {
     if ((state.resultRepairs ?? 0) >= MAX_RESULT_REPAIRS || lastStep)
