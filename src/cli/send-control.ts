@@ -2,6 +2,7 @@
 // given, so a script can retry without applying it twice), signed for the embedded worker, sent as its Update, and the
 // run's receipt or refusal handed back.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -50,14 +51,28 @@ export async function sendControl(
   };
   const signer = operatorSigner(connected);
   const handle = connected.client.workflow.getHandle(workflowId);
-  try {
-    return await connected.client.connection.withDeadline(Date.now() + CONTROL_TIMEOUT_MS, () =>
-      // Signed last, just before it is sent: a signature is good for minutes only.
-      handle.executeUpdate(UPDATES[kind], { args: [signer ? signer.control(workflowId, kind, request) : request] }),
-    );
-  } catch (error) {
-    throw refusal(error, kind);
+  const deadline = Date.now() + CONTROL_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return await connected.client.connection.withDeadline(deadline, () =>
+        // Signed last, just before it is sent: a signature is good for minutes only.
+        handle.executeUpdate(UPDATES[kind], { args: [signer ? signer.control(workflowId, kind, request) : request] }),
+      );
+    } catch (error) {
+      // The server takes no Update while no worker has polled the run's queue lately: a worker that was just
+      // (re)started has not yet. The same id again is safe: the run applies it once.
+      if (!isNoPoller(error) || Date.now() + NO_POLLER_RETRY_MS > deadline) throw refusal(error, kind);
+      await sleep(NO_POLLER_RETRY_MS);
+    }
   }
+}
+
+const NO_POLLER_RETRY_MS = 500;
+
+function isNoPoller(error: unknown): boolean {
+  return (
+    error instanceof Error && /no poller seen for task queue recently/i.test(`${error.message} ${String(error.cause)}`)
+  );
 }
 
 function refusal(error: unknown, kind: ControlKind): ControlRefused {

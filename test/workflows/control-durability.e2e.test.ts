@@ -44,8 +44,19 @@ describe('control messages across worker SIGKILLs', () => {
         { content: 'All done.' },
       ],
     });
-    const send = (kind: ControlKind, request: ControlRequest) =>
-      run.handle.executeUpdate(UPDATES[kind], { args: [request] });
+    // A worker just started may not have polled yet, and the server takes no Update until one has: a sender retries
+    // (the same id is applied once).
+    const send = async (kind: ControlKind, request: ControlRequest) => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await run.handle.executeUpdate(UPDATES[kind], { args: [request] });
+        } catch (error) {
+          if (tries >= 60 || !/no poller seen/i.test(`${(error as Error).message} ${String((error as Error).cause)}`))
+            throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    };
     const status = async () => (await run.handle.query(stateQuery)).status;
     try {
       await waitFor(async () => (run.servedAt.has(1) ? true : undefined), 'the first model call', {
