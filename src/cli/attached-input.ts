@@ -39,6 +39,8 @@ export class LineEditor {
 
 /** The keyboard of an attached run: `suspend` while a prompt reads lines, `stop` when following ends. */
 export interface AttachedInput {
+  /** Called with true when a line starts being typed, false when it is sent or rubbed out (live output waits). */
+  onTyping?: (typing: boolean) => void;
   suspend(): void;
   resume(): void;
   stop(): void;
@@ -79,7 +81,10 @@ export function startAttachedInput(
   const onKeypress = (sequence: string | undefined, key: Key | undefined): void => {
     const before = [...editor.line].length;
     const action = editor.press(sequence, key);
+    const typing = editor.line.length > 0;
+    if (before === 0 && typing) input.onTyping?.(true);
     echo(before, editor.line, action);
+    if (before > 0 && !typing) input.onTyping?.(false);
     if (action.type === 'say') send('message', action.text);
     else if (action.type === 'interrupt') send('interrupt');
     else if (action.type === 'detach') onDetach();
@@ -100,6 +105,7 @@ export function startAttachedInput(
     stdin.pause();
   };
   log(color.dim(ATTACHED_HINT));
+  const input: AttachedInput = { suspend, resume, stop: suspend };
   resume();
-  return { suspend, resume, stop: suspend };
+  return input;
 }

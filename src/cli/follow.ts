@@ -232,6 +232,10 @@ export async function followStarted(
   const keys = options.json ? undefined : startAttachedInput(connected, workflowId, onInterrupt);
   try {
     const live = await options.live?.(workflowId);
+    // A line being typed is not broken up by the model's text: live output waits until it is sent.
+    if (keys && live) {
+      keys.onTyping = (typing) => (typing ? live.hold() : live.release());
+    }
     const { result, exitCode } = await followRun(handle, {
       signal: abort.signal,
       prompt: options.prompt,

@@ -13,9 +13,9 @@ import { color, logJson, logPart } from './output.js';
 export interface LiveOutput {
   /** Ends a line of live text left open, so a progress line starts at the left margin. */
   beforeLine(): void;
-  /** Holds events back while a question is asked at the terminal. */
+  /** Holds events back while a question is asked or a line typed at the terminal; holds nest. */
   hold(): void;
-  /** Prints what was held back and goes on. */
+  /** Ends one hold; the last one prints what was held back and goes on. */
   release(): void;
   /**
    * Runs `catchUp` before a new model call's output is shown, so the progress lines of the step before (its tool
@@ -64,6 +64,7 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
   const abort = new AbortController();
   const printer = options.json ? undefined : new LivePrinter();
   let held: LiveEvent[] | undefined;
+  let holds = 0;
   let catchUp: (() => Promise<void>) | undefined;
   let stopped: Promise<void> | undefined;
   const earlier = new Set<string>();
@@ -91,9 +92,12 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
       catchUp = hook;
     },
     hold: () => {
+      holds += 1;
       held ??= [];
     },
     release: () => {
+      holds = Math.max(0, holds - 1);
+      if (holds > 0) return;
       const events = held ?? [];
       held = undefined;
       for (const event of events) show(event);

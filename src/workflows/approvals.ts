@@ -27,7 +27,7 @@ export class ApprovalBook {
   private readonly pending = new Map<string, PendingApproval>();
   private readonly decisions = new Map<string, ApprovalDecision>();
 
-  /** `onChange` runs whenever the pending list changes, so what the run publishes never lags behind it. */
+  /** `onChange` runs when a call starts waiting, so what the run publishes never lags behind it; the caller of `request` publishes once it has applied the decision. */
   constructor(
     private readonly onChange: () => void = () => {},
     private readonly guard?: DecisionGuard,
@@ -87,8 +87,9 @@ export class ApprovalBook {
       });
       return decided ? this.decisions.get(approval.identity)! : timedOutDecision(approval.callId, timeoutMs);
     } finally {
+      // No change is reported here: the caller applies the decision (the run's status with it) and publishes both at
+      // once, so the Web UI never shows a run waiting for approval with none pending.
       this.pending.delete(approval.callId);
-      this.onChange();
     }
   }
 

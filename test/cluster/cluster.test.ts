@@ -347,9 +347,10 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     // The token is kept out of the printed environment: a file only its owner reads.
     expect((await fs.stat(status.live.DURABLE_AGENT_LIVE_TOKEN_FILE!)).mode & 0o777).toBe(0o600);
     const run = await startRun('host-b', 'live');
-    const watched = await cluster.cli(['watch', run.workflowId, '--json']);
+    // Live events are JSON lines on stderr (stdout keeps the one final object); --stream, as stderr is no terminal.
+    const watched = await cluster.cli(['watch', run.workflowId, '--json', '--stream']);
     expect(watched.exitCode, watched.stderr).toBe(0);
-    const events = watched.stdout
+    const events = watched.stderr
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Partial<LiveEvent>);

@@ -92,7 +92,22 @@ describe('search attributes', () => {
         ...(metadata.definition?.updateDefinitions ?? []),
       ].filter((handler) => !handler.name.startsWith('__'));
       expect(handlers.map((handler) => handler.name).sort()).toEqual(
-        ['approveToolCall', 'state', 'storeRoots', 'toolDecision', 'transcript'].sort(),
+        [
+          'approveToolCall',
+          'interrupt',
+          'interruptRun',
+          'pause',
+          'pauseRun',
+          'resume',
+          'resumeRun',
+          'sendMessage',
+          'state',
+          'storeRoots',
+          'taskSnapshot',
+          'toolDecision',
+          'transcript',
+          'userMessage',
+        ].sort(),
       );
       for (const handler of handlers) expect(handler.description, handler.name).toBeTruthy();
       expect(metadata.currentDetails).toMatch(/pending approvals\*\* \S+ — approval: Bash rm -rf build — destructive/);
