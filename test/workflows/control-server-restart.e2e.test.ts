@@ -5,7 +5,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import type { ControlKind, ControlReceipt, ControlRequest } from '../../src/protocol/run-control.js';
 import { interruptRun, pauseRun, resumeRun, sendMessage, userMessage } from '../../src/protocol/run-control.js';
@@ -77,6 +79,14 @@ async function restart(server: RestartableTemporalServer, run: FaultRun, whileDo
 const send = (run: FaultRun, kind: ControlKind, request: ControlRequest): Promise<ControlReceipt> =>
   run.handle.executeUpdate(UPDATES[kind], { args: [request] });
 
+/** The run's current details, as the Web UI shows them, through `temporal workflow metadata`. */
+async function currentDetailsOf(server: RestartableTemporalServer, run: FaultRun): Promise<string> {
+  const temporal = await findTemporalBinary({ build: false });
+  const args = ['workflow', 'metadata', '--address', server.address, '--workflow-id', run.handle.workflowId];
+  const { stdout } = await execa(temporal.path, args);
+  return stdout;
+}
+
 async function statusAttribute(run: FaultRun): Promise<string | undefined> {
   const description = await run.handle.describe();
   return description.typedSearchAttributes.get(AGENT_SEARCH_ATTRIBUTES.status);
@@ -118,6 +128,10 @@ describe('control messages across Temporal server restarts', () => {
       await run.handle.signal(userMessage, { id: 'm-1', text: 'also update the docs' });
       expect((await run.handle.query(stateQuery)).status).toBe('paused');
       expect(run.model.requests).toHaveLength(1);
+      // The Web UI's current details, after the restarts: paused, by whom, and one message waiting.
+      const metadata = await currentDetailsOf(server, run);
+      expect(metadata).toMatch(/paused after step 1: overnight — resume with durable-agent resume/);
+      expect(metadata).toContain('**messages waiting** 1 (read before the next step)');
 
       expect(await send(run, 'resume', { id: 'r-1' })).toMatchObject({ status: 'running' });
       const result = await run.handle.result();
