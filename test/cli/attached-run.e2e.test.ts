@@ -59,8 +59,11 @@ function runOnTerminal(args: string[]) {
   });
   const terminal = { output: '' };
   child.stdout.on('data', (chunk: Buffer) => (terminal.output += chunk.toString('utf8')));
-  const until = (text: string, what = JSON.stringify(text)) =>
-    waitFor(async () => (shown(terminal.output).includes(text) ? true : undefined), `the terminal to show ${what}`);
+  const until = (text: string | RegExp, what = String(text)) =>
+    waitFor(async () => {
+      const screen = shown(terminal.output);
+      return (typeof text === 'string' ? screen.includes(text) : text.test(screen)) ? true : undefined;
+    }, `the terminal to show ${what}`);
   return {
     child,
     terminal,
@@ -111,9 +114,14 @@ describe('an attached run on a terminal', () => {
       ]);
       await cli.until(ATTACHED_HINT, 'the hint');
       await cli.until('Looking around the workspace.', 'the live text');
-      await waitFor(async () => (server.requests.length === 1 ? true : undefined), 'the first model call');
+      // Typed once the model's answer has streamed (typing while it streams mixes the two on one line).
+      await cli.until(/step 1 .*1 tool call/, 'the step line');
+      expect(server.requests).toHaveLength(1);
       cli.type('also update the docs\r');
-      await cli.until('queued: read at the next step', 'the receipt');
+      // What is typed is echoed on a line of its own (raw mode echoes nothing itself), and the progress says the run
+      // took the message.
+      await cli.until('\nalso update the docs\n', 'the typed line');
+      await cli.until(/message \S+ queued from .*: also update the docs/, 'the message queued');
       const { exitCode, raw, text } = await cli.end();
       expect(exitCode, text).toBe(0);
       expect(server.requests).toHaveLength(2);
@@ -154,7 +162,7 @@ describe('an attached run on a terminal', () => {
       await waitFor(async () => (processesWith(`sleep ${token}`).length > 0 ? true : undefined), 'the sleep to run');
       const pressed = Date.now();
       cli.type('\u001b');
-      await cli.until('interrupt sent: Bash nap');
+      await cli.until(/interrupted by .*: Bash nap/, 'the interrupt taken');
       const { exitCode, text } = await cli.end();
       expect(exitCode, text).toBe(0);
       expect(Date.now() - pressed).toBeLessThan(20_000);
