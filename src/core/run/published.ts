@@ -19,13 +19,14 @@ export interface PublishedValues {
 
 /**
  * The current details of the Web UI (Markdown), most pressing first: the UI shows them in a small box, so what is
- * pending comes right after the status and the tool bookkeeping last.
+ * pending (a pause, messages not read yet, approvals) comes right after the status and the tool bookkeeping last.
  */
 export function currentDetails(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): string {
   return [
     `**status** ${state.status} · **step** ${state.step} of ${stepLimit(state, input)}`,
     ...(state.status === 'paused' ? [`**${pausedLine(state)}**`] : []),
     ...conversationLine(state),
+    ...(state.inbox?.length ? [`**messages waiting** ${state.inbox.length} (read before the next step)`] : []),
     `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
     `**cost** ${formatUsd(state.usage.costUsd)}${unpricedNote(state)} · **tokens** ${state.usage.totalTokens}`,
     `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,

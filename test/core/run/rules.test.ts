@@ -4,6 +4,7 @@ import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/com
 import { describe, expect, it } from 'vitest';
 import type { ModelTurn } from '../../../src/protocol/model.js';
 import { costGate, hasCostLimit, initialCostLimits, onCostDecision } from '../../../src/core/run/cost-gate.js';
+import { queueMessage, readQueuedMessages } from '../../../src/core/run/inbox.js';
 import { currentDetails, publishedValues } from '../../../src/core/run/published.js';
 import {
   afterModelFailure,
@@ -277,6 +278,11 @@ describe('what operators see', () => {
       '**pending approvals** wipe — approval: Bash — destructive (deletes recursively)',
     );
     expect(currentDetails(current, input({ maxSteps: 9 }), [])).toContain('**step** 4 of 9');
+    expect(currentDetails(current, input(), [])).not.toContain('messages waiting');
+    queueMessage(current, { id: 'm-1', text: 'also update the docs' }, 0);
+    expect(currentDetails(current, input(), [])).toContain('**messages waiting** 1 (read before the next step)');
+    readQueuedMessages(current, 0);
+    expect(currentDetails(current, input(), [])).not.toContain('messages waiting');
     expect(currentDetails(current, input(), [])).toContain('**cost** $0.0000 · **tokens** 0');
     // A model without a price costs $0 in the ledger; the details do not pass that off as exact.
     recordModelTurn(current, input(), turn({ model: 'qwen2.5-coder' }), 10);

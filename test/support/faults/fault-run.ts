@@ -61,7 +61,13 @@ export interface FaultRun {
 /** Writes `files` into a fresh workspace, starts a worker process and a run of `script` against it. */
 export async function startFaultRun(
   env: FaultEnv,
-  options: { script: ScriptTurn[]; files?: Record<string, string>; pauseBeforeCommit?: string },
+  options: {
+    script: ScriptTurn[];
+    files?: Record<string, string>;
+    pauseBeforeCommit?: string;
+    /** Settings of the run beyond the defaults (its endpoint is always the scenario's model). */
+    input?: Partial<AgentInput>;
+  },
 ): Promise<{ run: FaultRun; first: WorkerProcess }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-fault-'));
   for (const [name, content] of Object.entries(options.files ?? {}))
@@ -103,6 +109,7 @@ export async function startFaultRun(
       maxSteps: 20,
       mode: 'default',
       askPolicy: 'deny',
+      ...options.input,
       selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
     };
     const handle = await client.workflow.start(agentWorkflow, {
