@@ -36,14 +36,12 @@ describe.each(Object.entries(ADAPTERS))('live deltas of %s', (key, adapter) => {
   it('streams the text in pieces, then the call name before its arguments, all matching the turn', async () => {
     server = await startScriptedModelServer({ script: [turn] });
     const deltas: LiveDelta[] = [];
-    const result = await adapter
-      .make(server.url)
-      .complete({
-        messages: [{ role: 'user', content: 'x' }],
-        tools: [readFileTool],
-        model: '',
-        onDelta: (delta) => deltas.push(delta),
-      });
+    const result = await adapter.make(server.url).complete({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [readFileTool],
+      model: '',
+      onDelta: (delta) => deltas.push(delta),
+    });
     const seen = joined(deltas);
     expect(seen.text).toBe(result.content);
     expect(deltas.filter((delta) => delta.kind === 'text').length).toBeGreaterThan(1);
