@@ -8,22 +8,14 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
 import type { ControlKind, ControlReceipt, ControlRequest } from '../protocol/run-control.js';
-import { interruptRun, pauseRun, resumeRun, sendMessage } from '../protocol/run-control.js';
+import { CONTROL_UPDATES } from '../protocol/run-control.js';
 import type { Connected } from './connect.js';
 import { operatorName } from './operator.js';
 import { operatorSigner } from './operator-signing.js';
 
 /** How long the CLI waits for a worker to take or refuse the message. */
 const CONTROL_TIMEOUT_MS = 60_000;
-
-const UPDATES: Record<ControlKind, UpdateDefinition<ControlReceipt, [ControlRequest]>> = {
-  message: sendMessage,
-  interrupt: interruptRun,
-  pause: pauseRun,
-  resume: resumeRun,
-};
 
 /** The run did not take the message; `reason` is the run's or the server's, phrased for the operator. */
 export class ControlRefused extends Error {
@@ -56,7 +48,9 @@ export async function sendControl(
     try {
       return await connected.client.connection.withDeadline(deadline, () =>
         // Signed last, just before it is sent: a signature is good for minutes only.
-        handle.executeUpdate(UPDATES[kind], { args: [signer ? signer.control(workflowId, kind, request) : request] }),
+        handle.executeUpdate(CONTROL_UPDATES[kind], {
+          args: [signer ? signer.control(workflowId, kind, request) : request],
+        }),
       );
     } catch (error) {
       // The server takes no Update while no worker has polled the run's queue lately: a worker that was just
@@ -80,7 +74,7 @@ function refusal(error: unknown, kind: ControlKind): ControlRefused {
     const reason = error.cause?.message ?? error.message;
     if (/no registered handler for update/i.test(reason))
       return new ControlRefused(
-        `the run's workflow code has no "${UPDATES[kind].name}" Update handler (it predates ${kind} messages): ${reason}`,
+        `the run's workflow code has no "${CONTROL_UPDATES[kind].name}" Update handler (it predates ${kind} messages): ${reason}`,
         false,
       );
     return new ControlRefused(reason, /has (finished|ended)/.test(reason));

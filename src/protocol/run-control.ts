@@ -75,3 +75,11 @@ export interface VerifyControlRequest {
   kind: ControlKind;
   request: ControlRequest;
 }
+
+/** The Update of each kind, as a sender names it. */
+export const CONTROL_UPDATES = {
+  message: sendMessage,
+  interrupt: interruptRun,
+  pause: pauseRun,
+  resume: resumeRun,
+} as const satisfies Record<ControlKind, unknown>;

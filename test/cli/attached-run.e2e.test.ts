@@ -12,7 +12,6 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTACHED_HINT } from '../../src/cli/attached-input.js';
 import { createFileLiveChannel } from '../../src/live/file-channel.js';
-import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
@@ -20,6 +19,7 @@ import { processesWith } from '../support/faults/fault-run.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
+import { laterUserMessages } from '../support/model-requests.js';
 
 const ptyDriver = fileURLToPath(new URL('../support/pty-driver.py', import.meta.url));
 const stateDir = await mkdtemp(join(tmpdir(), 'durable-agent-attached-'));
@@ -76,13 +76,6 @@ function runOnTerminal(args: string[]) {
       return { exitCode: result.exitCode, raw: terminal.output, text: shown(terminal.output) };
     },
   };
-}
-
-function laterUserMessages(body: { messages: ChatMessage[] }): string[] {
-  return body.messages
-    .filter((message) => message.role === 'user')
-    .slice(1)
-    .map((message) => String(message.content));
 }
 
 async function model(script: ScriptTurn[]) {

@@ -12,17 +12,12 @@ import { cliSuite } from '../support/cli.js';
 import { processesWith } from '../support/faults/fault-run.js';
 import { startScriptedRun, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
+import { laterUserMessages } from '../support/model-requests.js';
 
 const suite = cliSuite();
 const { cli } = suite;
 
 /** The user messages of a model request after the task itself. */
-function laterUserMessages(body: unknown): string[] {
-  return (body as { messages: ChatMessage[] }).messages
-    .filter((message) => message.role === 'user')
-    .slice(1)
-    .map((message) => String(message.content));
-}
 
 async function temporal(args: string[]) {
   const binary = await findTemporalBinary({ build: false });

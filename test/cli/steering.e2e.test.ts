@@ -3,23 +3,14 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
-import type { ChatMessage } from '../../src/protocol/model.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { cliSuite } from '../support/cli.js';
 import { startScriptedRun, temporalAddress, workspaceFrom } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
+import { laterUserMessages } from '../support/model-requests.js';
 
 const suite = cliSuite();
 const { cli } = suite;
-
-/** The user messages of a model request after the task itself. */
-function laterUserMessages(body: unknown): string[] {
-  const messages = (body as { messages: ChatMessage[] }).messages;
-  return messages
-    .filter((message) => message.role === 'user')
-    .slice(1)
-    .map((message) => String(message.content));
-}
 
 describe('say', () => {
   it('queues messages in order, the model reads them at the next step, and an id applies once', async () => {

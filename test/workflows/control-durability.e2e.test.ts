@@ -4,14 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ChatMessage } from '../../src/protocol/model.js';
 import type { ControlKind, ControlRequest } from '../../src/protocol/run-control.js';
-import { interruptRun, pauseRun, resumeRun, sendMessage } from '../../src/protocol/run-control.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import type { FaultEnv } from '../support/faults/fault-run.js';
 import { startFaultRun } from '../support/faults/fault-run.js';
 import { writeWorkflowBundle } from '../support/worker-process.js';
 import { waitFor } from '../support/wait.js';
+import { laterUserMessages } from '../support/model-requests.js';
+import { CONTROL_UPDATES } from '../../src/protocol/run-control.js';
 
 let directory: string;
 let env: FaultEnv;
@@ -24,15 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
-
-const UPDATES = { message: sendMessage, interrupt: interruptRun, pause: pauseRun, resume: resumeRun } as const;
-
-function laterUserMessages(body: unknown): string[] {
-  return (body as { messages: ChatMessage[] }).messages
-    .filter((message) => message.role === 'user')
-    .slice(1)
-    .map((message) => String(message.content));
-}
 
 describe('control messages across worker SIGKILLs', () => {
   it('say, pause, resume and interrupt each apply exactly once', async () => {
@@ -49,7 +40,7 @@ describe('control messages across worker SIGKILLs', () => {
     const send = async (kind: ControlKind, request: ControlRequest) => {
       for (let tries = 1; ; tries++) {
         try {
-          return await run.handle.executeUpdate(UPDATES[kind], { args: [request] });
+          return await run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] });
         } catch (error) {
           if (tries >= 60 || !/no poller seen/i.test(`${(error as Error).message} ${String((error as Error).cause)}`))
             throw error;

@@ -8,9 +8,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
-import type { ChatMessage } from '../../src/protocol/model.js';
 import type { ControlKind, ControlReceipt, ControlRequest } from '../../src/protocol/run-control.js';
-import { interruptRun, pauseRun, resumeRun, sendMessage, userMessage } from '../../src/protocol/run-control.js';
+import { userMessage } from '../../src/protocol/run-control.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/protocol/search-attributes.js';
 import type { FaultRun } from '../support/faults/fault-run.js';
@@ -20,6 +19,8 @@ import { startRestartableTemporalServer } from '../support/temporal-server.js';
 import { toolResult } from '../support/tool-result.js';
 import { writeWorkflowBundle } from '../support/worker-process.js';
 import { waitFor } from '../support/wait.js';
+import { laterUserMessages } from '../support/model-requests.js';
+import { CONTROL_UPDATES } from '../../src/protocol/run-control.js';
 
 let directory: string;
 let bundlePath: string;
@@ -32,15 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
-
-const UPDATES = { message: sendMessage, interrupt: interruptRun, pause: pauseRun, resume: resumeRun } as const;
-
-function laterUserMessages(body: unknown): string[] {
-  return (body as { messages: ChatMessage[] }).messages
-    .filter((message) => message.role === 'user')
-    .slice(1)
-    .map((message) => String(message.content));
-}
 
 /** A run on its own restartable server, with a worker process on it. */
 async function restartableRun(script: Parameters<typeof startFaultRun>[1]['script']) {
@@ -77,7 +69,7 @@ async function restart(server: RestartableTemporalServer, run: FaultRun, whileDo
 }
 
 const send = (run: FaultRun, kind: ControlKind, request: ControlRequest): Promise<ControlReceipt> =>
-  run.handle.executeUpdate(UPDATES[kind], { args: [request] });
+  run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] });
 
 /** The run's current details, as the Web UI shows them, through `temporal workflow metadata`. */
 async function currentDetailsOf(server: RestartableTemporalServer, run: FaultRun): Promise<string> {
