@@ -28,8 +28,10 @@ export interface LiveOutput {
 
 // How much of a call's arguments is shown: enough to tell what it does, not a whole file being written.
 const ARGUMENTS_SHOWN = 200;
-// A call that ended just before its run did may still be on its way.
-const DRAIN_MS = 150;
+// A call that ended just before its run did may still be on its way: following stops once every call seen to start
+// has been seen to end (or fail), or after this long.
+const DRAIN_MS = 2_000;
+const DRAIN_POLL_MS = 20;
 
 /** `--stream` / `--no-stream` as parsed; neither: live output when stderr (where it goes) is a terminal. */
 export function wantsLiveOutput(values: { stream?: boolean; 'no-stream'?: boolean }): boolean {
@@ -67,6 +69,15 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
   let holds = 0;
   let catchUp: (() => Promise<void>) | undefined;
   let stopped: Promise<void> | undefined;
+  // Call attempts seen to start and not yet seen to end: what stopping waits for.
+  const open = new Set<string>();
+  const track = (event: LiveEvent): void => {
+    const attempt = `${event.runId}/${event.activityId}/${event.attempt}`;
+    if (event.kind === 'start') open.add(attempt);
+    else if (event.kind === 'end' || event.kind === 'failed') open.delete(attempt);
+    else if (event.kind === 'superseded')
+      for (const key of open) if (key.startsWith(`${event.runId}/${event.activityId}/`)) open.delete(key);
+  };
   const earlier = new Set<string>();
   const isEarlier = (event: LiveEvent): boolean => {
     const call = `${event.runId}/${event.activityId}/${event.attempt}`;
@@ -78,6 +89,7 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
     try {
       for await (const event of channel.subscribe(workflowId, { from: options.from, signal: abort.signal })) {
         if (isEarlier(event)) continue;
+        track(event);
         if (event.kind === 'start' && catchUp) await catchUp().catch(() => undefined);
         if (held) held.push(event);
         else show(event);
@@ -104,7 +116,8 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
     },
     stop: () =>
       (stopped ??= (async () => {
-        await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
+        const until = Date.now() + DRAIN_MS;
+        while (open.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
         abort.abort();
         await reading;
         printer?.endLine();
