@@ -32,6 +32,8 @@ const ARGUMENTS_SHOWN = 200;
 // has been seen to end (or fail), or after this long.
 const DRAIN_MS = 2_000;
 const DRAIN_POLL_MS = 20;
+// Events already written but not read yet get this long in any case.
+const MIN_DRAIN_MS = 150;
 
 /** `--stream` / `--no-stream` as parsed; neither: live output when stderr (where it goes) is a terminal. */
 export function wantsLiveOutput(values: { stream?: boolean; 'no-stream'?: boolean }): boolean {
@@ -117,6 +119,7 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
     stop: () =>
       (stopped ??= (async () => {
         const until = Date.now() + DRAIN_MS;
+        await new Promise((resolve) => setTimeout(resolve, MIN_DRAIN_MS));
         while (open.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
         abort.abort();
         await reading;
