@@ -372,7 +372,10 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     expect(seen.some((event) => event.kind === 'text')).toBe(true);
     const wrong = natsLiveChannelFromEnv({ ...status.live, DURABLE_AGENT_LIVE_TOKEN: 'not-the-token' });
     const refused = (async () => {
-      for await (const event of wrong.subscribe(run.workflowId, { from: 'start', signal: controller.signal }))
+      for await (const event of wrong.subscribe(run.workflowId, {
+        from: 'start',
+        signal: new AbortController().signal,
+      }))
         void event;
     })();
     await expect(refused).rejects.toThrow(/authorization/i);
