@@ -7,8 +7,8 @@ import { stateQuery } from '../protocol/run-messages.js';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
 import type { Connected } from './connect.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
-import { formatApproval } from './follow.js';
-import { color, formatProgress, log, out, outJson } from './output.js';
+import { progressPrinter } from './follow.js';
+import { color, log, out, outJson } from './output.js';
 import { storedText } from './stored-text.js';
 import { followLiveOutput } from './live-output.js';
 
@@ -59,33 +59,14 @@ export async function followRequest(
     json: options.json,
     since: Date.now(),
   });
-  let seen = start.afterSeq;
-  const announced = new Set<string>();
-  const show = (view: AgentStateView): void => {
-    for (const entry of view.progress) {
-      if (entry.seq <= seen) continue;
-      if (!options.json) {
-        live?.beforeLine();
-        log(formatProgress(entry));
-      }
-      seen = entry.seq;
-    }
-    for (const approval of view.pendingApprovals) {
-      if (announced.has(approval.callId)) continue;
-      announced.add(approval.callId);
-      if (!options.json) {
-        live?.beforeLine();
-        log(formatApproval(workflowId, approval));
-      }
-    }
-  };
+  const printer = progressPrinter(workflowId, start.afterSeq, { quiet: options.json, ...(live ? { live } : {}) });
   try {
     while (!abort.signal.aborted) {
       const wasClosed = closed;
       // A query can fail while no worker polls yet (or a run hands over to the next); the run goes on: ask again.
-      const view = await handle.query(stateQuery, seen).catch(() => undefined);
+      const view = await handle.query(stateQuery, printer.seen).catch(() => undefined);
       if (view) {
-        show(view);
+        printer.show(view);
         const answered = view.status === 'waiting_input' && (view.conversation?.count ?? 0) > start.requestsBefore;
         if (answered || wasClosed) {
           await live?.stop();

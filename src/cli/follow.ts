@@ -14,6 +14,7 @@ import type { AgentResult } from '../protocol/run-report.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
 import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
+import type { AgentStateView } from '../protocol/run-messages.js';
 import { approveToolCall, stateQuery } from '../protocol/run-messages.js';
 import { createInterface } from 'node:readline/promises';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
@@ -45,23 +46,10 @@ export async function followRun(
     live?: LiveOutput;
   } = {},
 ): Promise<FollowOutcome> {
-  let seen = 0;
-  const announced = new Set<string>();
   const { live } = options;
-  const print = (line: string): void => {
-    live?.beforeLine();
-    log(line);
-  };
+  const printer = progressPrinter(handle.workflowId, 0, { quiet: options.quiet ?? false, ...(live ? { live } : {}) });
   const readNew = async (): Promise<void> => {
-    const view = await handle.query(stateQuery, seen);
-    for (const entry of view.progress) {
-      if (!options.quiet) print(formatProgress(entry));
-      seen = Math.max(seen, entry.seq);
-    }
-    for (const approval of view.pendingApprovals) {
-      if (announced.has(approval.callId)) continue;
-      announced.add(approval.callId);
-      if (!options.quiet) print(formatApproval(handle.workflowId, approval));
+    for (const approval of printer.show(await handle.query(stateQuery, printer.seen))) {
       if (!options.prompt) continue;
       // While the question is on the screen, live output waits and the line typed answers it (not a steering message).
       live?.hold();
@@ -99,6 +87,47 @@ export async function followRun(
   if (options.signal?.aborted) throw new DetachedError();
   await printNew().catch(() => undefined);
   return outcome;
+}
+
+/** What a follower prints of a run: its new progress lines, and each pending approval once. */
+export interface ProgressPrinter {
+  /** The sequence number of the last progress line shown (the `state` query's `afterSeq`). */
+  readonly seen: number;
+  /** Prints what `view` adds and returns the approvals announced for the first time. */
+  show(view: AgentStateView): PendingApproval[];
+}
+
+/** A printer for `workflowId` that has shown the lines up to `afterSeq`; `quiet` prints nothing but still tracks. */
+export function progressPrinter(
+  workflowId: string,
+  afterSeq: number,
+  options: { quiet: boolean; live?: LiveOutput },
+): ProgressPrinter {
+  let seen = afterSeq;
+  const announced = new Set<string>();
+  const print = (line: string): void => {
+    if (options.quiet) return;
+    options.live?.beforeLine();
+    log(line);
+  };
+  return {
+    get seen() {
+      return seen;
+    },
+    show(view) {
+      for (const entry of view.progress) {
+        if (entry.seq <= seen) continue;
+        print(formatProgress(entry));
+        seen = entry.seq;
+      }
+      const fresh = view.pendingApprovals.filter((approval) => !announced.has(approval.callId));
+      for (const approval of fresh) {
+        announced.add(approval.callId);
+        print(formatApproval(workflowId, approval));
+      }
+      return fresh;
+    },
+  };
 }
 
 /**
