@@ -18,6 +18,8 @@ import type { ProfileName } from '../protocol/profile-names.js';
 import type { ToolSelectionState } from './tool-selection/select-tools.js';
 import type { PendingWrites, TranscriptRef } from '../protocol/transcript-ref.js';
 import { EMPTY_TRANSCRIPT, appendMessages, workflowMessage } from '../protocol/transcript-ref.js';
+import type { ChildRecord, SubAgentLimits, SubAgentLink } from '../protocol/sub-agents.js';
+import { treeUsage } from './sub-agents/ledger.js';
 
 /** How ASK decisions are resolved (docs/tools.md §4). */
 export type AskPolicy = 'deny' | 'approve' | 'wait' | 'prompt';
@@ -96,6 +98,12 @@ export interface AgentInput {
   session?: { idleMs: number };
   /** Present when continuing as new: everything the task has accumulated so far. */
   resume?: AgentState;
+  /** How far the run may delegate to sub-agents (the Task tool); absent: it offers no Task tool. */
+  subAgents?: SubAgentLimits;
+  /** Set in a sub-agent's run: where it sits in its tree (its approvals are decided at the root). */
+  parent?: SubAgentLink;
+  /** A sub-agent's start: the approval keys its parent remembered for its task (`approve --remember`). */
+  grantedApprovals?: string[];
   /**
    * The operator's proof that they started this run (the CLI with the embedded server's key). A worker holding the key
    * runs no activity of a run without a valid one, and such a run takes only signed decisions.
@@ -170,6 +178,12 @@ export interface AgentState {
   pause?: PauseRequest;
   /** The task's requests, once it is a conversation (a session, or a run continued after it closed). */
   conversation?: Conversation;
+  /** The sub-agents the task started, by segment (`task-3-0`), with what each reported last. */
+  children?: Record<string, ChildRecord>;
+  /** How many sub-agents the task started in all (the fan-out limit counts them). */
+  childrenStarted?: number;
+  /** The number of the last report this run sent its parent (a sub-agent's). */
+  reportSeq?: number;
 }
 
 /** An operator's pause, taken and not resumed yet. */
@@ -271,7 +285,7 @@ export function addUsage(state: AgentState, usage: Usage, model: string, attempt
 }
 
 /** The result object of a finished (or stopped) task. */
-export function toResult(state: AgentState): AgentResult {
+export function toResult(state: AgentState, input?: Pick<AgentInput, 'parent'>): AgentResult {
   return {
     status: state.status,
     answer: state.answer ?? null,
@@ -281,5 +295,8 @@ export function toResult(state: AgentState): AgentResult {
     usage: state.usage,
     ...(state.error ? { error: state.error } : {}),
     ...(state.profile ? { profile: state.profile.name } : {}),
+    // A run with children reports its tree's spending too; a child, where its parent can read its whole transcript.
+    ...(state.children ? { totalUsage: treeUsage(state) } : {}),
+    ...(input?.parent && state.transcript.head ? { transcript: state.transcript.head } : {}),
   };
 }

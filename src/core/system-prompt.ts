@@ -6,7 +6,7 @@ import { FINAL_RESULT_INSTRUCTION } from './final-result.js';
 import type { AgentInput } from './state.js';
 
 /** The system prompt: the agent's role, its workspace and the rules its tools enforce. */
-export function systemPrompt(input: Pick<AgentInput, 'workspace' | 'mode' | 'outputSchema'>): string {
+export function systemPrompt(input: Pick<AgentInput, 'workspace' | 'mode' | 'outputSchema' | 'parent'>): string {
   return [
     'You are a careful software engineering agent working in a single workspace directory.',
     `The workspace root is ${input.workspace}; every tool path is relative to it and cannot leave it.`,
@@ -14,6 +14,9 @@ export function systemPrompt(input: Pick<AgentInput, 'workspace' | 'mode' | 'out
     `read a file before you change it with ${toolsFor('change', 'or')}, and run the project's tests with ${toolsFor('check', 'and')} to check your work.`,
     'Every tool result is a JSON envelope with status, data, text and, on failure, error.code and a message that says how to fix the call.',
     input.mode === 'read_only' ? 'This run is read-only: you can inspect but not change anything.' : '',
+    input.parent
+      ? 'You are a sub-agent: another agent gave you this task and reads only your final answer, so make it a complete, self-contained report.'
+      : '',
     input.outputSchema
       ? FINAL_RESULT_INSTRUCTION
       : 'When the task is done, answer with a short summary of what you found or changed, without calling a tool.',

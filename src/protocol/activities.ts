@@ -11,6 +11,8 @@ import type { ApplyOutputBudgetInput, ApplyOutputBudgetResult } from './output-b
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from './tool-activity.js';
 import type { PendingWrites } from './transcript-ref.js';
 import type { VerifyControlRequest } from './run-control.js';
+import type { RunAuthorization } from './run-authorization.js';
+import type { SignChildRunRequest } from './sub-agents.js';
 
 /** A tool activity: the activity type is the tool's name (every MCP tool runs as `callMcpTool`). */
 export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
@@ -37,4 +39,6 @@ export interface AgentActivities {
 export interface AuthorizationActivities {
   [ACTIVITY.verifyDecision]: (request: VerifyDecisionRequest) => Promise<DecisionVerdict>;
   [ACTIVITY.verifyControl]: (request: VerifyControlRequest) => Promise<DecisionVerdict>;
+  /** Signs the start of a sub-agent of the calling run (null from a worker without a key). */
+  [ACTIVITY.signChildRun]: (request: SignChildRunRequest) => Promise<RunAuthorization | null>;
 }

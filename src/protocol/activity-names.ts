@@ -11,4 +11,5 @@ export const ACTIVITY = {
   callMcpTool: 'callMcpTool',
   verifyDecision: 'verifyDecision',
   verifyControl: 'verifyControl',
+  signChildRun: 'signChildRun',
 } as const;

@@ -2,6 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TranscriptRef } from './transcript-ref.js';
 import type { Conversation } from './conversation.js';
+import type { ChildRecord, SubAgentLink } from './sub-agents.js';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval.js';
 import type { AgentResult, ProgressEntry, RunStatus, UsageLedger } from './run-report.js';
 
@@ -34,6 +35,12 @@ export interface AgentStateView {
   refusedDecisions?: string[];
   /** A conversation's requests, and whether the run waits for the next one. */
   conversation?: Conversation;
+  /** The sub-agents the run started (Task calls), with what each reported last. */
+  children?: ChildRecord[];
+  /** A run with sub-agents: its usage plus its descendants' (the AgentCostUsd it publishes). */
+  totalUsage?: UsageLedger;
+  /** A sub-agent: where it sits in its tree. */
+  parent?: SubAgentLink;
 }
 
 /** Query `state`: step, status, usage, approvals, breakers and recent progress lines (those after `afterSeq`). */

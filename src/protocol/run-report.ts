@@ -65,4 +65,8 @@ export interface AgentResult {
   error?: string;
   /** The run's tool profile, when it has one. */
   profile?: string;
+  /** A run that started sub-agents: its own usage plus every descendant's (`usage` is its own). */
+  totalUsage?: UsageLedger;
+  /** A sub-agent's run: the key of its transcript's newest node (`durable-agent output` expands it). */
+  transcript?: string;
 }

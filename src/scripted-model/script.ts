@@ -55,6 +55,9 @@ export const scriptTurnSchema = z
     // A stream that fails after half its events with the API's in-stream error event.
     stream_error: z.strictObject({ code: z.string().optional(), message: z.string() }).optional(),
     expect: z.strictObject({ last_tool_contains: z.array(z.string()).optional() }).optional(),
+    // Served only to a request whose first user message contains this text: the turns of agents running side by side
+    // (sub-agents) each go to their own agent, whatever order the requests arrive in.
+    for_task: z.string().min(1).optional(),
     // The exact text of the answer, sent as its content whatever the request offered (a malformed text-protocol answer).
     raw_content: z.string().optional(),
     // Served by a model without function calling: a request carrying tools is refused, as Ollama refuses it.

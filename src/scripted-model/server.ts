@@ -96,6 +96,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const closing = new AbortController();
   const endless = { open: 0 };
   let served = 0;
+  const taken: boolean[] = [];
 
   const serve = async (dialect: ScriptedDialect, request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const refuse = (status: number, code: string, message: string): void => {
@@ -132,15 +133,16 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return sendStream(response, dialect.renderEvents(summary, { ...renderOptions, includeUsage }), dialect.done);
     }
     // Claimed before any await, so concurrent requests take consecutive turns.
-    const turn = turns[served];
-    if (turn === undefined) {
+    const index = nextTurnIndex(turns, taken, read.prompt);
+    const turn = index === undefined ? undefined : turns[index];
+    if (turn === undefined || index === undefined) {
       return refuse(
         500,
         'script_exhausted',
         `Scripted model: script exhausted after ${turns.length} turns (request ${requests.length} has no turn left to answer it)`,
       );
     }
-    const turnNumber = served + 1;
+    const turnNumber = index + 1;
     if (turn.reject_tools === true && read.offersTools === true) {
       // Refused before the model would run, so the turn stays for the request made again without tools.
       const model = turn.model ?? read.model ?? 'scripted';
@@ -152,6 +154,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return refuse(500, 'expectation_failed', `Scripted model: turn ${turnNumber} expectation failed: ${mismatch}`);
     }
     served += 1;
+    taken[index] = true;
     log(`scripted model: serving turn ${turnNumber}/${turns.length}`);
     if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: closing.signal }).catch(() => undefined);
     if (response.destroyed || closing.signal.aborted) return;
@@ -237,6 +240,42 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The turn a request gets: the first not served yet whose `for_task` its first user message contains, else the first
+ * not served yet without `for_task`. A script without `for_task` is served in order.
+ */
+function nextTurnIndex(turns: readonly ScriptTurn[], taken: readonly boolean[], prompt: unknown): number | undefined {
+  let open: number | undefined;
+  let task: string | undefined;
+  for (let index = 0; index < turns.length; index++) {
+    if (taken[index]) continue;
+    const wanted = turns[index]!.for_task;
+    if (wanted === undefined) {
+      open ??= index;
+      continue;
+    }
+    task ??= firstUserText(prompt) ?? '';
+    if (task.includes(wanted)) return index;
+  }
+  return open;
+}
+
+/** The first user message of a request's prompt, in any dialect's shape (its content as JSON). */
+function firstUserText(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = firstUserText(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.role === 'user') return JSON.stringify(record.content);
+  for (const key of ['messages', 'input']) if (key in record) return firstUserText(record[key]);
+  return undefined;
 }
 
 // The one assertion a script can make about a request: what the latest tool result says.

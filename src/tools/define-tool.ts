@@ -80,6 +80,11 @@ export interface ToolContract<I extends Record<string, unknown> = Record<string,
   breakerKey?: string;
   /** Runs inside the workflow itself (ToolSearch): no activity and no executor; deterministic by construction. */
   runInWorkflow?(input: I, context: WorkflowToolContext): WorkflowToolOutcome;
+  /**
+   * Runs as a child workflow of the same agent (Task): no activity and no executor; the workflow starts the child and
+   * its answer is the call's result (core/sub-agents).
+   */
+  runsAsChild?: boolean;
   /** Offered to the model only while some deferred tool is left to find (ToolSearch, §16). */
   listedOnlyWithDeferredTools?: boolean;
   /** The built-in profiles that offer the tool by name, and whether each pins it (core/tool-selection/profiles). */

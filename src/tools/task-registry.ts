@@ -7,6 +7,7 @@ import type { McpToolDescriptor } from '../protocol/mcp.js';
 import { createToolRegistry } from './registry.js';
 import type { ToolRegistry } from './define-tool.js';
 import { toolSearch } from './tool-search.js';
+import { task } from './task.js';
 
 /** An MCP tool the registry could not take, and why. */
 export interface RefusedMcpTool {
@@ -15,12 +16,19 @@ export interface RefusedMcpTool {
   reason: string;
 }
 
-/** The built-ins, ToolSearch, and the worker's function tools and the MCP servers' tools recorded at the task's start. */
+/**
+ * The built-ins, ToolSearch, and the worker's function tools and the MCP servers' tools recorded at the task's start;
+ * Task too in a run that may start sub-agents.
+ */
 export function createTaskRegistry(
   functionTools: readonly FunctionToolSpec[] = [],
   mcpTools: readonly McpToolDescriptor[] = [],
+  withTask = false,
 ): ToolRegistry {
-  return buildTaskRegistry(functionTools, mcpTools).registry;
+  const registry = buildTaskRegistry(functionTools, mcpTools).registry;
+  // Task runs in the workflow (a child workflow), so only the workflow's registry needs it.
+  if (withTask) registry.register(task);
+  return registry;
 }
 
 /**

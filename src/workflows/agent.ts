@@ -58,6 +58,9 @@ import { AGENT_SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
 import type { StepShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
 import { runStepCalls } from './tool-step.js';
+import { createChildReporter, installChildReports } from './sub-agent.js';
+import { offersTask } from '../core/sub-agents/limits.js';
+import { treeUsage } from '../core/sub-agents/ledger.js';
 
 /**
  * Runs a task: model step, tool calls, repeat until the model answers (a structured run: until its FinalResult matches
@@ -65,13 +68,18 @@ import { runStepCalls } from './tool-step.js';
  */
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const state: AgentState = input.resume ?? initialState(workflowInfo().workflowId, systemPrompt(input), input.task);
+  // A sub-agent starts with the approval keys its parent had remembered.
+  if (!input.resume && input.grantedApprovals) state.approvals = [...input.grantedApprovals];
   // What is pending is published the moment it changes (the publisher reads the book; the book reports changes).
   // A run its operator signed takes only signed decisions; the others are refused and recorded in its progress.
+  // A sub-agent's approvals are decided at its root, by ids prefixed with its place in the tree.
   const approvals: ApprovalBook = new ApprovalBook(
     () => publish(),
     input.authorization ? signedDecisionGuard(state, () => publish()) : undefined,
+    input.parent ? { idPrefix: `${input.parent.path}/`, subjectWorkflowId: input.parent.rootWorkflowId } : undefined,
   );
   approvals.install();
+  approvals.attachDescendants(installChildReports(state, () => publish()));
   const controls = new ControlDesk(state, input.authorization !== undefined, () => publish());
   controls.install({
     kind: 'message',
@@ -105,7 +113,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     if (!input.resume) {
       // An unknown profile fails the run before any server is started for it.
       const unknownProfile = startProfile(state, input);
-      if (unknownProfile !== undefined) return fail(state, unknownProfile);
+      if (unknownProfile !== undefined) return fail(state, input, unknownProfile);
       // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
       state.functionTools = await listFunctionTools();
       // So are the MCP servers' tools (after the function tools, which keep a name both claim).
@@ -113,7 +121,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.budget = initialCostLimits(input);
     }
     const shell: StepShell = {
-      env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools) },
+      env: { state, input, registry: createTaskRegistry(state.functionTools, state.mcp?.tools, offersTask(input)) },
       approvals,
       publish,
       interrupts,
@@ -123,7 +131,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       const waited = isWaitingForRequest(state) ? await session.next(publish) : undefined;
       if (waited === 'idle') {
         publish.now();
-        return toResult(state);
+        return toResult(state, input);
       }
       for (const observe of stepBoundaryObservers) observe(input, state);
       if (
@@ -149,7 +157,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       const outcome = turnOutcome(state, input, turn);
       if (outcome.kind === 'fail') {
         await flushWrites(state);
-        return fail(state, outcome.message);
+        return fail(state, input, outcome.message);
       }
       if (outcome.kind === 'answer' && hasQueuedMessages(state)) {
         keepAnswerForMessages(state, turn.content);
@@ -164,13 +172,13 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
           continue;
         }
         publish.now();
-        return toResult(state);
+        return toResult(state, input);
       }
       if (outcome.kind === 'text') keepTextAnswer(state, turn.content);
       else await runStepCalls(shell, turn);
     }
     await flushWrites(state);
-    return fail(state, `Reached the step limit (${input.maxSteps}) before the model finished.`);
+    return fail(state, input, `Reached the step limit (${input.maxSteps}) before the model finished.`);
   } catch (error) {
     if (isCancellation(error)) {
       state.status = 'cancelled';
@@ -185,7 +193,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     const ending = runEndingFailure(error);
     if (ending === undefined) throw error; // a bug in workflow code: the workflow task fails and is retried
     try {
-      fail(state, ending);
+      fail(state, input, ending);
     } finally {
       publish.now();
     }
@@ -256,7 +264,7 @@ async function passBudgetGate({ env, approvals }: StepShell): Promise<void> {
     const decision = await approvals.request(gate.request, gate.timeoutMs);
     gate = onCostDecision(state, input, decision.decision === 'approve', gate);
   }
-  if (gate.action === 'stop') fail(state, gate.message);
+  if (gate.action === 'stop') fail(state, input, gate.message);
 }
 
 /** Publishes what operators see: `publish()` once the current workflow task's code has run, `publish.now()` at once. */
@@ -275,9 +283,11 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
   let lastDetails = '';
   let lastAttributes = '';
   let scheduled = false;
+  const report = createChildReporter(state, input);
   const now = (): void => {
     scheduled = false;
     const pending = approvals.list();
+    report?.(pending);
     const details = currentDetails(state, input, pending);
     if (details !== lastDetails) setCurrentDetails(details);
     lastDetails = details;
@@ -308,9 +318,14 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
   return Object.assign(publish, { now });
 }
 
-function fail(state: AgentState, message: string): never {
+function fail(state: AgentState, input: AgentInput, message: string): never {
   markFailed(state, message);
-  throw ApplicationFailure.create({ type: 'AgentRunFailed', message, nonRetryable: true, details: [toResult(state)] });
+  throw ApplicationFailure.create({
+    type: 'AgentRunFailed',
+    message,
+    nonRetryable: true,
+    details: [toResult(state, input)],
+  });
 }
 
 function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, afterSeq = 0): AgentStateView {
@@ -340,5 +355,7 @@ function view(state: AgentState, input: AgentInput, approvals: ApprovalBook, aft
     ...(state.profile ? { profile: state.profile } : {}),
     ...(refused.length > 0 ? { refusedDecisions: refused } : {}),
     ...(state.conversation ? { conversation: state.conversation } : {}),
+    ...(state.children ? { children: Object.values(state.children), totalUsage: treeUsage(state) } : {}),
+    ...(input.parent ? { parent: input.parent } : {}),
   };
 }

@@ -20,18 +20,44 @@ export interface DecisionGuard {
 }
 
 /**
+ * What the run's sub-agents wait for (workflows/sub-agent): listed with the run's own, and decided here by forwarding
+ * the operator's decision to the child whose tree holds the call.
+ */
+export interface DescendantApprovals {
+  list(): PendingApproval[];
+  forward(decision: ApprovalDecision): void;
+}
+
+/** Where a sub-agent's approvals are decided: at its root, by ids prefixed with its path (`task-3-0/call_1`). */
+export interface ApprovalScope {
+  /** Prepended to the ids of the run's own pending calls. */
+  idPrefix: string;
+  /** The workflow a signed decision names: the root's, where the operator decided. */
+  subjectWorkflowId: string;
+}
+
+/**
  * The approvals of one workflow run: what is pending (by the call id the operator names), and what was decided (by the
  * call's identity, so a decision never carries over to another call that reuses the id).
  */
 export class ApprovalBook {
   private readonly pending = new Map<string, PendingApproval>();
   private readonly decisions = new Map<string, ApprovalDecision>();
+  /** Identities of descendants' calls this run passed a decision on to (until the child reports them gone). */
+  private readonly forwarded = new Set<string>();
+  private descendants?: DescendantApprovals;
 
   /** `onChange` runs when a call starts waiting, so what the run publishes never lags behind it; the caller of `request` publishes once it has applied the decision. */
   constructor(
     private readonly onChange: () => void = () => {},
     private readonly guard?: DecisionGuard,
+    private readonly scope?: ApprovalScope,
   ) {}
+
+  /** Lists and decides the sub-agents' approvals with the run's own. */
+  attachDescendants(descendants: DescendantApprovals): void {
+    this.descendants = descendants;
+  }
 
   /** Registers the Update and Signal handlers; call once, at the start of the workflow. */
   install(): void {
@@ -71,13 +97,16 @@ export class ApprovalBook {
     );
   }
 
-  /** Calls waiting for a decision, oldest first. */
+  /** Calls waiting for a decision, the run's own first (oldest first), then its sub-agents'. */
   list(): PendingApproval[] {
-    return [...this.pending.values()];
+    const own = [...this.pending.values()];
+    const descendants = this.descendants?.list().filter((item) => !this.forwarded.has(item.identity)) ?? [];
+    return descendants.length ? [...own, ...descendants] : own;
   }
 
-  /** Waits for a decision on `approval`; a timeout counts as a rejection (§4). */
-  async request(approval: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
+  /** Waits for a decision on `request`; a timeout counts as a rejection (§4). */
+  async request(request: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
+    const approval = this.scope ? { ...request, callId: `${this.scope.idPrefix}${request.callId}` } : request;
     this.pending.set(approval.callId, approval);
     this.onChange();
     try {
@@ -99,8 +128,12 @@ export class ApprovalBook {
    */
   private async authorize(decision: ApprovalDecision, channel: DecisionChannel): Promise<void> {
     const guard = this.guard!;
-    const pending = this.pending.get(decision.tool_call_id)!;
-    const subject = { workflowId: workflowInfo().workflowId, callId: pending.callId, identity: pending.identity };
+    const pending = this.find(decision.tool_call_id)!;
+    const subject = {
+      workflowId: this.scope?.subjectWorkflowId ?? workflowInfo().workflowId,
+      callId: pending.callId,
+      identity: pending.identity,
+    };
     const refusal = decision.signature ? await guard.verify(subject, decision) : 'it is not signed';
     if (refusal !== undefined) {
       guard.refused(pending, decision, channel, refusal);
@@ -121,14 +154,19 @@ export class ApprovalBook {
     }
   }
 
+  /** The pending call `callId` names: the run's own, or one of its sub-agents'. */
+  private find(callId: string): PendingApproval | undefined {
+    return this.pending.get(callId) ?? this.descendants?.list().find((item) => item.callId === callId);
+  }
+
   private check(decision: ApprovalDecision): void {
     if (decision?.decision !== 'approve' && decision?.decision !== 'reject')
       throw new Error('decision must be "approve" or "reject"');
-    const pending = this.pending.get(decision.tool_call_id);
-    if (pending && this.decisions.has(pending.identity))
+    const pending = this.find(decision.tool_call_id);
+    if (pending && (this.decisions.has(pending.identity) || this.forwarded.has(pending.identity)))
       throw new Error(`Call ${decision.tool_call_id} was already decided.`);
     if (!pending) {
-      const waiting = [...this.pending.keys()];
+      const waiting = this.list().map((item) => item.callId);
       const decided = [...this.decisions.values()].some((earlier) => earlier.tool_call_id === decision.tool_call_id);
       throw new Error(
         decided
@@ -139,8 +177,15 @@ export class ApprovalBook {
   }
 
   private decide(decision: ApprovalDecision): ApprovalOutcome {
-    const pending = this.pending.get(decision.tool_call_id)!;
-    this.decisions.set(pending.identity, decision);
+    const own = this.pending.get(decision.tool_call_id);
+    const pending = own ?? this.find(decision.tool_call_id)!;
+    if (own) this.decisions.set(pending.identity, decision);
+    else {
+      // A sub-agent's call: its run applies the decision (and, if signed, checks the signature itself).
+      this.forwarded.add(pending.identity);
+      this.descendants!.forward(decision);
+      this.onChange();
+    }
     const key = pending.key;
     return {
       tool_call_id: decision.tool_call_id,

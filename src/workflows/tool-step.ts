@@ -1,11 +1,20 @@
 // Workflow-safe and deterministic: the awaits of one step's tool calls. Every rule — the plan, the gates, the ask policy,
 // fallbacks, envelopes, the output budget — is in core/step; this file only runs what a call needs next.
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelTurn } from '../protocol/model.js';
 import type { CallNeed, CallRun } from '../core/step/call-run.js';
 import type { ToolResult, StepEnv } from '../core/step/step-env.js';
-import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../core/step/call.js';
+import {
+  onActivityFailure,
+  onActivityResult,
+  onChildEnded,
+  onClassified,
+  onDecision,
+  startCall,
+} from '../core/step/call.js';
+import { childStart } from '../core/sub-agents/child-start.js';
+import { runChild } from './sub-agent.js';
 import {
   answerDuplicates,
   withBudgetedResults,
@@ -97,6 +106,22 @@ async function executeCall(shell: StepShell, plan: ExecutablePlan): Promise<Tool
         const decision = 'value' in decided ? decided.value : interruptedDecision(plan.callId, decided.interrupted);
         need = onDecision(env, run, decision, Date.now());
         shell.publish();
+        break;
+      }
+      case 'child': {
+        const start = childStart(env.state, env.input, workflowInfo().workflowId, need.index, need.args);
+        if (!start.start) {
+          need = onChildEnded(env, run, { refused: start.message }, Date.now());
+          break;
+        }
+        const call = { callId: plan.callId, args: need.args };
+        const ended = await interrupts.run(`sub-agent ${start.workflowId}`, () =>
+          runChild(env.state, env.input, start, call, shell.publish),
+        );
+        need =
+          'value' in ended
+            ? onChildEnded(env, run, { workflowId: start.workflowId, ending: ended.value }, Date.now())
+            : onInterrupted(env, run, ended.interrupted, true, Date.now());
         break;
       }
       case 'activity': {

@@ -1,11 +1,16 @@
-// Node: the local activities a signed run asks before it applies an approval, a rejection or a control message (the
-// workflow holds no key).
+// Node: the local activities a signed run asks before it applies an approval, a rejection or a control message, and
+// to sign a sub-agent's start (the workflow holds no key).
 import type { DecisionVerdict, VerifyDecisionRequest } from '../../protocol/approval.js';
 import type { AuthorizationActivities } from '../../protocol/activities.js';
 import { ACTIVITY } from '../../protocol/activity-names.js';
 import { controlMessage, decisionMessage } from '../../protocol/run-authorization.js';
 import type { VerifyControlRequest } from '../../protocol/run-control.js';
-import { macMatches } from '../../authorization/signing.js';
+import { macMatches, signRun } from '../../authorization/signing.js';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { RunAuthorization } from '../../protocol/run-authorization.js';
+import { RUN_NOT_AUTHORIZED } from '../../protocol/run-authorization.js';
+import type { SignChildRunRequest } from '../../protocol/sub-agents.js';
 
 /** The activity of a worker holding `key`; without a key every decision stands (Temporal authorizes its senders). */
 export function createVerifyDecision(key: Uint8Array | undefined) {
@@ -31,10 +36,30 @@ export function createVerifyControl(key: Uint8Array | undefined) {
   };
 }
 
+/**
+ * Signs a sub-agent's start for a run whose own proof this worker checked before the activity ran: only for a child of
+ * that very run (its id is the run's id and one more segment), so a run cannot get any other workflow signed.
+ */
+export function createSignChildRun(key: Uint8Array | undefined) {
+  return async ({ workflowId, input }: SignChildRunRequest): Promise<RunAuthorization | null> => {
+    if (!key) return null;
+    const parent = Context.current().info.workflowExecution?.workflowId ?? '';
+    const segment = workflowId.startsWith(`${parent}/`) ? workflowId.slice(parent.length + 1) : undefined;
+    if (segment === undefined || !/^task-\d+-\d+$/.test(segment))
+      throw ApplicationFailure.create({
+        type: RUN_NOT_AUTHORIZED,
+        nonRetryable: true,
+        message: `durable-agent: ${parent} may sign only its own sub-agents' starts, not ${workflowId}.`,
+      });
+    return signRun(key, workflowId, input);
+  };
+}
+
 /** The activities of this folder, by name. */
 export function authorizationActivities(key: Uint8Array | undefined) {
   return {
     [ACTIVITY.verifyDecision]: createVerifyDecision(key),
     [ACTIVITY.verifyControl]: createVerifyControl(key),
+    [ACTIVITY.signChildRun]: createSignChildRun(key),
   } satisfies AuthorizationActivities;
 }

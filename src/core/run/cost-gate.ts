@@ -8,6 +8,7 @@ import { estimateNextCall, formatUsd, wouldExceedCostLimit } from '../pricing.js
 import type { AgentInput, AgentState } from '../state.js';
 import { addProgress } from '../state.js';
 import { priceTable } from './steps.js';
+import { treeUsage } from '../sub-agents/ledger.js';
 
 /** What the gate decided: go on, stop with a message, or ask an operator first. */
 export type CostGate =
@@ -36,7 +37,8 @@ export function costGate(state: AgentState, input: AgentInput, now: number): Cos
     model: state.model ?? input.selection.model ?? 'unknown',
     table: priceTable(input),
   });
-  const check = wouldExceedCostLimit(state.usage, next, state.budget);
+  // What the run's sub-agents spent counts: their budgets are shares of this one.
+  const check = wouldExceedCostLimit(treeUsage(state), next, state.budget);
   if (!check.exceeded) return { action: 'continue' };
   const stop = `Stopped before step ${state.step + 1}: ${check.message}`;
   if (input.onBudget === 'stop' || input.askPolicy === 'deny') return { action: 'stop', message: stop };

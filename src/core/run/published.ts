@@ -7,6 +7,7 @@ import { formatUsd } from '../pricing.js';
 import type { AgentInput, AgentState } from '../state.js';
 import { stepLimit } from './session.js';
 import type { RunStatus } from '../../protocol/run-report.js';
+import { treeUsage } from '../sub-agents/ledger.js';
 
 /** The values behind the AgentStatus, AgentStep, AgentPendingApprovals, AgentCostUsd and AgentModel attributes. */
 export interface PublishedValues {
@@ -28,7 +29,8 @@ export function currentDetails(state: AgentState, input: AgentInput, pending: re
     ...conversationLine(state),
     ...(state.inbox?.length ? [`**messages waiting** ${state.inbox.length} (read before the next step)`] : []),
     `**pending approvals** ${pending.length ? pending.map((item) => `${item.callId} — ${approvalSummary(item)} (${item.reason})`).join('; ') : 'none'}`,
-    `**cost** ${formatUsd(state.usage.costUsd)}${unpricedNote(state)} · **tokens** ${state.usage.totalTokens}`,
+    ...subAgentLines(state, input),
+    `**cost** ${formatUsd(treeUsage(state).costUsd)}${unpricedNote(state)} · **tokens** ${treeUsage(state).totalTokens}${state.children ? ' (with sub-agents)' : ''}`,
     `**last tool** ${state.lastTool ?? '—'} · **tool calls** ${state.toolCalls}`,
   ].join('\n\n');
 }
@@ -43,6 +45,23 @@ function conversationLine(state: AgentState): string[] {
     ];
   const current = conversation.requests.at(-1);
   return [`**request** ${conversation.count} (from step ${current?.step ?? 1}): ${current?.text ?? ''}`];
+}
+
+// A sub-agent names its parent and root; a parent lists its sub-agents, running first, at most a few.
+function subAgentLines(state: AgentState, input: AgentInput): string[] {
+  const lines: string[] = [];
+  if (input.parent)
+    lines.push(`**sub-agent** ${input.parent.path} of ${input.parent.rootWorkflowId} (approvals are decided there)`);
+  const children = Object.values(state.children ?? {});
+  if (children.length === 0) return lines;
+  const running = children.filter((child) => child.endedAt === undefined);
+  const shown = [...running, ...children.filter((child) => child.endedAt !== undefined).reverse()].slice(0, 6);
+  const items = shown.map(
+    (child) => `${child.segment} ${child.status} (step ${child.childStep}, ${formatUsd(child.usage.costUsd)}): ${child.description}`,
+  );
+  const more = children.length > shown.length ? `; ${children.length - shown.length} more` : '';
+  lines.push(`**sub-agents** ${running.length} running of ${children.length} — ${items.join('; ')}${more}`);
+  return lines;
 }
 
 // A model missing from the price table is counted at $0: the cost says so rather than look exact.
@@ -61,7 +80,7 @@ export function publishedValues(
     status: state.status,
     step: state.step,
     pendingApprovals: pending.length,
-    costUsd: state.usage.costUsd,
+    costUsd: treeUsage(state).costUsd,
     ...(model ? { model } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { PermissionDecision } from '../permissions/index.js';
 import type { BashClassification } from '../../protocol/bash-classification.js';
 import type { FallbackNote } from '../../protocol/tool-outcome.js';
 import type { ToolResult } from './step-env.js';
+import type { TaskArguments } from '../sub-agents/child-start.js';
 
 /** One attempt at a call (the primary tool or a fallback): its result, and whether a tool actually ran. */
 export interface Attempt {
@@ -65,4 +66,6 @@ export type CallNeed =
       local: boolean;
       taskQueue?: string;
     }
+  /** A Task call: a sub-agent to start as a child workflow (core/sub-agents/child-start). */
+  | { type: 'child'; index: number; args: TaskArguments }
   | { type: 'done'; result: ToolResult };

@@ -21,6 +21,9 @@ import type { CallNeed, CallRun } from './call-run.js';
 import { ranAttempt, settleAttempt } from './call-attempts.js';
 import { approve, decide, denied, rememberKeys } from './call-permission.js';
 import { activityNeed, classifyNeed } from './call-activity.js';
+import type { TaskArguments } from '../sub-agents/child-start.js';
+import type { ChildEnding } from '../sub-agents/child-result.js';
+import { childEnvelope } from '../sub-agents/child-result.js';
 
 /** Starts a planned call: a call that failed planning is done at once with its envelope. */
 export function startCall(env: StepEnv, plan: ExecutablePlan, now: number): { run?: CallRun; need: CallNeed } {
@@ -79,7 +82,9 @@ export function nextNeed(env: StepEnv, run: CallRun, now: number): CallNeed {
       case 'awaiting_approval':
         throw new Error(`call ${run.callId} is waiting for a decision; report it with onDecision`);
       case 'run':
-        return activityNeed(env, run, true);
+        return run.tool.runsAsChild
+          ? { type: 'child', index: run.index, args: run.input as unknown as TaskArguments }
+          : activityNeed(env, run, true);
       case 'done':
         return { type: 'done', result: run.result! };
     }
@@ -158,6 +163,20 @@ export function onActivityFailure(env: StepEnv, run: CallRun, error: unknown, no
     run.context,
   );
   ranAttempt(env, run, workflowResult(env, run.callId, envelope), now);
+  return nextNeed(env, run, now);
+}
+
+/** A Task call's child ended (or was refused before it started): its answer or failure is the call's result. */
+export function onChildEnded(
+  env: StepEnv,
+  run: CallRun,
+  child: { workflowId: string; ending: ChildEnding } | { refused: string },
+  now: number,
+): CallNeed {
+  if ('refused' in child) {
+    const envelope = errorEnvelope({ code: 'INVALID_PARAM', message: child.refused, context: run.context });
+    settleAttempt(env, run, { result: workflowResult(env, run.callId, envelope), ran: false, circuitOpen: false }, now);
+  } else ranAttempt(env, run, workflowResult(env, run.callId, childEnvelope(child.workflowId, child.ending, run.context)), now);
   return nextNeed(env, run, now);
 }
 

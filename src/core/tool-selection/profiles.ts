@@ -4,6 +4,7 @@ import type { AgentMode } from '../../protocol/agent-mode.js';
 import type { ProfileName } from '../../protocol/profile-names.js';
 import { PROFILE_NAMES } from '../../protocol/profile-names.js';
 import { builtinTools } from '../../tools/index.js';
+import { task } from '../../tools/task.js';
 import { splitWords } from '../../tools/search-terms.js';
 
 /** What `--profile` accepts: a profile, or `auto` for the keyword rule on the task. */
@@ -24,9 +25,9 @@ export interface ToolProfile {
   maxTools: number;
 }
 
-/** The built-in tools a profile offers (its `profiles` field names the profile), or only those it pins. */
+/** The built-in tools (and Task) a profile offers (its `profiles` field names the profile), or only those it pins. */
 function builtinsOf(profile: ProfileName, only?: 'pinned'): string[] {
-  return builtinTools
+  return [...builtinTools, task]
     .filter((contract) => {
       const place = contract.profiles?.[profile];
       return only === undefined ? place !== undefined : place === only;
