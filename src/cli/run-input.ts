@@ -15,6 +15,8 @@ import { readMcpConfigFile } from '../mcp-config/config-file.js';
 import type { ModelSelection, ToolChoice } from '../protocol/model.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
 import { UsageError } from './exit-codes.js';
+import type { SubAgentLimits } from '../protocol/sub-agents.js';
+import { DEFAULT_SUB_AGENT_LIMITS } from '../core/sub-agents/limits.js';
 
 /**
  * The workspace as an absolute real path. When the run's tools are pinned to another host's worker (a cluster and a
@@ -176,4 +178,33 @@ export function embeddedWorkerOffer(names: readonly string[], required: readonly
     }
   }
   return names;
+}
+
+/** `--sub-agents`, `--sub-agent-steps`, `--sub-agent-timeout`, `--max-sub-agents`: undefined with `--sub-agents 0`. */
+export function parseSubAgents(values: {
+  'sub-agents'?: string | undefined;
+  'sub-agent-steps'?: string | undefined;
+  'sub-agent-timeout'?: string | undefined;
+  'max-sub-agents'?: string | undefined;
+}): SubAgentLimits | undefined {
+  const depth = values['sub-agents'];
+  if (depth !== undefined && !/^\d+$/.test(depth))
+    throw new UsageError(`--sub-agents must be a number of levels (0: no Task tool), got "${depth}"`);
+  if (depth === '0') return undefined;
+  const timeout = values['sub-agent-timeout'];
+  const timeoutMs = timeout === undefined ? undefined : parseDuration(timeout);
+  if (timeout !== undefined && (timeoutMs === undefined || timeoutMs < 1000))
+    throw new UsageError(`--sub-agent-timeout takes a duration like 90s, 30m or 2h, got "${timeout}"`);
+  return {
+    maxDepth: depth === undefined ? DEFAULT_SUB_AGENT_LIMITS.maxDepth : Number(depth),
+    maxChildren:
+      values['max-sub-agents'] === undefined
+        ? DEFAULT_SUB_AGENT_LIMITS.maxChildren
+        : parsePositiveInt(values['max-sub-agents'], '--max-sub-agents'),
+    maxSteps:
+      values['sub-agent-steps'] === undefined
+        ? DEFAULT_SUB_AGENT_LIMITS.maxSteps
+        : parsePositiveInt(values['sub-agent-steps'], '--sub-agent-steps'),
+    timeoutMs: timeoutMs ?? DEFAULT_SUB_AGENT_LIMITS.timeoutMs,
+  };
 }

@@ -29,6 +29,7 @@ import {
   firstLine,
   parseAsk,
   parseBudget,
+  parseSubAgents,
   parseEnvPass,
   parseFallback,
   parseMode,
@@ -93,6 +94,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   };
   const envPass = parseEnvPass(values['env-pass'] ?? []);
   const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
+  const subAgents = parseSubAgents(values);
   // A price file is read here and recorded in the run's input, so the workflow prices calls deterministically.
   const prices = process.env[PRICES_ENV_VARIABLE] ? await loadPriceTable() : undefined;
   const mcpServers = values['mcp-config']
@@ -126,6 +128,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
     ...budget,
     ...(prices ? { prices } : {}),
     ...(session ? { session } : {}),
+    ...(subAgents ? { subAgents } : {}),
   };
   try {
     const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;

@@ -28,7 +28,7 @@ const input = z
       .gt(0)
       .max(1)
       .default(0.25)
-      .describe("The share of your remaining cost budget the sub-agent may spend (0-1; when you have a budget)."),
+      .describe('The share of your remaining cost budget the sub-agent may spend (0-1; when you have a budget).'),
     max_steps: z.number().int().min(1).max(500).optional().describe('At most this many steps for the sub-agent.'),
   })
   .strict();
@@ -38,7 +38,7 @@ export const task = defineTool({
   name: 'Task',
   description: [
     'Hand a self-contained sub-task to a sub-agent with a fresh context: it works with its own tools and steps, then',
-    'answers; its answer (and the key of its full transcript) is this call\'s result. Use it for work that would fill',
+    "answers; its answer (and the key of its full transcript) is this call's result. Use it for work that would fill",
     'your context (exploring many files, a review per package). Several read-only Task calls in one turn run in',
     'parallel. The sub-agent works on the same workspace; its own calls ask for approval as yours do.',
   ].join(' '),

@@ -190,7 +190,14 @@ export function createChildReporter(
     if (!changed || (!urgent && now - last!.at < USAGE_REPORT_INTERVAL_MS)) return;
     last = next;
     state.reportSeq = (state.reportSeq ?? 0) + 1;
-    const report: ChildReport = { segment, seq: state.reportSeq, status: state.status, step: state.step, usage, pending };
+    const report: ChildReport = {
+      segment,
+      seq: state.reportSeq,
+      status: state.status,
+      step: state.step,
+      usage,
+      pending,
+    };
     void getExternalWorkflowHandle(link.parentWorkflowId)
       .signal(childReport, report)
       .catch(() => undefined);

@@ -99,6 +99,26 @@ const runTable = {
     choices: ['prompt', 'wait', 'deny', 'approve'],
     help: 'prompt | wait | deny | approve (default: prompt on a TTY, wait with --detach, deny otherwise)',
   },
+  'sub-agents': {
+    type: 'string',
+    value: 'N',
+    help: 'how deep the Task tool may delegate: sub-agents of sub-agents down to N levels (default 2; 0: no Task tool). Each sub-agent is a child workflow with its own history; its approvals are decided on this run',
+  },
+  'sub-agent-steps': {
+    type: 'string',
+    value: 'N',
+    help: 'at most N steps per sub-agent (default 40; a Task call may ask for fewer)',
+  },
+  'sub-agent-timeout': {
+    type: 'string',
+    value: 'D',
+    help: 'cancel a sub-agent still running after D: 90s, 30m, 2h (default 30m); its Task call answers with a TIMEOUT error',
+  },
+  'max-sub-agents': {
+    type: 'string',
+    value: 'N',
+    help: 'at most N sub-agents per run (default 16; each sub-agent may start as many of its own)',
+  },
   'env-pass': {
     type: 'string',
     multiple: true,

@@ -57,7 +57,8 @@ function subAgentLines(state: AgentState, input: AgentInput): string[] {
   const running = children.filter((child) => child.endedAt === undefined);
   const shown = [...running, ...children.filter((child) => child.endedAt !== undefined).reverse()].slice(0, 6);
   const items = shown.map(
-    (child) => `${child.segment} ${child.status} (step ${child.childStep}, ${formatUsd(child.usage.costUsd)}): ${child.description}`,
+    (child) =>
+      `${child.segment} ${child.status} (step ${child.childStep}, ${formatUsd(child.usage.costUsd)}): ${child.description}`,
   );
   const more = children.length > shown.length ? `; ${children.length - shown.length} more` : '';
   lines.push(`**sub-agents** ${running.length} running of ${children.length} — ${items.join('; ')}${more}`);

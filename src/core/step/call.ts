@@ -176,7 +176,13 @@ export function onChildEnded(
   if ('refused' in child) {
     const envelope = errorEnvelope({ code: 'INVALID_PARAM', message: child.refused, context: run.context });
     settleAttempt(env, run, { result: workflowResult(env, run.callId, envelope), ran: false, circuitOpen: false }, now);
-  } else ranAttempt(env, run, workflowResult(env, run.callId, childEnvelope(child.workflowId, child.ending, run.context)), now);
+  } else
+    ranAttempt(
+      env,
+      run,
+      workflowResult(env, run.callId, childEnvelope(child.workflowId, child.ending, run.context)),
+      now,
+    );
   return nextNeed(env, run, now);
 }
 

@@ -45,7 +45,10 @@ export function childStart(
   const limits = input.subAgents;
   const depth = depthOf(input) + 1;
   if (!limits || depth > limits.maxDepth)
-    return { start: false, message: `Sub-agents are limited to ${limits?.maxDepth ?? 0} level(s); do the work yourself.` };
+    return {
+      start: false,
+      message: `Sub-agents are limited to ${limits?.maxDepth ?? 0} level(s); do the work yourself.`,
+    };
   const started = state.childrenStarted ?? 0;
   if (started >= limits.maxChildren)
     return {
@@ -118,10 +121,7 @@ function inherited(input: AgentInput): Partial<AgentInput> {
  * A share of what is left of each of the parent's limits: its limit, less what its tree spent, less what its running
  * children were allotted and have not spent yet (so children started together never get more than there is).
  */
-function allotment(
-  state: AgentState,
-  share: number,
-): { budgetUsd?: number; maxTokens?: number; refusal?: string } {
+function allotment(state: AgentState, share: number): { budgetUsd?: number; maxTokens?: number; refusal?: string } {
   const spent = treeUsage(state);
   const running = runningChildren(state);
   const result: { budgetUsd?: number; maxTokens?: number; refusal?: string } = {};

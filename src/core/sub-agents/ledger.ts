@@ -1,10 +1,12 @@
 // Workflow-safe: what a run and its descendants spent together. Each run keeps its own ledger (its cost gate estimates
 // its next call from it); what its children reported is added on top, so the root's figure is the whole tree's.
 import type { UsageLedger } from '../../protocol/run-report.js';
-import type { AgentState } from '../state.js';
 
 /** The run's own usage plus every child's (each child's already holds its own descendants'). */
-export function treeUsage(state: Pick<AgentState, 'usage' | 'children'>): UsageLedger {
+export function treeUsage(state: {
+  usage: UsageLedger;
+  children?: Record<string, { usage: UsageLedger }>;
+}): UsageLedger {
   const children = Object.values(state.children ?? {});
   if (children.length === 0) return state.usage;
   return children.reduce((sum, child) => addLedgers(sum, child.usage), state.usage);
