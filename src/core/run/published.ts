@@ -24,7 +24,7 @@ export interface PublishedValues {
  */
 export function currentDetails(state: AgentState, input: AgentInput, pending: readonly PendingApproval[]): string {
   return [
-    `**status** ${state.status} · **step** ${state.step} of ${stepLimit(state, input)}`,
+    `**status** ${shownStatus(state, pending)} · **step** ${state.step} of ${stepLimit(state, input)}`,
     ...(state.status === 'paused' ? [`**${pausedLine(state)}**`] : []),
     ...conversationLine(state),
     ...(state.inbox?.length ? [`**messages waiting** ${state.inbox.length} (read before the next step)`] : []),
@@ -45,6 +45,14 @@ function conversationLine(state: AgentState): string[] {
     ];
   const current = conversation.requests.at(-1);
   return [`**request** ${conversation.count} (from step ${current?.step ?? 1}): ${current?.text ?? ''}`];
+}
+
+/**
+ * The status operators filter by: a run whose sub-agent waits for a decision waits for one too (the decision is taken
+ * here), so `AgentStatus = 'waiting_approval'` finds the root of any run that waits.
+ */
+export function shownStatus(state: AgentState, pending: readonly PendingApproval[]): RunStatus {
+  return state.status === 'running' && pending.length > 0 ? 'waiting_approval' : state.status;
 }
 
 // A sub-agent names its parent and root; a parent lists its sub-agents, running first, at most a few.
@@ -78,7 +86,7 @@ export function publishedValues(
 ): PublishedValues {
   const model = state.model ?? input.selection.model;
   return {
-    status: state.status,
+    status: shownStatus(state, pending),
     step: state.step,
     pendingApprovals: pending.length,
     costUsd: treeUsage(state).costUsd,

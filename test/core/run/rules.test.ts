@@ -287,13 +287,15 @@ describe('what operators see', () => {
     // A model without a price costs $0 in the ledger; the details do not pass that off as exact.
     recordModelTurn(current, input(), turn({ model: 'qwen2.5-coder' }), 10);
     expect(currentDetails(current, input(), [])).toContain('**cost** $0.0000 (no price for qwen2.5-coder)');
+    // A run with a decision pending (its own, or a sub-agent's it is reported) is filtered as waiting for one.
     expect(publishedValues(current, input(), pending)).toEqual({
-      status: 'running',
+      status: 'waiting_approval',
       step: 4,
       pendingApprovals: 1,
       costUsd: 0,
       // The model that answered, not the one the input named.
       model: 'qwen2.5-coder',
     });
+    expect(publishedValues(current, input(), []).status).toBe('running');
   });
 });
