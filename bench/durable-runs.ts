@@ -14,6 +14,8 @@ import type { HistorySeries, HistorySizes } from './durable-history.js';
 import { benchHistory } from './durable-history.js';
 import type { ReplaySizes } from './durable-replay.js';
 import { benchReplay } from './durable-replay.js';
+import type { SubAgentSizes } from './durable-sub-agents.js';
+import { benchSubAgents } from './durable-sub-agents.js';
 import type { TaxSizes } from './durable-tax.js';
 import { benchDurabilityTax } from './durable-tax.js';
 import { loadAverage } from './machine.js';
@@ -25,6 +27,7 @@ interface Sizes {
   replay: ReplaySizes;
   concurrency: ConcurrencySizes;
   fanOut: FanOutSizes;
+  subAgents: SubAgentSizes;
 }
 
 const FULL: Sizes = {
@@ -33,6 +36,7 @@ const FULL: Sizes = {
   replay: { steps: 500, latencyMs: 300, repetitions: 3 },
   concurrency: { runs: 50, steps: 10, latencyMs: 300, repetitions: 3 },
   fanOut: { steps: 4, repetitions: 5 },
+  subAgents: { latencyMs: 300, repetitions: 5 },
 };
 
 const QUICK: Sizes = {
@@ -41,6 +45,7 @@ const QUICK: Sizes = {
   replay: { steps: 10, latencyMs: 300, repetitions: 2 },
   concurrency: { runs: 5, steps: 5, latencyMs: 300, repetitions: 1 },
   fanOut: { steps: 2, repetitions: 2 },
+  subAgents: { latencyMs: 300, repetitions: 1 },
 };
 
 /** The durable-run sections and what to do once they have run. */
@@ -80,6 +85,7 @@ export function durableSections(options: { quick: boolean; log: (line: string) =
     section('durable-replay', 'Replay', (env) => benchReplay(env, sizes.replay)),
     section('durable-concurrency', 'Concurrent runs', (env) => benchConcurrency(env, sizes.concurrency)),
     section('durable-fanout', 'Fan-out', (env) => benchFanOut(env, sizes.fanOut)),
+    section('durable-sub-agents', 'Sub-agents', (env) => benchSubAgents(env, sizes.subAgents)),
   ];
 
   return {

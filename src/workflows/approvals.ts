@@ -106,7 +106,15 @@ export class ApprovalBook {
 
   /** Waits for a decision on `request`; a timeout counts as a rejection (§4). */
   async request(request: PendingApproval, timeoutMs: number): Promise<ApprovalDecision> {
-    const approval = this.scope ? { ...request, callId: `${this.scope.idPrefix}${request.callId}` } : request;
+    // Both ids carry the run's place in the tree: two sub-agents' calls are alike at the same step (same call id,
+    // command and place, or the same `budget-step-N`), and the root keeps what it forwarded by identity.
+    const approval = this.scope
+      ? {
+          ...request,
+          callId: `${this.scope.idPrefix}${request.callId}`,
+          identity: `${this.scope.idPrefix}${request.identity}`,
+        }
+      : request;
     this.pending.set(approval.callId, approval);
     this.onChange();
     try {

@@ -38,8 +38,12 @@ import { treeUsage } from '../core/sub-agents/ledger.js';
 import type { AgentInput, AgentState } from '../core/state.js';
 import type { DescendantApprovals } from './approvals.js';
 
-/** How often a sub-agent tells its parent what it spent, at most (status and approvals go at once). */
-export const USAGE_REPORT_INTERVAL_MS = 2_000;
+/**
+ * How long a sub-agent waits before telling its parent what it spent (status and approvals go at once): 2 s after its
+ * start, then twice as long after each report, up to a minute. Each report is a Signal and a workflow task in the
+ * parent's history, so a child's work adds about log2(its time) events to its parent rather than one every 2 s.
+ */
+export const USAGE_REPORT_INTERVAL_MS = { first: 2_000, longest: 60_000 };
 
 const { [ACTIVITY.signChildRun]: signChildRun } = proxyLocalActivities<AuthorizationActivities>({
   startToCloseTimeout: '10 seconds',
@@ -164,7 +168,7 @@ export function installChildReports(state: AgentState, publish: () => void): Des
 
 /**
  * A sub-agent's side: tells its parent what changed. A report is a Signal in both histories, so spending alone is
- * reported at most every USAGE_REPORT_INTERVAL_MS (the child's result carries the final figures); a new status or a
+ * reported on the growing USAGE_REPORT_INTERVAL_MS (the child's result carries the final figures); a new status or a
  * change in what waits for approval goes at once, so an approval is never unseen at the root.
  */
 export function createChildReporter(
@@ -175,6 +179,7 @@ export function createChildReporter(
   if (!link) return undefined;
   const segment = link.path.slice(link.path.lastIndexOf('/') + 1);
   let last: { status: string; pending: string; usage: string; step: number; at: number } | undefined;
+  let interval = USAGE_REPORT_INTERVAL_MS.first;
   return (pending) => {
     const usage = treeUsage(state);
     const now = Date.now();
@@ -187,7 +192,8 @@ export function createChildReporter(
     };
     const urgent = !last || last.status !== next.status || last.pending !== next.pending;
     const changed = urgent || last!.usage !== next.usage || last!.step !== next.step;
-    if (!changed || (!urgent && now - last!.at < USAGE_REPORT_INTERVAL_MS)) return;
+    if (!changed || (!urgent && now - last!.at < interval)) return;
+    if (!urgent) interval = Math.min(interval * 2, USAGE_REPORT_INTERVAL_MS.longest);
     last = next;
     state.reportSeq = (state.reportSeq ?? 0) + 1;
     const report: ChildReport = {
