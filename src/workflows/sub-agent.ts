@@ -169,7 +169,8 @@ export function installChildReports(state: AgentState, publish: () => void): Des
 /**
  * A sub-agent's side: tells its parent what changed. A report is a Signal in both histories, so spending alone is
  * reported on the growing USAGE_REPORT_INTERVAL_MS (the child's result carries the final figures); a new status or a
- * change in what waits for approval goes at once, so an approval is never unseen at the root.
+ * change in what waits for approval goes at once, so an approval is never unseen at the root. What the parent already
+ * knows is not sent: that a child it started is running with nothing pending, and an ending (its result says it).
  */
 export function createChildReporter(
   state: AgentState,
@@ -178,9 +179,10 @@ export function createChildReporter(
   const link = input.parent;
   if (!link) return undefined;
   const segment = link.path.slice(link.path.lastIndexOf('/') + 1);
-  let last: { status: string; pending: string; usage: string; step: number; at: number } | undefined;
+  let last = { status: 'running', pending: '[]', usage: '', step: state.step, at: Date.now() };
   let interval = USAGE_REPORT_INTERVAL_MS.first;
   return (pending) => {
+    if (ENDED.has(state.status)) return;
     const usage = treeUsage(state);
     const now = Date.now();
     const next = {
@@ -190,9 +192,9 @@ export function createChildReporter(
       step: state.step,
       at: now,
     };
-    const urgent = !last || last.status !== next.status || last.pending !== next.pending;
-    const changed = urgent || last!.usage !== next.usage || last!.step !== next.step;
-    if (!changed || (!urgent && now - last!.at < interval)) return;
+    const urgent = last.status !== next.status || last.pending !== next.pending;
+    const changed = urgent || last.usage !== next.usage || last.step !== next.step;
+    if (!changed || (!urgent && now - last.at < interval)) return;
     if (!urgent) interval = Math.min(interval * 2, USAGE_REPORT_INTERVAL_MS.longest);
     last = next;
     state.reportSeq = (state.reportSeq ?? 0) + 1;
@@ -209,3 +211,13 @@ export function createChildReporter(
       .catch(() => undefined);
   };
 }
+
+/** Statuses the parent learns from the child's ending (its result or failure), not from a report. */
+const ENDED: ReadonlySet<string> = new Set([
+  'completed',
+  'failed',
+  'cancelled',
+  'continued',
+  'timed_out',
+  'terminated',
+]);
