@@ -1,0 +1,203 @@
+// Sub-agents' lifecycle end to end on the real server: cancelling or interrupting the root reaches its children and
+// their commands, a child's failure or limit is its parent's tool error, and the state query shows running children.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { ScriptTurn } from '../../src/scripted-model/server.js';
+import { stateQuery } from '../../src/protocol/run-messages.js';
+import { interruptRun } from '../../src/protocol/run-control.js';
+import { DEFAULT_SUB_AGENT_LIMITS } from '../../src/core/sub-agents/limits.js';
+import type { Harness } from '../support/harness.js';
+import { startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import { hostPidsRunning, uniqueSleepSeconds } from '../support/host-processes.js';
+import { waitFor } from '../support/wait.js';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** A root whose only step starts one code-edit child that runs `sleep <token>` (and answers, if it ever gets there). */
+function sleepingChildScript(token: string, after: ScriptTurn[] = []): ScriptTurn[] {
+  return [
+    {
+      for_task: 'Root task',
+      tool_calls: [
+        {
+          id: 'task',
+          name: 'Task',
+          arguments: { description: 'nap', prompt: 'Child task: sleep.', profile: 'code-edit' },
+        },
+      ],
+    },
+    { for_task: 'Child task', tool_calls: [{ id: 'nap', name: 'Bash', arguments: { command: `sleep ${token}` } }] },
+    { for_task: 'Child task', content: 'slept' },
+    ...after,
+  ];
+}
+
+/** The Task call's child once it is running, read from the root's state query. */
+async function runningChild(handle: WorkflowHandle, segment = 'task-1-0') {
+  return waitFor(async () => {
+    const child = (await handle.query(stateQuery)).children?.find((candidate) => candidate.segment === segment);
+    return child?.status === 'running' ? child : undefined;
+  }, `child ${segment} to run`);
+}
+
+async function statusOf(workflowId: string): Promise<string> {
+  return (await harness.client.workflow.getHandle(workflowId).describe()).status.name;
+}
+
+const limits = { subAgents: DEFAULT_SUB_AGENT_LIMITS, askPolicy: 'approve' as const };
+
+describe('cancelling the root', () => {
+  it('cancels its running child and kills the command the child runs; the root ends cancelled', async () => {
+    const token = uniqueSleepSeconds();
+    const { handle, model } = await startScriptedRun(harness, {
+      script: sleepingChildScript(token),
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: limits,
+    });
+    try {
+      const child = await runningChild(handle);
+      expect(child).toMatchObject({
+        workflowId: `${handle.workflowId}/task-1-0`,
+        callId: 'task',
+        profile: 'code-edit',
+      });
+      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow();
+      expect(await statusOf(handle.workflowId)).toBe('CANCELLED');
+      expect(await statusOf(child.workflowId)).toBe('CANCELLED');
+      // The root waited for the child's cancellation to complete, and the child for its command's.
+      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+});
+
+describe('interrupting the root', () => {
+  it('cancels the running child (its Task call answers that it was interrupted) and the root goes on', async () => {
+    const token = uniqueSleepSeconds();
+    const { handle, model } = await startScriptedRun(harness, {
+      script: sleepingChildScript(token, [{ for_task: 'Root task', content: 'stopped the child' }]),
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: limits,
+    });
+    try {
+      const child = await runningChild(handle);
+      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
+      const receipt = await handle.executeUpdate(interruptRun, { args: [{ id: 'stop-child', text: 'not needed' }] });
+      expect(receipt.interrupted).toEqual([`sub-agent ${child.workflowId}`]);
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'stopped the child' });
+      expect(await statusOf(child.workflowId)).toBe('CANCELLED');
+      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
+      const task = toolResult(model.requests.at(-1)!.messages, 'task');
+      expect(task.error).toMatchObject({ code: 'CANCELLED', details: { reason: 'interrupted' } });
+      const view = await handle.query(stateQuery);
+      expect(view.children?.find((child) => child.segment === 'task-1-0')?.status).toBe('cancelled');
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+});
+
+describe("a child's failure", () => {
+  it("is the parent's tool error with the child's message: a model call that fails for good", async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [
+        { for_task: 'Root task', tool_calls: [{ id: 'task', name: 'Task', arguments: taskArgs('Child task: fail.') }] },
+        { for_task: 'Child task', error: { status: 400, body: { error: { message: 'the child model refuses' } } } },
+        { for_task: 'Root task', content: 'went on without it' },
+      ],
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: limits,
+    });
+    try {
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'went on without it' });
+      const task = toolResult(model.requests.at(-1)!.messages, 'task');
+      expect(task.error.code).toBe('EXECUTION_ERROR');
+      expect(task.error.message).toContain(`The sub-agent ${handle.workflowId}/task-1-0 failed:`);
+      expect(task.error.message).toContain('the child model refuses');
+      expect(await statusOf(`${handle.workflowId}/task-1-0`)).toBe('FAILED');
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+
+  it("hits the Task call's max_steps, capped by the run's per-child step limit", async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [
+        {
+          for_task: 'Root task',
+          tool_calls: [
+            { id: 'asked', name: 'Task', arguments: { ...taskArgs('Child one: loop.'), max_steps: 1 } },
+            { id: 'capped', name: 'Task', arguments: { ...taskArgs('Child two: loop.'), max_steps: 50 } },
+          ],
+        },
+        ...['Child one', 'Child two', 'Child two'].map((task): ScriptTurn => ({
+          for_task: task,
+          tool_calls: [{ name: 'ListFiles', arguments: { path: '.' } }],
+        })),
+        { for_task: 'Root task', content: 'both stopped' },
+      ],
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: { ...limits, subAgents: { ...DEFAULT_SUB_AGENT_LIMITS, maxSteps: 2 } },
+    });
+    try {
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'both stopped' });
+      const last = model.requests.at(-1)!.messages;
+      const asked = toolResult(last, 'asked');
+      expect(asked.error.code).toBe('EXECUTION_ERROR');
+      expect(asked.error.message).toMatch(/step limit \(1\)/);
+      expect(asked.error.details).toMatchObject({ steps: 1 });
+      const capped = toolResult(last, 'capped');
+      expect(capped.error.message).toMatch(/step limit \(2\)/);
+      expect(capped.error.details).toMatchObject({ steps: 2 });
+      expect(model.remaining()).toBe(0);
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+
+  it('runs out of its time: a TIMEOUT error, the child cancelled and its command killed', async () => {
+    const token = uniqueSleepSeconds();
+    const { handle, model } = await startScriptedRun(harness, {
+      script: sleepingChildScript(token, [{ for_task: 'Root task', content: 'the child was too slow' }]),
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: { ...limits, subAgents: { ...DEFAULT_SUB_AGENT_LIMITS, timeoutMs: 4_000 } },
+    });
+    try {
+      const child = await runningChild(handle);
+      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'the child was too slow' });
+      const task = toolResult(model.requests.at(-1)!.messages, 'task');
+      expect(task.error.code).toBe('TIMEOUT');
+      expect(task.error.message).toContain('ran out of its time (4 s)');
+      expect(await statusOf(child.workflowId)).toBe('CANCELLED');
+      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
+      expect((await handle.query(stateQuery)).children?.find((child) => child.segment === 'task-1-0')?.status).toBe(
+        'timed_out',
+      );
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+});
+
+function taskArgs(prompt: string) {
+  return { description: prompt.slice(0, 20), prompt, profile: 'read-only' };
+}
