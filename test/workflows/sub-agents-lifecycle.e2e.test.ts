@@ -1,10 +1,13 @@
 // Sub-agents' lifecycle end to end on the real server: cancelling or interrupting the root reaches its children and
 // their commands, a child's failure or limit is its parent's tool error, and the state query shows running children.
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { interruptRun } from '../../src/protocol/run-control.js';
+import { approveToolCall } from '../../src/protocol/run-messages.js';
 import { DEFAULT_SUB_AGENT_LIMITS } from '../../src/core/sub-agents/limits.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
@@ -48,6 +51,12 @@ async function runningChild(handle: WorkflowHandle, segment = 'task-1-0') {
 
 async function statusOf(workflowId: string): Promise<string> {
   return (await harness.client.workflow.getHandle(workflowId).describe()).status.name;
+}
+
+/** The steps after which the run `workflowId` continued as new, as its progress says. */
+async function continuedAfter(workflowId: string): Promise<number[]> {
+  const view = await harness.client.workflow.getHandle(workflowId).query(stateQuery);
+  return view.progress.filter((entry) => entry.kind === 'continued').map((entry) => entry.step);
 }
 
 const limits = { subAgents: DEFAULT_SUB_AGENT_LIMITS, askPolicy: 'approve' as const };
@@ -146,7 +155,7 @@ describe("a child's failure", () => {
         },
         ...['Child one', 'Child two', 'Child two'].map((task): ScriptTurn => ({
           for_task: task,
-          tool_calls: [{ name: 'ListFiles', arguments: { path: '.' } }],
+          tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }],
         })),
         { for_task: 'Root task', content: 'both stopped' },
       ],
@@ -196,6 +205,69 @@ describe("a child's failure", () => {
       await model.close();
     }
   }, 60_000);
+});
+
+describe('continue-as-new', () => {
+  it('keeps the links: a child started after its parent continued, and continuing itself, reports, is approved at the root and answers', async () => {
+    const workspace = await workspaceFrom();
+    await mkdir(join(workspace, 'build'));
+    const list = (id: string): ScriptTurn['tool_calls'] => [{ id, name: 'Glob', arguments: { pattern: '*' } }];
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [
+        {
+          for_task: 'Root task',
+          tool_calls: [{ id: 'early', name: 'Task', arguments: taskArgs('Early child: answer.') }],
+        },
+        { for_task: 'Early child', content: 'early answer' },
+        { for_task: 'Root task', tool_calls: list('r2') },
+        // The root continued as new after step 2; this child starts in its step 3.
+        {
+          for_task: 'Root task',
+          tool_calls: [
+            { id: 'late', name: 'Task', arguments: { ...taskArgs('Late child: write.'), profile: 'code-edit' } },
+          ],
+        },
+        { for_task: 'Late child', tool_calls: list('c1') },
+        { for_task: 'Late child', tool_calls: list('c2') },
+        // The child continued as new after its step 2; its command waits for the operator's decision at the root.
+        {
+          for_task: 'Late child',
+          tool_calls: [{ id: 'w1', name: 'Bash', arguments: { command: 'rm -rf build' } }],
+        },
+        { for_task: 'Late child', content: 'late answer' },
+        { for_task: 'Root task', content: 'both answered' },
+      ],
+      workspace,
+      task: 'Root task: delegate twice.',
+      input: { subAgents: DEFAULT_SUB_AGENT_LIMITS, askPolicy: 'wait', continueAsNewEverySteps: 2 },
+    });
+    try {
+      const childId = `${handle.workflowId}/task-3-0`;
+      const pending = await waitFor(async () => {
+        const view = await handle.query(stateQuery);
+        return view.pendingApprovals.find((approval) => approval.callId === 'task-3-0/w1') ? view : undefined;
+      }, 'the late child approval at the root');
+      // The child's reports reached the root's new run: its step after its own continue-as-new, and what it waits for.
+      const late = pending.children?.find((child) => child.segment === 'task-3-0');
+      expect(late).toMatchObject({ workflowId: childId, status: 'waiting_approval', childStep: 3 });
+      expect(pending.children?.find((child) => child.segment === 'task-1-0')?.status).toBe('completed');
+      expect(await continuedAfter(childId)).toEqual([2]);
+      const outcome = await handle.executeUpdate(approveToolCall, {
+        args: [{ tool_call_id: 'task-3-0/w1', decision: 'approve' }],
+      });
+      expect(outcome).toMatchObject({ tool_call_id: 'task-3-0/w1', decision: 'approve' });
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'both answered' });
+      await expect(stat(join(workspace, 'build'))).rejects.toThrow(/ENOENT/);
+      const last = model.requests.at(-1)!.messages;
+      expect(toolResult(last, 'early').text).toBe('early answer');
+      expect(toolResult(last, 'late').text).toBe('late answer');
+      expect(await continuedAfter(handle.workflowId)).toEqual([2]);
+      expect(result.totalUsage!.modelCalls).toBe(9);
+    } finally {
+      await model.close();
+    }
+  }, 90_000);
 });
 
 function taskArgs(prompt: string) {
