@@ -1,18 +1,24 @@
 // Sub-agents' lifecycle end to end on the real server: cancelling or interrupting the root reaches its children and
 // their commands, a child's failure or limit is its parent's tool error, and the state query shows running children.
-import { mkdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { interruptRun } from '../../src/protocol/run-control.js';
 import { approveToolCall } from '../../src/protocol/run-messages.js';
 import { DEFAULT_SUB_AGENT_LIMITS } from '../../src/core/sub-agents/limits.js';
 import type { Harness } from '../support/harness.js';
-import { startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import { startHarness, startScriptedRun, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { hostPidsRunning, uniqueSleepSeconds } from '../support/host-processes.js';
 import { waitFor } from '../support/wait.js';
+import type { WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, writeWorkflowBundle } from '../support/worker-process.js';
+import { agentWorkflow } from '../../src/workflows/agent.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -22,8 +28,8 @@ afterAll(async () => {
   await harness?.close();
 });
 
-/** A root whose only step starts one code-edit child that runs `sleep <token>` (and answers, if it ever gets there). */
-function sleepingChildScript(token: string, after: ScriptTurn[] = []): ScriptTurn[] {
+/** A root whose first step starts one code-edit child that runs `command` (and answers, if it ever gets there). */
+function childCommandScript(command: string, after: ScriptTurn[] = []): ScriptTurn[] {
   return [
     {
       for_task: 'Root task',
@@ -35,7 +41,7 @@ function sleepingChildScript(token: string, after: ScriptTurn[] = []): ScriptTur
         },
       ],
     },
-    { for_task: 'Child task', tool_calls: [{ id: 'nap', name: 'Bash', arguments: { command: `sleep ${token}` } }] },
+    { for_task: 'Child task', tool_calls: [{ id: 'nap', name: 'Bash', arguments: { command } }] },
     { for_task: 'Child task', content: 'slept' },
     ...after,
   ];
@@ -61,11 +67,11 @@ async function continuedAfter(workflowId: string): Promise<number[]> {
 
 const limits = { subAgents: DEFAULT_SUB_AGENT_LIMITS, askPolicy: 'approve' as const };
 
-describe('cancelling the root', () => {
+describe('cancelling the root (the state query shows the running child first)', () => {
   it('cancels its running child and kills the command the child runs; the root ends cancelled', async () => {
     const token = uniqueSleepSeconds();
     const { handle, model } = await startScriptedRun(harness, {
-      script: sleepingChildScript(token),
+      script: childCommandScript(`sleep ${token}`),
       workspace: await workspaceFrom(),
       task: 'Root task: delegate.',
       input: limits,
@@ -75,6 +81,9 @@ describe('cancelling the root', () => {
       expect(child).toMatchObject({
         workflowId: `${handle.workflowId}/task-1-0`,
         callId: 'task',
+        description: 'nap',
+        step: 1,
+        status: 'running',
         profile: 'code-edit',
       });
       await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
@@ -94,7 +103,7 @@ describe('interrupting the root', () => {
   it('cancels the running child (its Task call answers that it was interrupted) and the root goes on', async () => {
     const token = uniqueSleepSeconds();
     const { handle, model } = await startScriptedRun(harness, {
-      script: sleepingChildScript(token, [{ for_task: 'Root task', content: 'stopped the child' }]),
+      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'stopped the child' }]),
       workspace: await workspaceFrom(),
       task: 'Root task: delegate.',
       input: limits,
@@ -183,7 +192,7 @@ describe("a child's failure", () => {
   it('runs out of its time: a TIMEOUT error, the child cancelled and its command killed', async () => {
     const token = uniqueSleepSeconds();
     const { handle, model } = await startScriptedRun(harness, {
-      script: sleepingChildScript(token, [{ for_task: 'Root task', content: 'the child was too slow' }]),
+      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'the child was too slow' }]),
       workspace: await workspaceFrom(),
       task: 'Root task: delegate.',
       input: { ...limits, subAgents: { ...DEFAULT_SUB_AGENT_LIMITS, timeoutMs: 4_000 } },
@@ -268,6 +277,58 @@ describe('continue-as-new', () => {
       await model.close();
     }
   }, 90_000);
+});
+
+describe('SIGKILL of the worker mid-child', () => {
+  it('resumes the child on a new worker; the child is started once and the root picks up its answer', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'durable-agent-kill-'));
+    const config = {
+      address: temporalAddress(),
+      taskQueue: `sub-agents-kill-${randomBytes(4).toString('hex')}`,
+      storeDir: join(directory, 'store'),
+      bundlePath: await writeWorkflowBundle(directory),
+      env: { OPENAI_API_KEY: 'test-key' },
+    };
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({
+      script: childCommandScript('echo start >> child.log; sleep 8', [{ for_task: 'Root task', content: 'resumed' }]),
+    });
+    const workers: WorkerProcess[] = [await startWorkerProcess(config)];
+    try {
+      const handle = await harness.client.workflow.start(agentWorkflow, {
+        workflowId: `agent-test-${randomBytes(4).toString('hex')}`,
+        taskQueue: config.taskQueue,
+        args: [
+          {
+            task: 'Root task: delegate.',
+            workspace,
+            selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
+            maxSteps: 10,
+            mode: 'default',
+            ...limits,
+          },
+        ],
+      });
+      await waitFor(
+        async () => ((await readFile(join(workspace, 'child.log'), 'utf8')).includes('start') ? true : undefined),
+        'the child command to start',
+        { timeoutMs: 60_000 },
+      );
+      await workers[0]!.kill();
+      workers.push(await startWorkerProcess(config));
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'resumed' });
+      expect(toolResult(model.requests.at(-1)!.messages, 'task').text).toBe('slept');
+      const { events } = await handle.fetchHistory();
+      const initiated = events!.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+      expect(initiated.map((attributes) => attributes.workflowId)).toEqual([`${handle.workflowId}/task-1-0`]);
+      expect(events!.filter((event) => event.childWorkflowExecutionStartedEventAttributes)).toHaveLength(1);
+      expect(events!.filter((event) => event.childWorkflowExecutionCompletedEventAttributes)).toHaveLength(1);
+    } finally {
+      for (const worker of workers) await worker.stop();
+      await model.close();
+    }
+  }, 120_000);
 });
 
 function taskArgs(prompt: string) {
