@@ -125,6 +125,33 @@ describe('interrupting the root', () => {
       await model.close();
     }
   }, 60_000);
+  it("drops the child's pending approval from the root with the child", async () => {
+    const workspace = await workspaceFrom();
+    await mkdir(join(workspace, 'build'));
+    const { handle, model } = await startScriptedRun(harness, {
+      script: childCommandScript('rm -rf build', [{ for_task: 'Root task', content: 'kept the build' }]),
+      workspace,
+      task: 'Root task: delegate.',
+      input: { ...limits, askPolicy: 'wait' },
+    });
+    try {
+      await waitFor(async () => {
+        const view = await handle.query(stateQuery);
+        return view.pendingApprovals.some((approval) => approval.callId === 'task-1-0/nap') ? true : undefined;
+      }, 'the child approval at the root');
+      const receipt = await handle.executeUpdate(interruptRun, { args: [{ id: 'no-rm', text: 'keep the build' }] });
+      expect(receipt.interrupted).toEqual([`sub-agent ${handle.workflowId}/task-1-0`]);
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'kept the build' });
+      expect((await handle.query(stateQuery)).pendingApprovals).toEqual([]);
+      const described = await handle.describe();
+      expect(described.searchAttributes.AgentPendingApprovals).toEqual([0]);
+      expect(await statusOf(`${handle.workflowId}/task-1-0`)).toBe('CANCELLED');
+      expect((await stat(join(workspace, 'build'))).isDirectory()).toBe(true);
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
 });
 
 describe("a child's failure", () => {
