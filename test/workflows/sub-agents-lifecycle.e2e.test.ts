@@ -97,6 +97,31 @@ describe('cancelling the root (the state query shows the running child first)', 
       await model.close();
     }
   }, 60_000);
+  it('cancels every child running in parallel, each in the middle of its model call', async () => {
+    const names = ['one', 'two'];
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [
+        {
+          for_task: 'Root task',
+          tool_calls: names.map((name) => ({ id: name, name: 'Task', arguments: taskArgs(`Child ${name}: think.`) })),
+        },
+        ...names.map((name): ScriptTurn => ({ for_task: `Child ${name}`, content: 'too late', delay_ms: 60_000 })),
+      ],
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: limits,
+    });
+    try {
+      await waitFor(async () => (model.requests.length === 3 ? true : undefined), 'both children to call the model');
+      const cancelledAt = Date.now();
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow();
+      expect(Date.now() - cancelledAt).toBeLessThan(10_000);
+      for (const index of [0, 1]) expect(await statusOf(`${handle.workflowId}/task-1-${index}`)).toBe('CANCELLED');
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
 });
 
 describe('interrupting the root', () => {
