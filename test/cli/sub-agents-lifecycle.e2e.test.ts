@@ -1,6 +1,7 @@
 // Sub-agents' lifecycle through the real CLI: `durable-agent cancel ROOT` and `durable-agent interrupt ROOT` reach the
-// root's children and their commands, and a SIGKILLed `durable-agent worker` mid-child leaves a child that resumes on
-// the next worker, started once, whose answer its parent picks up.
+// root's children and their commands, `run --sub-agent-steps` and `--sub-agent-timeout` bound each child, and a
+// SIGKILLed `durable-agent worker` mid-child leaves a child that resumes on the next worker, started once, whose answer
+// its parent picks up.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -121,6 +122,59 @@ describe('interrupt ROOT', () => {
       const task = toolResult(model.requests.at(-1)!.messages, 'task');
       expect(task.error).toMatchObject({ code: 'CANCELLED', details: { reason: 'interrupted' } });
       expect(task.text).toMatch(/stop the child/);
+    } finally {
+      await model.close();
+    }
+  }, 90_000);
+});
+
+describe('run --sub-agent-steps and --sub-agent-timeout', () => {
+  it("stop a child at its step limit and cancel one past its time, each as its Task call's error", async () => {
+    const token = uniqueSleepSeconds();
+    const model = await startScriptedModelServer({
+      script: [
+        {
+          for_task: 'Root task',
+          tool_calls: [
+            { id: 'looping', name: 'Task', arguments: { description: 'loop', prompt: 'Looping child: glob.' } },
+            {
+              id: 'slow',
+              name: 'Task',
+              arguments: { description: 'nap', prompt: 'Slow child: sleep.', profile: 'code-edit' },
+            },
+          ],
+        },
+        { for_task: 'Looping child', tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] },
+        { for_task: 'Slow child', tool_calls: [{ name: 'Bash', arguments: { command: `sleep ${token}` } }] },
+        { for_task: 'Root task', content: 'limits held' },
+      ],
+    });
+    try {
+      const run = await cli([
+        'run',
+        '--cwd',
+        await workspaceFrom(),
+        '--json',
+        '--ask',
+        'approve',
+        '--sub-agent-steps',
+        '1',
+        '--sub-agent-timeout',
+        '4s',
+        '--base-url',
+        model.url,
+        'Root task: delegate.',
+      ]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', answer: 'limits held' });
+      const last = model.requests.at(-1)!.messages;
+      const looping = toolResult(last, 'looping');
+      expect(looping.error.code).toBe('EXECUTION_ERROR');
+      expect(looping.error.message).toMatch(/step limit \(1\)/);
+      const slow = toolResult(last, 'slow');
+      expect(slow.error.code).toBe('TIMEOUT');
+      expect(slow.error.message).toContain('(4 s)');
+      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
     } finally {
       await model.close();
     }
