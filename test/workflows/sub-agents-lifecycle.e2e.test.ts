@@ -204,6 +204,33 @@ describe("a child's failure", () => {
     }
   }, 60_000);
 
+  it('is an operator terminating the child: the parent reads it as a tool error and goes on', async () => {
+    const token = uniqueSleepSeconds();
+    const { handle, model } = await startScriptedRun(harness, {
+      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'without the child' }]),
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: limits,
+    });
+    try {
+      const child = await runningChild(handle);
+      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
+      await harness.client.workflow.getHandle(child.workflowId).terminate('operator stops it');
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'without the child' });
+      const task = toolResult(model.requests.at(-1)!.messages, 'task');
+      expect(task.error.code).toBe('EXECUTION_ERROR');
+      expect(task.error.message).toContain('terminated by an operator');
+      // A terminated workflow's activities learn it at their next heartbeat, and the command is killed then.
+      await waitFor(
+        async () => ((await hostPidsRunning(`sleep\0${token}`)).length === 0 ? true : undefined),
+        'the command of the terminated child to be killed',
+      );
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+
   it("hits the Task call's max_steps, capped by the run's per-child step limit", async () => {
     const { handle, model } = await startScriptedRun(harness, {
       script: [
