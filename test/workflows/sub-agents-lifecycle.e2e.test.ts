@@ -356,6 +356,31 @@ describe('continue-as-new', () => {
       await model.close();
     }
   }, 90_000);
+  it('shows the root a child that continued as new as running, not as continued', async () => {
+    const glob: ScriptTurn = { for_task: 'Child task', tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] };
+    const { handle, model } = await startScriptedRun(harness, {
+      script: [
+        { for_task: 'Root task', tool_calls: [{ id: 'task', name: 'Task', arguments: taskArgs('Child task: look.') }] },
+        glob,
+        glob,
+        // The child's first model call after it continued as new.
+        { for_task: 'Child task', content: 'looked', delay_ms: 4_000 },
+        { for_task: 'Root task', content: 'done' },
+      ],
+      workspace: await workspaceFrom(),
+      task: 'Root task: delegate.',
+      input: { ...limits, continueAsNewEverySteps: 2 },
+    });
+    try {
+      await waitFor(async () => (model.requests.length === 4 ? true : undefined), "the child's third model call");
+      const child = (await handle.query(stateQuery)).children?.find((candidate) => candidate.segment === 'task-1-0');
+      expect(child).toMatchObject({ status: 'running', childStep: 3 });
+      expect(await continuedAfter(child!.workflowId)).toEqual([2]);
+      expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'done' });
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
 });
 
 describe('SIGKILL of the worker mid-child', () => {
