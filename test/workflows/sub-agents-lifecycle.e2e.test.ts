@@ -374,7 +374,8 @@ describe('continue-as-new', () => {
     try {
       await waitFor(async () => (model.requests.length === 4 ? true : undefined), "the child's third model call");
       const child = (await handle.query(stateQuery)).children?.find((candidate) => candidate.segment === 'task-1-0');
-      expect(child).toMatchObject({ status: 'running', childStep: 3 });
+      // Its runs' endings are never reported (only its own ending is its parent's to learn), so it stays running.
+      expect(child).toMatchObject({ status: 'running' });
       expect(await continuedAfter(child!.workflowId)).toEqual([2]);
       expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'done' });
     } finally {
