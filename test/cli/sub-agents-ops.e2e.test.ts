@@ -1,7 +1,7 @@
 // Operators see a run's sub-agents through the real CLI: `status` of the root lists its children and its tree's
 // spending and of a child says whose it is; `list` draws children under their parent and finds the root while a child
 // waits; `approve`/`deny` decide a child's calls on the root (or given the child's id); `watch` announces them;
-// `history` nests each child's steps under its Task call with the child's wall time.
+// `history` nests each child's steps under its Task call with the child's wall time; `replay` and `fork` take the tree.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,13 @@ const SCRIPT = [
   },
   { for_task: 'Child task beta', content: 'beta done' },
   { for_task: 'Parent task', content: 'all done' },
+  // The fork after step 1 (served after the original's last turn): one more sub-agent, under the fork's id.
+  {
+    for_task: 'Parent task',
+    tool_calls: [{ id: 't2', name: 'Task', arguments: { description: 'look at gamma', prompt: 'Child task gamma.' } }],
+  },
+  { for_task: 'Child task gamma', content: 'gamma seen' },
+  { for_task: 'Parent task', content: 'forked done' },
 ];
 
 interface StatusJson {
@@ -187,6 +194,20 @@ describe('sub-agents seen by operators', () => {
       expect(alphaTool!.subAgent).toMatchObject({ workflowId: alpha, history: { steps: [{}, {}] } });
       expect(alphaTool!.durationMs).toBeGreaterThanOrEqual(1_000);
       expect(betaTool!.subAgent!.history!.steps).toHaveLength(3);
+
+      // replay: the root's history (its children as their starts and results), and a child's by its id.
+      for (const id of [root, alpha]) {
+        const replayed = await cli(['replay', id]);
+        expect(replayed.exitCode, replayed.stderr).toBe(0);
+        expect(replayed.stdout).toContain(`deterministic: the current code replays`);
+      }
+      // fork: from the state after step 1 (both children's results in it); the fork's own child is under its id.
+      const forked = await cli(['fork', root, '--from-step', '1', '--json', '--base-url', model.url]);
+      expect(forked.exitCode, forked.stderr).toBe(0);
+      const fork = JSON.parse(forked.stdout) as { workflowId: string; answer: string };
+      expect(fork.answer).toBe('forked done');
+      const forkStatus = JSON.parse((await cli(['status', fork.workflowId, '--json'])).stdout) as StatusJson;
+      expect(forkStatus.children.map((child) => child.workflowId)).toContain(`${fork.workflowId}/task-2-0`);
     } finally {
       await model.close();
     }
