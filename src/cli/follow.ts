@@ -140,7 +140,7 @@ export function formatApproval(workflowId: string, approval: PendingApproval): s
   const what = `${visibleText(approval.tool)} ${subject}`;
   const remember = approval.key ? ' [--remember]' : '';
   return [
-    `${color.yellow('approval needed')} ${visibleText(approval.callId)}  ${what}  (${visibleText(approval.level)}: ${visibleText(approval.reason)})`,
+    `${color.yellow('approval needed')} ${visibleText(approval.callId)}  ${what}  (${visibleText(approval.level)}: ${visibleText(approval.reason)})${subAgentNote(approval)}`,
     ...(subject !== raw
       ? [
           color.yellow(
@@ -154,6 +154,12 @@ export function formatApproval(workflowId: string, approval: PendingApproval): s
       `  durable-agent approve ${shellWord(workflowId)} ${shellWord(approval.callId)}${remember}   |   durable-agent deny ${shellWord(workflowId)} ${shellWord(approval.callId)}`,
     ),
   ].join('\n');
+}
+
+/** Whose call it is when a sub-agent asks: its id on the root is the sub-agent's path, a slash, then its own call id. */
+function subAgentNote(approval: PendingApproval): string {
+  const cut = approval.callId.lastIndexOf('/');
+  return cut < 0 ? '' : color.dim(`  asked by sub-agent ${visibleText(approval.callId.slice(0, cut))}`);
 }
 
 /** `--ask prompt`: the person at the terminal decides, through the same Update the approve/deny commands use. */

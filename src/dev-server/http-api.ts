@@ -44,6 +44,8 @@ export interface HttpExecution {
   searchAttributes: Record<string, unknown>;
   /** Memo fields, decoded. */
   memo: Record<string, unknown>;
+  /** A child workflow's parent's workflow id. */
+  parentWorkflowId?: string;
 }
 
 /**
@@ -163,6 +165,7 @@ interface ExecutionInfoJson {
   closeTime?: string;
   searchAttributes?: { indexedFields?: unknown };
   memo?: { fields?: unknown };
+  parentExecution?: { workflowId?: string };
 }
 
 function executionOf(info: ExecutionInfoJson): HttpExecution {
@@ -176,12 +179,22 @@ function executionOf(info: ExecutionInfoJson): HttpExecution {
     ...(info.closeTime ? { closeTime: info.closeTime } : {}),
     searchAttributes: decodeFields(info.searchAttributes?.indexedFields),
     memo: decodeFields(info.memo?.fields),
+    ...(info.parentExecution?.workflowId ? { parentWorkflowId: info.parentExecution.workflowId } : {}),
   };
+}
+
+/**
+ * The API path of one workflow. The server's router decodes `%2F` before it matches a route, so an id with a slash (a
+ * sub-agent's, `ROOT/task-1-0`) has no path: such a workflow is read over gRPC.
+ */
+function workflowPath(workflowId: string): string {
+  if (workflowId.includes('/')) throw new HttpApiUnavailable(`the HTTP API has no path for workflow id ${workflowId}`);
+  return `/workflows/${encodeURIComponent(workflowId)}`;
 }
 
 /** DescribeWorkflowExecution of the latest run; undefined when there is no such workflow. */
 export async function describeExecution(api: HttpApi, workflowId: string): Promise<HttpExecution | undefined> {
-  const answer = await call(api, `/workflows/${encodeURIComponent(workflowId)}`);
+  const answer = await call(api, workflowPath(workflowId));
   if (!answer) return undefined;
   return executionOf((answer.workflowExecutionInfo ?? {}) as ExecutionInfoJson);
 }
@@ -211,7 +224,7 @@ export async function closeEvent(api: HttpApi, workflowId: string, runId: string
     'execution.runId': runId,
     historyEventFilterType: 'HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT',
   });
-  const answer = await call(api, `/workflows/${encodeURIComponent(workflowId)}/history?${query.toString()}`);
+  const answer = await call(api, `${workflowPath(workflowId)}/history?${query.toString()}`);
   const events = (answer?.history as { events?: HistoryEventJson[] } | undefined)?.events ?? [];
   const event = events.at(-1);
   if (!event) return undefined;
@@ -237,14 +250,10 @@ export async function queryWorkflow(
     metadata: { encoding: Buffer.from('json/plain').toString('base64') },
     data: Buffer.from(JSON.stringify(value)).toString('base64'),
   });
-  const answer = await call(
-    api,
-    `/workflows/${encodeURIComponent(workflowId)}/query/${encodeURIComponent(queryType)}`,
-    {
-      execution: { workflowId, runId },
-      query: { queryType, queryArgs: { payloads: args.map(payload) } },
-    },
-  );
+  const answer = await call(api, `${workflowPath(workflowId)}/query/${encodeURIComponent(queryType)}`, {
+    execution: { workflowId, runId },
+    query: { queryType, queryArgs: { payloads: args.map(payload) } },
+  });
   if (!answer) return undefined;
   if (answer.queryRejected) throw new HttpApiUnavailable(`query ${queryType} rejected`);
   const payloads = (answer.queryResult as { payloads?: unknown[] } | undefined)?.payloads ?? [];

@@ -13,6 +13,10 @@ import { runStatusOf } from './run-status.js';
 import type { ActivityRecord } from './activity-records.js';
 import { collectActivities, isModelTurn, isToolActivity } from './activity-records.js';
 import type { HistoryEvent } from './events.js';
+import type { ChildRecordOfHistory } from './child-records.js';
+import { collectChildren } from './child-records.js';
+import { childSegment } from '../core/sub-agents/child-start.js';
+import { task as taskTool } from '../tools/task.js';
 import { decodeEventPayload, decodeEventPayloads, isObject } from './events.js';
 
 /**
@@ -48,6 +52,14 @@ export interface ToolCallRecord {
   attempts: number;
   /** The permission decision that let the call run (Bash): its risk level and the classifier rule that set it. */
   classification?: { level: RiskLevel; rule: string };
+  /** A Task call: the sub-agent (child workflow) it started, and its history when the reader was asked to nest it. */
+  subAgent?: SubAgentCall;
+}
+
+/** The child workflow a Task call started. */
+export interface SubAgentCall extends ChildRecordOfHistory {
+  /** The child read from its own history (`history --depth`); absent when not read. */
+  history?: RunHistory;
 }
 
 /** One ReAct step: the model call, then the tool calls it asked for, in the order the model gave them. */
@@ -192,6 +204,16 @@ function awaitedApproval(call: RawToolCall | undefined, waitingFor: readonly str
   return waitingFor.some((waiting) => waiting.startsWith(`approval: ${summary} — `)) ? summary : undefined;
 }
 
+/** What a Task call said it delegates (its `description` argument), for its history line. */
+function taskDescription(call: RawToolCall | undefined): string {
+  try {
+    const parsed: unknown = JSON.parse(call?.arguments ?? '{}');
+    return isObject(parsed) && typeof parsed.description === 'string' ? parsed.description : '';
+  } catch {
+    return '';
+  }
+}
+
 /** The run's status; an open run with an approval timer still running waits for approval, and says for what. */
 function statusWithWaits(events: HistoryEvent[]): { status: RunStatus; waitingFor?: string[] } {
   const status = runStatus(events);
@@ -317,6 +339,7 @@ export function readRunHistory(
 
   const status = statusWithWaits(events);
   const waitingFor = status.waitingFor ?? [];
+  const children = collectChildren(events);
   const stepNumbers = [...steps.keys()].sort((left, right) => left - right);
   for (const [position, step] of stepNumbers.entries()) {
     const entry = steps.get(step)!;
@@ -333,9 +356,23 @@ export function readRunHistory(
         entry.tools.push(toolRecord(activity.record, activity.input, answers.get(id)));
         return;
       }
+      const answered = answers.get(id);
+      // A Task call is a child workflow: its time is the child's, from the parent's start command to its close.
+      const child = children.get(childSegment(step, index));
+      if (child && turn?.toolCalls[index]?.name === taskTool.name) {
+        entry.tools.push({
+          callId: id,
+          tool: taskTool.name,
+          summary: taskDescription(turn.toolCalls[index]),
+          ...(answered ?? { status: child.outcome === 'running' ? ('running' as const) : ('not_run' as const) }),
+          durationMs: child.durationMs,
+          attempts: 1,
+          subAgent: child,
+        });
+        return;
+      }
       // Never an activity: rejected while planning (unknown tool, bad arguments), waiting for a human, or not reached
       // before the run stopped.
-      const answered = answers.get(id);
       const waiting = answered ? undefined : awaitedApproval(turn?.toolCalls[index], waitingFor);
       entry.tools.push({
         callId: id,

@@ -101,6 +101,8 @@ export async function runChild(
         // own calls are cancelled; a parent that ends otherwise takes its children with it.
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        // The task column `list` shows for the child (a run's memo `task`).
+        memo: { task: call.args.description },
         staticSummary: start.summary,
         staticDetails: `Sub-agent of ${start.input.parent!.parentWorkflowId} (Task call ${call.callId}).\n\n${call.args.prompt.slice(0, 2_000)}`,
       }),

@@ -138,6 +138,7 @@ describe('formatHistory and formatRows', () => {
           startTime: new Date(0).toISOString(),
           closeTime: null,
           task: `${HOSTILE}\nsecond line`,
+          parentWorkflowId: null,
         },
       ],
       1000,

@@ -1,4 +1,5 @@
 // Node: `approve` and `deny`: a decision for a tool call waiting for one, signed for the embedded worker.
+import type { WorkflowHandle } from '@temporalio/client';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -54,11 +55,44 @@ export async function denyCommand(argv: string[], config: Config): Promise<numbe
   );
 }
 
-async function decide(config: Config, workflowId: string, decision: ApprovalDecision, json: boolean): Promise<number> {
-  const verb = decision.decision === 'approve' ? 'approve' : 'deny';
+/**
+ * Where a decision goes: a sub-agent's approvals are decided on its root, by the id the root lists them under (the
+ * sub-agent's path, a slash, its call id), so `approve ROOT/task-1-0 CALL` is sent to ROOT as `task-1-0/CALL`.
+ */
+async function decidedAt(
+  handle: WorkflowHandle<typeof agentWorkflow>,
+  callId: string,
+): Promise<{ workflowId: string; callId: string } | undefined> {
+  const parent = await handle
+    .query(stateQuery)
+    .then((view) => view.parent)
+    .catch(() => undefined);
+  if (!parent) return undefined;
+  return {
+    workflowId: parent.rootWorkflowId,
+    callId: callId.startsWith(`${parent.path}/`) ? callId : `${parent.path}/${callId}`,
+  };
+}
+
+async function decide(config: Config, asked: string, askedDecision: ApprovalDecision, json: boolean): Promise<number> {
+  const verb = askedDecision.decision === 'approve' ? 'approve' : 'deny';
   // A worker has to run the workflow's update validator and handler; the embedded one is started if needed.
   const connected = await connect(config, { needWorker: true });
   try {
+    let workflowId = asked;
+    let decision = askedDecision;
+    const root = asked.includes('/')
+      ? await decidedAt(connected.client.workflow.getHandle<typeof agentWorkflow>(asked), decision.tool_call_id)
+      : undefined;
+    if (root) {
+      workflowId = root.workflowId;
+      decision = { ...decision, tool_call_id: root.callId };
+      log(
+        color.dim(
+          `${visibleText(asked)} is a sub-agent: deciding ${visibleText(root.callId)} on its root ${visibleText(workflowId)}`,
+        ),
+      );
+    }
     const handle = connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId);
     let outcome: ApprovalOutcome;
     connected.keepWorkerAlive();

@@ -3,9 +3,9 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
-import type { RunHistory, ToolCallRecord } from '../../history/history-reader.js';
-import { forkOriginOf, mergeRunHistories } from '../../history/history-reader.js';
-import { readChain } from '../../history/run-chain.js';
+import type { RunHistory, SubAgentCall, ToolCallRecord } from '../../history/history-reader.js';
+import { forkOriginOf } from '../../history/history-reader.js';
+import { nestSubAgents, readTask } from '../../history/run-tree.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
@@ -14,17 +14,20 @@ import { stdoutColor } from '../stdout-color.js';
 import { parseCommandLine } from '../option-table.js';
 import { historyOptions } from '../options/runs.js';
 
-/** `history ID [--run-id R] [--json]`: the run step by step, read from its event history. */
+/** `history ID [--run-id R] [--depth N] [--json]`: the run step by step, read from its event history. */
 export async function historyCommand(argv: string[], config: Config): Promise<number> {
   const { values, positionals } = parseCommandLine(historyOptions, argv);
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('history needs a run id: durable-agent history ID');
+  const depth = values.depth === undefined ? Number.POSITIVE_INFINITY : Number(values.depth);
+  if (!Number.isInteger(depth) && depth !== Number.POSITIVE_INFINITY) throw new UsageError(depthError(values.depth));
+  if (depth < 0) throw new UsageError(depthError(values.depth));
   const connected = await connect(config, { needWorker: false });
   try {
     let run: RunHistory;
     try {
-      const chain = await readChain(connected.client, workflowId, values['run-id']);
-      run = chain.length === 1 ? chain[0]!.run : mergeRunHistories(chain.map((link) => link.run));
+      run = await readTask(connected.client, workflowId, values['run-id']);
+      await nestSubAgents(connected.client, run, depth);
       const forks = await forksOf(connected.client, workflowId);
       if (forks.length > 0) run.forks = forks;
     } catch (error) {
@@ -42,6 +45,10 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
   } finally {
     await connected.close();
   }
+}
+
+function depthError(given: string | undefined): string {
+  return `--depth must be a whole number of levels (0: this run only), got "${given}"`;
 }
 
 /** The runs `durable-agent fork` started from this task: their ids extend its id, their memo names it. */
@@ -96,6 +103,14 @@ export function selectionLine(selection: ToolSelectionRecord): string {
   return `tools: ${names.length} of ${selection.candidates} — ${shown}`;
 }
 
+/** A Task call's sub-agent under its line: its own history, indented, or its id when it was not read. */
+function subAgentLines(subAgent: SubAgentCall): string[] {
+  if (!subAgent.history)
+    return [stdoutColor.dim(`    ↳ ${visibleText(subAgent.workflowId)}  ${visibleText(subAgent.outcome)}`)];
+  const nested = formatHistory(subAgent.history).trimEnd().split('\n');
+  return nested.map((line, index) => `    ${index === 0 ? '↳ ' : '  '}${line}`);
+}
+
 /**
  * The human form: one line per model call, one indented line per tool call, retries and failures noted. What the
  * history holds came from the model, its tools and the server: each piece is shown on its one line, escaped.
@@ -147,6 +162,7 @@ export function formatHistory(run: RunHistory): string {
       lines.push(
         `  ${stdoutColor.cyan(toolName(tool).padEnd(toolWidth))}  ${label(tool).padEnd(labelWidth)}  ${toolStatus(tool)}  ${stdoutColor.dim(formatMs(tool.durationMs))}${attemptsNote(tool.attempts)}${classificationNote(tool)}`,
       );
+      if (tool.subAgent) lines.push(...subAgentLines(tool.subAgent));
     }
     lines.push(...resetLines(step));
   }

@@ -30,6 +30,8 @@ export interface RunRow {
   startTime: string;
   closeTime: string | null;
   task: string | null;
+  /** A sub-agent's parent run (null for a run an operator started). */
+  parentWorkflowId: string | null;
 }
 
 /** The visibility query selecting agent runs that match the filters. */
@@ -50,6 +52,7 @@ export interface ListedExecution {
   closeTime?: Date;
   reported: { status?: unknown; step?: unknown; costUsd?: unknown; pendingApprovals?: unknown };
   task?: unknown;
+  parentWorkflowId?: string;
 }
 
 /**
@@ -94,6 +97,7 @@ export function toRunRow(listed: ListedExecution): RunRow {
     startTime: listed.startTime.toISOString(),
     closeTime: listed.closeTime?.toISOString() ?? null,
     task: typeof listed.task === 'string' ? listed.task : null,
+    parentWorkflowId: listed.parentWorkflowId ?? null,
   };
 }
 
@@ -113,7 +117,21 @@ export function listedOverHttp(execution: HttpExecution): ListedExecution {
       pendingApprovals: attributes.AgentPendingApprovals,
     },
     task: execution.memo.task,
+    ...(execution.parentWorkflowId ? { parentWorkflowId: execution.parentWorkflowId } : {}),
   };
+}
+
+/** The visibility query for one workflow id's runs (an id with a quote in it cannot be one: the server refuses it). */
+function workflowIdQuery(workflowId: string): string {
+  if (/['\\]/.test(workflowId)) throw new UsageError(`a workflow id with a quote: ${visibleText(workflowId)}`);
+  return `WorkflowId = '${workflowId}'`;
+}
+
+/** The current run among one workflow id's listed runs: the open one, else the one started last. */
+function latestListed(executions: HttpExecution[]): ListedExecution | undefined {
+  const sorted = [...executions].sort((left, right) => left.startTime.localeCompare(right.startTime));
+  const current = sorted.find((execution) => execution.status === 'RUNNING') ?? sorted.at(-1);
+  return current && listedOverHttp(current);
 }
 
 interface ListOptions {
@@ -163,6 +181,8 @@ export async function listFast(argv: string[], env: NodeJS.ProcessEnv): Promise<
   try {
     const listed = (await http.listExecutions(api, options.query, options.limit)).map(listedOverHttp);
     const current = await oneRowPerTask(listed, options, async (workflowId) => {
+      // A sub-agent's id has a slash, which the HTTP API has no path for; the visibility store knows its runs.
+      if (workflowId.includes('/')) return latestListed(await http.listExecutions(api, workflowIdQuery(workflowId), 1));
       const execution = await http.describeExecution(api, workflowId);
       return execution && listedOverHttp(execution);
     });
@@ -198,6 +218,7 @@ export async function listCommand(argv: string[], config: Config): Promise<numbe
         pendingApprovals: attributes.get(AGENT_SEARCH_ATTRIBUTES.pendingApprovals),
       },
       task: execution.memo?.task,
+      ...(execution.parentExecution?.workflowId ? { parentWorkflowId: execution.parentExecution.workflowId } : {}),
     };
   };
   const connected = await connect(config, { needWorker: false });
@@ -280,18 +301,63 @@ function firstLine(text: string | null, width: number): string {
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
-/** Rows aligned in columns (padding happens before colouring, so escape codes never shift a column). */
-export function formatRows(rows: RunRow[], nowMs: number): string {
-  if (rows.length === 0) return 'no agent runs match\n';
+/** A row with how deep it is drawn under the listed run that started it (0: its parent is not listed). */
+export interface TreeRow {
+  row: RunRow;
+  depth: number;
+}
+
+/**
+ * Rows in the order they are read as trees: each run followed by the sub-agents it started (oldest first), each level
+ * indented under its parent. A sub-agent whose parent is not listed (another filter, the limit) stands on its own.
+ */
+export function treeOrder(rows: RunRow[]): TreeRow[] {
+  const listed = new Set(rows.map((row) => row.workflowId));
+  const children = new Map<string, RunRow[]>();
+  for (const row of rows)
+    if (row.parentWorkflowId !== null && listed.has(row.parentWorkflowId))
+      children.set(row.parentWorkflowId, [...(children.get(row.parentWorkflowId) ?? []), row]);
+  const ordered: TreeRow[] = [];
+  const visit = (row: RunRow, depth: number) => {
+    ordered.push({ row, depth });
+    const under = [...(children.get(row.workflowId) ?? [])].sort(
+      (left, right) => left.startTime.localeCompare(right.startTime) || left.workflowId.localeCompare(right.workflowId),
+    );
+    for (const child of under) visit(child, depth + 1);
+  };
+  for (const row of rows) if (row.parentWorkflowId === null || !listed.has(row.parentWorkflowId)) visit(row, 0);
+  return ordered;
+}
+
+/** The ID cell: a sub-agent under its listed parent by its segment (`└ task-1-0`), any other run by its id. */
+function idCell({ row, depth }: TreeRow): string {
+  if (depth === 0 || row.parentWorkflowId === null) return visibleText(row.workflowId);
+  const segment = row.workflowId.startsWith(`${row.parentWorkflowId}/`)
+    ? row.workflowId.slice(row.parentWorkflowId.length + 1)
+    : row.workflowId;
+  return `${'  '.repeat(depth - 1)} └ ${visibleText(segment)}`;
+}
+
+/**
+ * Rows aligned in columns, sub-agents under their parents (padding happens before colouring, so escape codes never
+ * shift a column).
+ */
+export function formatRows(listed: RunRow[], nowMs: number): string {
+  if (listed.length === 0) return 'no agent runs match\n';
+  const tree = treeOrder(listed);
+  const rows = tree.map(({ row }) => row);
   const header = ['ID', 'STATUS', 'STEP', 'COST', 'STARTED', 'TASK'];
-  const cells = rows.map((row) => [
-    visibleText(row.workflowId),
-    row.status,
-    row.step === null ? '-' : String(row.step),
-    row.costUsd === null ? '-' : `$${row.costUsd.toFixed(4)}`,
-    age(Date.parse(row.startTime), nowMs),
-    firstLine(row.task, 60),
-  ]);
+  const cells = tree.map((entry) => {
+    const { row } = entry;
+    return [
+      idCell(entry),
+      row.status,
+      row.step === null ? '-' : String(row.step),
+      row.costUsd === null ? '-' : `$${row.costUsd.toFixed(4)}`,
+      age(Date.parse(row.startTime), nowMs),
+      firstLine(row.task, 60),
+    ];
+  });
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
   const render = (line: string[], paint: (column: number, text: string) => string): string =>
     line

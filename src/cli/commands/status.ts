@@ -14,6 +14,17 @@ import { runUrl } from '../run-url.js';
 import { runStatusOf } from '../../history/run-status.js';
 import { parseCommandLine } from '../option-table.js';
 import { statusOptions } from '../options/runs.js';
+import type { ChildRow, ListedChild, ParentRow } from '../sub-agent-lines.js';
+import {
+  childLines,
+  childRowOf,
+  childRowsFromListing,
+  childrenQuery,
+  parentLines,
+  parentRowFromIds,
+  parentRowOf,
+  usageLines,
+} from '../sub-agent-lines.js';
 
 /** What `status` prints about a run, however it was read. */
 export interface RunSnapshot {
@@ -29,6 +40,10 @@ export interface RunSnapshot {
   terminationReason?: string;
   /** The run a run that continued as new handed its task on to. */
   nextRunId?: string;
+  /** A closed run's sub-agents, as the visibility store lists them (an open run's are in its view). */
+  children?: ChildRow[];
+  /** A closed sub-agent's place in its tree, from the server's record of its parent and root. */
+  parent?: ParentRow;
 }
 
 /** The `state` query's name (stateQuery in protocol/run-messages.ts), sent without loading the workflow package. */
@@ -78,9 +93,26 @@ async function readOverHttp(
   if (isClosed(execution)) {
     const closed = await http.closeEvent(api, workflowId, runId);
     const step = description.searchAttributes.AgentStep;
+    const query = childrenQuery(workflowId);
+    const children = query
+      ? childRowsFromListing(
+          workflowId,
+          (await http.listExecutions(api, query, 1000)).map((child): ListedChild => ({
+            workflowId: child.workflowId,
+            status: runStatusOf(child.status, child.searchAttributes.AgentStatus),
+            startTime: Date.parse(child.startTime),
+            open: !isClosed(child.status),
+            step: child.searchAttributes.AgentStep,
+            costUsd: child.searchAttributes.AgentCostUsd,
+            pendingApprovals: child.searchAttributes.AgentPendingApprovals,
+            task: child.memo.task,
+          })),
+        )
+      : [];
     return {
       runId,
       execution,
+      ...(children.length > 0 ? { children } : {}),
       ...(isAgentResult(closed?.value) ? { result: closed.value } : {}),
       ...(closed?.terminationReason ? { terminationReason: closed.terminationReason } : {}),
       ...(typeof step === 'number' ? { reportedStep: step } : {}),
@@ -109,7 +141,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
     { ApplicationFailure, TerminatedFailure, WorkflowContinuedAsNewError, WorkflowFailedError, WorkflowNotFoundError },
     { connect },
     { stateQuery },
-    attributes,
+    { AGENT_SEARCH_ATTRIBUTES },
   ] = await Promise.all([
     import('@temporalio/client'),
     import('../connect.js'),
@@ -127,7 +159,7 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
     const { runId } = description;
     const snapshot: RunSnapshot = { runId, execution: description.status.name };
     if (isClosed(snapshot.execution)) {
-      const step = description.typedSearchAttributes.get(attributes.AGENT_SEARCH_ATTRIBUTES.step);
+      const step = description.typedSearchAttributes.get(AGENT_SEARCH_ATTRIBUTES.step);
       if (step !== undefined) snapshot.reportedStep = step;
       // The close event, decoded by the data converter: a result in the content store is read back from there.
       const handle = connected.client.workflow.getHandle(workflowId, runId, { followRuns: false });
@@ -139,6 +171,27 @@ export async function statusCommand(argv: string[], config: Config): Promise<num
         return undefined;
       });
       if (isAgentResult(result)) snapshot.result = result;
+      const { parentExecution, rootExecution } = description;
+      if (parentExecution?.workflowId && rootExecution?.workflowId)
+        snapshot.parent = parentRowFromIds(workflowId, parentExecution.workflowId, rootExecution.workflowId);
+      const query = childrenQuery(workflowId);
+      const listed: ListedChild[] = [];
+      if (query)
+        for await (const child of connected.client.workflow.list({ query })) {
+          const attributes = child.typedSearchAttributes;
+          listed.push({
+            workflowId: child.workflowId,
+            status: runStatusOf(child.status.name, attributes.get(AGENT_SEARCH_ATTRIBUTES.status)),
+            startTime: child.startTime.getTime(),
+            open: !isClosed(child.status.name),
+            step: attributes.get(AGENT_SEARCH_ATTRIBUTES.step),
+            costUsd: attributes.get(AGENT_SEARCH_ATTRIBUTES.costUsd),
+            pendingApprovals: attributes.get(AGENT_SEARCH_ATTRIBUTES.pendingApprovals),
+            task: child.memo?.task,
+          });
+        }
+      const children = childRowsFromListing(workflowId, listed);
+      if (children.length > 0) snapshot.children = children;
     } else {
       // No worker to answer the query: fall back to what the server knows.
       const view = await connected.client.workflow
@@ -169,6 +222,9 @@ async function print(
   const answer = view ? view.answer : result?.answer;
   const error = view ? view.error : (result?.error ?? terminationError(snapshot));
   const profile = view?.profile?.name ?? result?.profile;
+  const children = view?.children?.map(childRowOf) ?? snapshot.children ?? [];
+  const parent = view?.parent ? parentRowOf(view.parent) : snapshot.parent;
+  const treeUsage = view?.totalUsage ?? result?.totalUsage;
   const object = {
     workflowId,
     runId: snapshot.runId,
@@ -192,6 +248,9 @@ async function print(
     ...(view?.refusedDecisions ? { refusedDecisions: view.refusedDecisions } : {}),
     breakers: Object.fromEntries(Object.entries(view?.breakers ?? {}).map(([tool, breaker]) => [tool, breaker.state])),
     usage: view?.usage ?? result?.usage ?? (await import('../../core/state.js')).emptyUsage(),
+    ...(treeUsage ? { totalUsage: treeUsage } : {}),
+    ...(parent ? { parent } : {}),
+    children,
   };
   if (json) outJson(object);
   else {
@@ -203,7 +262,8 @@ async function print(
         `${color.bold(shown(workflowId))}  ${status}`,
         `  step        ${object.step}${view ? ` of ${view.maxSteps}` : ''}`,
         `  tool calls  ${view?.toolCalls ?? result?.toolCalls ?? 0}`,
-        `  tokens      ${object.usage.totalTokens} (${object.usage.modelCalls} model calls)`,
+        ...usageLines(object.usage, treeUsage),
+        ...(parent ? parentLines(parent) : []),
         ...(profile
           ? [`  profile     ${shown(profile)}${view?.profile ? `  (${shown(view.profile.reason)})` : ''}`]
           : []),
@@ -212,6 +272,7 @@ async function print(
           (approval) =>
             `  ${color.yellow('approval')}    ${shown(approval.callId)}  ${shown(approval.tool)} ${shown(approval.command ?? approval.path ?? '')}  (${shown(approval.level)}: ${shown(approval.reason)})`,
         ),
+        ...childLines(children),
         ...(object.refusedDecisions ?? []).map((refused) => `  ${color.red('refused')}     ${refused}`),
         ...Object.entries(object.breakers)
           .filter(([, state]) => state !== 'CLOSED')

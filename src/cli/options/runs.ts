@@ -26,11 +26,13 @@ export const statusOptions = {
   usage: 'inline',
   description: `Prints a run's status, step, usage and answer: the task's current run, or with --run-id one run of its chain (one
 that continued as new says "continued" and names the run it handed on to). A finished run is read from the result
-it returned, so it shows no pending approvals and no breakers.`,
+it returned, so it shows no pending approvals and no breakers. A run with sub-agents (Task calls) lists them (segment,
+state, step, cost, description, workflow id) and its tree's tokens and cost beside its own; its pending approvals
+include its descendants'. A sub-agent's id (ROOT/task-1-0) shows whose sub-agent it is.`,
   options: {
     'run-id': runId("one run of the task's chain instead of its current run"),
     json: json(
-      'print {workflowId, runId, status, step, profile?, answer?, result?, error?, continuedAs?, pendingApprovals, breakers, usage}',
+      'print {workflowId, runId, status, step, profile?, answer?, result?, error?, continuedAs?, pendingApprovals, breakers, usage, totalUsage?, parent?, children}',
     ),
   },
 } as const satisfies CommandOptions;
@@ -90,7 +92,9 @@ export const listOptions = {
   arguments: '',
   usage: 'inline',
   description: `Lists agent runs, newest first, one row per task: its current run (after a reset or a continue-as-new, the run that
-carries it on) with id, run id, status, step, cost, start and task.`,
+carries it on) with id, run id, status, step, cost, start and task. A sub-agent (a Task call's child workflow) is drawn
+indented under the run that started it, by its segment (└ task-1-0); a run's cost includes its sub-agents', and
+--pending-approvals finds a run while any of its descendants waits.`,
   options: {
     status: {
       type: 'string',
@@ -106,7 +110,9 @@ carries it on) with id, run id, status, step, cost, start and task.`,
     },
     'min-cost': { type: 'string', value: 'USD', help: 'only runs that cost at least this much' },
     limit: { type: 'string', value: 'N', default: '20', help: 'at most N runs (default 20)' },
-    json: json('an array of {workflowId, runId, status, step, costUsd, pendingApprovals, startTime, closeTime, task}'),
+    json: json(
+      'an array of {workflowId, runId, status, step, costUsd, pendingApprovals, startTime, closeTime, task, parentWorkflowId}',
+    ),
   },
 } as const satisfies CommandOptions;
 
@@ -117,9 +123,15 @@ export const historyOptions = {
   description: `Shows a run step by step from its event history: each model call (model, tokens, duration, retries) and the tool
 calls it asked for (summary, status or error code, duration, attempts). Without --run-id it reads the chain that led to
 the current run: the runs it continued as new from, and where an operator reset it (the steps a reset abandoned stay
-in the old run's own history, named on the reset line).`,
+in the old run's own history, named on the reset line). A Task call's sub-agent is read from its own history and shown
+indented under the call, with the child's wall time as the call's.`,
   options: {
     'run-id': runId("only this run of the task's chain"),
+    depth: {
+      type: 'string',
+      value: 'N',
+      help: 'nest sub-agents down to N levels (default: all; 0: this run only)',
+    },
     json: json('print {workflowId, runId, status, resets?, steps: [{step, model: {...}, tools: [...]}], runIds}'),
   },
 } as const satisfies CommandOptions;
