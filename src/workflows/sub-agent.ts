@@ -110,10 +110,14 @@ export async function runChild(
     ending = { kind: 'completed', result };
   } catch (error) {
     if (timedOut && isCancellation(error)) ending = { kind: 'timed_out', timeoutMs: start.timeoutMs };
-    else if (isCancellation(error)) {
+    else if (isCancellation(error) && CancellationScope.current().consideredCancelled) {
+      // The parent's interrupt or cancellation, which reached the child: it is the parent's to handle.
       childEnded(state, start.segment, { status: 'cancelled' }, Date.now());
       throw error;
-    } else ending = failedEnding(error);
+    } else if (isCancellation(error))
+      // Cancelled on its own (`durable-agent cancel` of the child): the Task call's error, the parent goes on.
+      ending = { kind: 'failed', message: 'it was cancelled by an operator.', status: 'cancelled' };
+    else ending = failedEnding(error);
   } finally {
     timerScope.cancel();
   }
@@ -125,7 +129,7 @@ export async function runChild(
 function endingFacts(ending: ChildEnding): Parameters<typeof childEnded>[2] {
   if (ending.kind === 'timed_out') return { status: 'timed_out' };
   const result = ending.result;
-  const status = ending.kind === 'completed' ? 'completed' : (result?.status ?? 'failed');
+  const status = ending.kind === 'completed' ? 'completed' : (ending.status ?? result?.status ?? 'failed');
   return result ? { status, steps: result.steps, usage: resultUsage(result) } : { status };
 }
 

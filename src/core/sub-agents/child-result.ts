@@ -2,14 +2,14 @@
 // model reads why and goes on), never the parent's failure.
 import type { Envelope, EnvelopeContext } from '../../protocol/envelope.js';
 import { errorEnvelope, okEnvelope } from '../../protocol/envelope.js';
-import type { AgentResult } from '../../protocol/run-report.js';
+import type { AgentResult, RunStatus } from '../../protocol/run-report.js';
 import { formatUsd } from '../pricing.js';
 import { resultUsage } from './children.js';
 
 /** How a child ended, as its parent saw it. */
 export type ChildEnding =
   | { kind: 'completed'; result: AgentResult }
-  | { kind: 'failed'; message: string; result?: AgentResult }
+  | { kind: 'failed'; message: string; result?: AgentResult; status?: RunStatus }
   | { kind: 'timed_out'; timeoutMs: number };
 
 /** The Task call's envelope for the child `workflowId`'s ending. */
