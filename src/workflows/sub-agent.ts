@@ -152,7 +152,7 @@ export function installChildReports(state: AgentState, publish: () => void): Des
   setHandler(
     childReport,
     (report: ChildReport) => {
-      if (report && typeof report === 'object' && applyChildReport(state, report)) publish();
+      if (applyChildReport(state, report)) publish();
     },
     {
       description:

@@ -177,6 +177,25 @@ describe('reports', () => {
     expect(applyChildReport(state, report('task-9-9', 5))).toBe(false);
   });
 
+  it('ignores what only looks like a report: a Signal anyone with access to the server can send', () => {
+    const state = rootState();
+    start(state, rootInput(), 0);
+    const good = report('task-1-0', 1, { usage: usage(0.2, 20) });
+    for (const bad of [
+      null,
+      'report',
+      { ...good, seq: 1.5 },
+      { ...good, usage: { ...good.usage, costUsd: Number.NaN } },
+      { ...good, usage: { ...good.usage, totalTokens: -1 } },
+      { ...good, usage: { ...good.usage, unpricedModels: [1] } },
+      { ...good, pending: 'all' },
+      { ...good, pending: [{ callId: 'task-1-0/c' }] },
+    ])
+      expect(applyChildReport(state, bad as never)).toBe(false);
+    expect(treeUsage(state).costUsd).toBe(0);
+    expect(applyChildReport(state, good)).toBe(true);
+  });
+
   it('keeps a child’s final figures once it ended, whatever reports arrive late', () => {
     const state = rootState();
     start(state, rootInput(), 0);

@@ -33,14 +33,53 @@ export function childStarted(
  * result is final). Approvals a child reports are kept only while it runs.
  */
 export function applyChildReport(state: AgentState, report: ChildReport): boolean {
+  // A Signal anyone with access to the server can send: what does not have the shape of a report changes nothing.
+  if (!isReport(report)) return false;
   const child = state.children?.[report.segment];
   if (!child || child.endedAt !== undefined || report.seq <= child.seq) return false;
   child.seq = report.seq;
   child.status = report.status;
   child.childStep = report.step;
   child.usage = report.usage;
-  child.pending = Array.isArray(report.pending) ? report.pending : [];
+  child.pending = report.pending;
   return true;
+}
+
+const LEDGER_NUMBERS = [
+  'promptTokens',
+  'completionTokens',
+  'cachedTokens',
+  'totalTokens',
+  'modelCalls',
+  'costUsd',
+  'lastPromptTokens',
+  'retriedCalls',
+  'schemaTokens',
+] as const;
+
+function isReport(report: unknown): report is ChildReport {
+  if (typeof report !== 'object' || report === null) return false;
+  const { segment, seq, status, step, usage, pending } = report as Partial<ChildReport>;
+  return (
+    typeof segment === 'string' &&
+    Number.isSafeInteger(seq) &&
+    typeof status === 'string' &&
+    Number.isSafeInteger(step) &&
+    typeof usage === 'object' &&
+    usage !== null &&
+    LEDGER_NUMBERS.every((key) => Number.isFinite(usage[key]) && usage[key] >= 0) &&
+    Array.isArray(usage.unpricedModels) &&
+    usage.unpricedModels.every((model) => typeof model === 'string') &&
+    Array.isArray(pending) &&
+    pending.every(
+      (item) =>
+        typeof item === 'object' &&
+        item !== null &&
+        typeof item.callId === 'string' &&
+        typeof item.identity === 'string' &&
+        Number.isFinite(item.requestedAt),
+    )
+  );
 }
 
 /** The child ended: its result's usage (its whole tree's) is final, and nothing of it waits any more. */
@@ -72,7 +111,7 @@ export function descendantApprovals(state: Pick<AgentState, 'children'>): Pendin
     .sort((a, b) => a.requestedAt - b.requestedAt);
 }
 
-/** The child whose tree holds the pending approval `callId` (its id starts with the child's path segment). */
+/** The running child whose tree holds the pending approval `callId`. */
 export function childOfApproval(state: Pick<AgentState, 'children'>, callId: string): ChildRecord | undefined {
   return Object.values(state.children ?? {}).find(
     (child) => child.endedAt === undefined && child.pending.some((pending) => pending.callId === callId),
