@@ -24,7 +24,8 @@ describe('replay of saved histories', () => {
     expect(files.length).toBeGreaterThanOrEqual(3);
     const histories = await Promise.all(
       files.map(async (file) => ({
-        workflowId: file.replace(/\.json$/, ''),
+        // A sub-agent's id has a slash, which a file name cannot: its file says `~` instead.
+        workflowId: file.replace(/\.json$/, '').replaceAll('~', '/'),
         history: historyFromJSON(JSON.parse(await readFile(`${historiesDir}${file}`, 'utf8'))),
       })),
     );

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, toolResult, workspaceFrom } from '../support/harness.js';
+import { saveHistory } from '../support/histories.js';
 import { DEFAULT_SUB_AGENT_LIMITS } from '../../src/core/sub-agents/limits.js';
 
 let harness: Harness;
@@ -39,6 +40,8 @@ describe('Task', () => {
       workspace,
       task: 'Parent task: split it.',
       input: { subAgents: DEFAULT_SUB_AGENT_LIMITS },
+      // The saved histories replay under the ids they ran with: the children's ids are derived from the root's.
+      workflowId: `sub-agents-root`,
     });
     const started = Date.now();
     const result = await handle.result();
@@ -51,6 +54,9 @@ describe('Task', () => {
     );
     expect(elapsed).toBeLessThan(4_500);
     expect(result.totalUsage!.modelCalls).toBe(2 + 3 * 2);
+    // The root's history (children started, reported, completed) and a child's replay against this code.
+    await saveHistory('sub-agents-root', handle);
+    await saveHistory('sub-agents-root~task-1-0', harness.client.workflow.getHandle(`${handle.workflowId}/task-1-0`));
     await model.close();
   });
 });
