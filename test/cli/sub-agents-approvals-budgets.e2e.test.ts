@@ -12,7 +12,7 @@ import { stateQuery } from '../../src/protocol/run-messages.js';
 import type { UsageLedger } from '../../src/protocol/run-report.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliSuite } from '../support/cli.js';
+import { cliSuite, startWaiting } from '../support/cli.js';
 import { chainHistories, eventBytes } from '../support/history-size.js';
 import { toolResult, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
@@ -46,26 +46,17 @@ function answer(forTask: string, content: string): ScriptTurn {
 }
 
 async function startRun(modelUrl: string, workspace: string, onBudget: 'ask' | 'stop', env: Record<string, string>) {
-  const started = await cli(
-    [
-      'start',
-      '--cwd',
-      workspace,
-      '--json',
-      '--ask',
-      'wait',
-      '--max-tokens',
-      String(MAX_TOKENS),
-      '--on-budget',
-      onBudget,
-      '--base-url',
-      modelUrl,
-      'Parent task: split the reading.',
-    ],
-    env,
-  );
-  expect(started.exitCode, started.stderr).toBe(4);
-  return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
+  const args = [
+    '--cwd',
+    workspace,
+    '--max-tokens',
+    String(MAX_TOKENS),
+    '--on-budget',
+    onBudget,
+    '--base-url',
+    modelUrl,
+  ];
+  return await startWaiting(cli, [...args, 'Parent task: split the reading.'], env);
 }
 
 function view(handle: WorkflowHandle): Promise<AgentStateView> {

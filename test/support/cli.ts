@@ -29,6 +29,13 @@ function runCli(taskQueue: string, args: string[], env: Record<string, string>) 
   });
 }
 
+/** `durable-agent start --json --ask wait <args>`: the run it left running (exit 4), by its workflow id. */
+export async function startWaiting(cli: CliRunner, args: string[], env?: Record<string, string>): Promise<string> {
+  const started = await cli(['start', '--json', '--ask', 'wait', ...args], env);
+  if (started.exitCode !== 4) throw new Error(`start exited ${started.exitCode}: ${started.stderr}`);
+  return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
+}
+
 /** A test file's harness and a CLI runner against it. */
 export interface CliSuite {
   /** The harness: a worker on the shared test server; there from the file's beforeAll on. */

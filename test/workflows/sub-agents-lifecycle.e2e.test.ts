@@ -204,57 +204,42 @@ describe("a child's failure", () => {
     }
   }, 60_000);
 
-  it('is an operator terminating the child: the parent reads it as a tool error and goes on', async () => {
-    const token = uniqueSleepSeconds();
-    const { handle, model } = await startScriptedRun(harness, {
-      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'without the child' }]),
-      workspace: await workspaceFrom(),
-      task: 'Root task: delegate.',
-      input: limits,
-    });
-    try {
-      const child = await runningChild(handle);
-      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
-      await harness.client.workflow.getHandle(child.workflowId).terminate('operator stops it');
-      const result = await handle.result();
-      expect(result).toMatchObject({ status: 'completed', answer: 'without the child' });
-      const task = toolResult(model.requests.at(-1)!.messages, 'task');
-      expect(task.error.code).toBe('EXECUTION_ERROR');
-      expect(task.error.message).toContain('terminated by an operator');
-      // A terminated workflow's activities learn it at their next heartbeat, and the command is killed then.
-      await waitFor(
-        async () => ((await hostPidsRunning(`sleep\0${token}`)).length === 0 ? true : undefined),
-        'the command of the terminated child to be killed',
-      );
-    } finally {
-      await model.close();
-    }
-  }, 60_000);
-
-  it('is an operator cancelling the child alone: its command is killed, the parent reads a tool error and goes on', async () => {
-    const token = uniqueSleepSeconds();
-    const { handle, model } = await startScriptedRun(harness, {
-      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'without the child' }]),
-      workspace: await workspaceFrom(),
-      task: 'Root task: delegate.',
-      input: limits,
-    });
-    try {
-      const child = await runningChild(handle);
-      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
-      await harness.client.workflow.getHandle(child.workflowId).cancel();
-      const result = await handle.result();
-      expect(result).toMatchObject({ status: 'completed', answer: 'without the child' });
-      const task = toolResult(model.requests.at(-1)!.messages, 'task');
-      expect(task.error.code).toBe('EXECUTION_ERROR');
-      expect(task.error.message).toContain('cancelled by an operator');
-      expect(await statusOf(child.workflowId)).toBe('CANCELLED');
-      expect((await handle.query(stateQuery)).children?.[0]?.status).toBe('cancelled');
-      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
-    } finally {
-      await model.close();
-    }
-  }, 60_000);
+  // A terminated child's activities learn it at their next heartbeat; a cancelled one's are cancelled at once.
+  it.each([
+    { how: 'terminating', status: 'TERMINATED', says: 'terminated by an operator' },
+    { how: 'cancelling', status: 'CANCELLED', says: 'cancelled by an operator' },
+  ])(
+    'is an operator $how the child alone: its command is killed, the parent reads a tool error and goes on',
+    async ({ how, status, says }) => {
+      const token = uniqueSleepSeconds();
+      const { handle, model } = await startScriptedRun(harness, {
+        script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'without the child' }]),
+        workspace: await workspaceFrom(),
+        task: 'Root task: delegate.',
+        input: limits,
+      });
+      try {
+        const child = await runningChild(handle);
+        await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
+        const childHandle = harness.client.workflow.getHandle(child.workflowId);
+        if (how === 'terminating') await childHandle.terminate('operator stops it');
+        else await childHandle.cancel();
+        const result = await handle.result();
+        expect(result).toMatchObject({ status: 'completed', answer: 'without the child' });
+        const task = toolResult(model.requests.at(-1)!.messages, 'task');
+        expect(task.error.code).toBe('EXECUTION_ERROR');
+        expect(task.error.message).toContain(says);
+        expect(await statusOf(child.workflowId)).toBe(status);
+        await waitFor(
+          async () => ((await hostPidsRunning(`sleep\0${token}`)).length === 0 ? true : undefined),
+          'the command of the stopped child to be killed',
+        );
+      } finally {
+        await model.close();
+      }
+    },
+    60_000,
+  );
 
   it("hits the Task call's max_steps, capped by the run's per-child step limit", async () => {
     const { handle, model } = await startScriptedRun(harness, {
