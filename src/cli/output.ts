@@ -117,7 +117,9 @@ export function printRunEnd(result: AgentResult, link: string | undefined): void
   else if (result.answer) out(`${visibleLines(result.answer)}\n`);
   if (result.error) log(color.red(`${result.status}: ${visibleLines(result.error)}`));
   const calls = `${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}`;
-  log(color.dim(`${result.status} · ${result.steps} steps · ${calls} · ${result.usage.totalTokens} tokens`));
+  // A run with sub-agents: what the whole tree spent, since that is what the run cost.
+  const tree = result.totalUsage ? ` (${result.totalUsage.totalTokens} with its sub-agents)` : '';
+  log(color.dim(`${result.status} · ${result.steps} steps · ${calls} · ${result.usage.totalTokens} tokens${tree}`));
   if (link) log(color.dim(visibleText(link)));
 }
 

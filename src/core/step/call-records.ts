@@ -39,9 +39,9 @@ export function recordFinish(
   });
 }
 
-/** The argument that says most about a call (its path, pattern, command…), on one line. */
+/** The argument that says most about a call (its path, pattern, command, a sub-agent's task…), on one line. */
 export function progressLabel(params: Record<string, unknown>, callId: string): string {
-  const label = ['path', 'pattern', 'command', 'query', 'input']
+  const label = ['path', 'pattern', 'command', 'query', 'input', 'description']
     .map((key) => params[key])
     .find((value) => typeof value === 'string');
   const single = typeof label === 'string' ? label.replace(/\s+/g, ' ') : callId;
