@@ -35,12 +35,12 @@ describe('control messages across worker SIGKILLs', () => {
         { content: 'All done.' },
       ],
     });
-    // A worker just started may not have polled yet, and the server takes no Update until one has: a sender retries
-    // (the same id is applied once).
-    const send = async (kind: ControlKind, request: ControlRequest) => {
+    // A worker just started may not have polled yet, and the server takes no Update or Query until one has: a sender
+    // retries (the same id is applied once).
+    const whenPolled = async <T>(call: () => Promise<T>): Promise<T> => {
       for (let tries = 1; ; tries++) {
         try {
-          return await run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] });
+          return await call();
         } catch (error) {
           if (tries >= 60 || !/no poller seen/i.test(`${(error as Error).message} ${String((error as Error).cause)}`))
             throw error;
@@ -48,7 +48,9 @@ describe('control messages across worker SIGKILLs', () => {
         }
       }
     };
-    const status = async () => (await run.handle.query(stateQuery)).status;
+    const send = (kind: ControlKind, request: ControlRequest) =>
+      whenPolled(() => run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] }));
+    const status = async () => (await whenPolled(() => run.handle.query(stateQuery))).status;
     try {
       await waitFor(async () => (run.servedAt.has(1) ? true : undefined), 'the first model call', {
         timeoutMs: 60_000,

@@ -94,6 +94,7 @@ describe('search attributes', () => {
       expect(handlers.map((handler) => handler.name).sort()).toEqual(
         [
           'approveToolCall',
+          'childReport',
           'interrupt',
           'interruptRun',
           'pause',
