@@ -18,6 +18,15 @@ export type RunStatus =
   | 'timed_out'
   | 'continued';
 
+/** The statuses of a run that has ended, or is ending: it takes no more control messages and reports nothing more. */
+export const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>([
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed_out',
+]);
+
 /** Usage and cost summed over every model call of a task. Plain JSON: carried across continue-as-new. */
 export interface CostLedger {
   promptTokens: number;

@@ -21,6 +21,7 @@ import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js'
 import type { AuthorizationActivities } from '../protocol/activities.js';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { AgentResult } from '../protocol/run-report.js';
+import { ENDED_STATUSES } from '../protocol/run-report.js';
 import { toolDecision } from '../protocol/run-messages.js';
 import type { ChildReport } from '../protocol/sub-agents.js';
 import { childReport } from '../protocol/sub-agents.js';
@@ -188,7 +189,8 @@ export function createChildReporter(
   let last = { status: 'running', pending: '[]', usage: '', step: state.step, at: Date.now() };
   let interval = USAGE_REPORT_INTERVAL_MS.first;
   return (pending) => {
-    if (ENDED.has(state.status)) return;
+    // An ending (and a hand-over to the next run of the chain) is the parent's to learn from the child's result.
+    if (ENDED_STATUSES.has(state.status) || state.status === 'continued') return;
     const usage = treeUsage(state);
     const now = Date.now();
     const next = {
@@ -217,13 +219,3 @@ export function createChildReporter(
       .catch(() => undefined);
   };
 }
-
-/** Statuses the parent learns from the child's ending (its result or failure), not from a report. */
-const ENDED: ReadonlySet<string> = new Set([
-  'completed',
-  'failed',
-  'cancelled',
-  'continued',
-  'timed_out',
-  'terminated',
-]);

@@ -5,6 +5,7 @@ import { utf8ByteLength } from '../../protocol/envelope.js';
 import type { ControlKind, ControlRequest } from '../../protocol/run-control.js';
 import { CONTROL_ID_PATTERN, MAX_CONTROL_TEXT_BYTES } from '../../protocol/run-control.js';
 import { CONTROL_SIGNATURE_WINDOW_MS } from '../../protocol/run-authorization.js';
+import { ENDED_STATUSES } from '../../protocol/run-report.js';
 import { appendMessages, workflowMessage } from '../../protocol/transcript-ref.js';
 import { visibleText } from '../terminal-text.js';
 import type { AgentState, QueuedMessage } from '../state.js';
@@ -12,9 +13,6 @@ import { addEvent, addProgress } from '../state.js';
 
 /** How many control ids a task remembers; older ones are refused by their signature's age (or are long applied). */
 export const MAX_REMEMBERED_CONTROL_IDS = 1000;
-
-/** Statuses in which a run takes no more control messages: it has ended, or is ending. */
-const ENDED = new Set(['completed', 'failed', 'cancelled', 'terminated', 'timed_out']);
 
 /**
  * Why `request` cannot be taken as a `kind` by this run now (a sentence for the sender), or undefined. A duplicate is
@@ -29,7 +27,7 @@ export function controlRefusal(state: AgentState, kind: ControlKind, request: Co
   if (kind === 'message' && !request.text?.trim()) return 'a message needs a non-empty text';
   if (request.text !== undefined && utf8ByteLength(request.text) > MAX_CONTROL_TEXT_BYTES)
     return `text is ${utf8ByteLength(request.text)} bytes; a message takes at most ${MAX_CONTROL_TEXT_BYTES} (put files in the workspace and name them)`;
-  if (ENDED.has(state.status))
+  if (ENDED_STATUSES.has(state.status))
     return `the run has ${state.status === 'completed' ? 'finished' : 'ended'} (${state.status})`;
   return undefined;
 }
