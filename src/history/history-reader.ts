@@ -192,13 +192,8 @@ function parseMessage(content: string): ChatMessage | undefined {
  */
 function awaitedApproval(call: RawToolCall | undefined, waitingFor: readonly string[]): string | undefined {
   if (!call?.name || waitingFor.length === 0) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(call.arguments ?? '{}');
-  } catch {
-    return undefined;
-  }
-  const subject = isObject(parsed) ? (parsed.command ?? parsed.path) : undefined;
+  const parsed = argumentsOf(call);
+  const subject = parsed.command ?? parsed.path;
   const what = typeof subject === 'string' ? subject.replace(/\s+/g, ' ').trim() : '';
   const summary = `${call.name}${what ? ` ${what}` : ''}`;
   return waitingFor.some((waiting) => waiting.startsWith(`approval: ${summary} — `)) ? summary : undefined;
@@ -206,11 +201,17 @@ function awaitedApproval(call: RawToolCall | undefined, waitingFor: readonly str
 
 /** What a Task call said it delegates (its `description` argument), for its history line. */
 function taskDescription(call: RawToolCall | undefined): string {
+  const { description } = argumentsOf(call);
+  return typeof description === 'string' ? description : '';
+}
+
+/** A call's arguments as the model sent them: an object, or none when they are not a JSON object. */
+function argumentsOf(call: RawToolCall | undefined): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(call?.arguments ?? '{}');
-    return isObject(parsed) && typeof parsed.description === 'string' ? parsed.description : '';
+    return isObject(parsed) ? parsed : {};
   } catch {
-    return '';
+    return {};
   }
 }
 

@@ -20,8 +20,8 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
   const workflowId = positionals[0];
   if (!workflowId || positionals.length > 1) throw new UsageError('history needs a run id: durable-agent history ID');
   const depth = values.depth === undefined ? Number.POSITIVE_INFINITY : Number(values.depth);
-  if (!Number.isInteger(depth) && depth !== Number.POSITIVE_INFINITY) throw new UsageError(depthError(values.depth));
-  if (depth < 0) throw new UsageError(depthError(values.depth));
+  if (depth !== Number.POSITIVE_INFINITY && !(Number.isInteger(depth) && depth >= 0))
+    throw new UsageError(`--depth must be a whole number of levels (0: this run only), got "${values.depth}"`);
   const connected = await connect(config, { needWorker: false });
   try {
     let run: RunHistory;
@@ -45,10 +45,6 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
   } finally {
     await connected.close();
   }
-}
-
-function depthError(given: string | undefined): string {
-  return `--depth must be a whole number of levels (0: this run only), got "${given}"`;
 }
 
 /** The runs `durable-agent fork` started from this task: their ids extend its id, their memo names it. */
