@@ -1,6 +1,7 @@
 // Node: what `status` shows of a run's place in a tree of sub-agents: its children (from its live state, or from the
 // visibility store once it is closed), its tree's spending beside its own, and for a child whose sub-agent it is.
 import type { ChildRecord, SubAgentLink } from '../protocol/sub-agents.js';
+import { pathUnder } from '../protocol/sub-agent-ids.js';
 import type { RunStatus, UsageLedger } from '../protocol/run-report.js';
 import { visibleText } from '../core/terminal-text.js';
 import { color } from './output.js';
@@ -57,8 +58,7 @@ export function parentRowOf(link: SubAgentLink): ParentRow {
  * not queried: its path is its workflow id after the root's.
  */
 export function parentRowFromIds(workflowId: string, parentWorkflowId: string, rootWorkflowId: string): ParentRow {
-  const path = workflowId.startsWith(`${rootWorkflowId}/`) ? workflowId.slice(rootWorkflowId.length + 1) : workflowId;
-  return { rootWorkflowId, parentWorkflowId, path };
+  return { rootWorkflowId, parentWorkflowId, path: pathUnder(workflowId, rootWorkflowId) };
 }
 
 function money(usd: number | null): string {
@@ -142,9 +142,7 @@ export function childRowsFromListing(parentWorkflowId: string, listed: ListedChi
   }
   const numberOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
   return [...current.values()].map((child) => ({
-    segment: child.workflowId.startsWith(`${parentWorkflowId}/`)
-      ? child.workflowId.slice(parentWorkflowId.length + 1)
-      : child.workflowId,
+    segment: pathUnder(child.workflowId, parentWorkflowId),
     workflowId: child.workflowId,
     status: child.status,
     step: numberOrNull(child.step),

@@ -15,7 +15,7 @@ import { collectActivities, isModelTurn, isToolActivity } from './activity-recor
 import type { HistoryEvent } from './events.js';
 import type { ChildRecordOfHistory } from './child-records.js';
 import { collectChildren } from './child-records.js';
-import { childSegment } from '../core/sub-agents/child-start.js';
+import { childSegment } from '../protocol/sub-agent-ids.js';
 import { task as taskTool } from '../tools/task.js';
 import { decodeEventPayload, decodeEventPayloads, isObject } from './events.js';
 

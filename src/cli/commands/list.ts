@@ -11,6 +11,7 @@ import { runStatusOf, visibilityClause } from '../../history/run-status.js';
 import { stdoutColor } from '../stdout-color.js';
 import { parseCommandLine } from '../option-table.js';
 import { listOptions } from '../options/runs.js';
+import { pathUnder } from '../../protocol/sub-agent-ids.js';
 
 /** Filters of `list`. */
 export interface ListFilters {
@@ -332,10 +333,7 @@ export function treeOrder(rows: RunRow[]): TreeRow[] {
 /** The ID cell: a sub-agent under its listed parent by its segment (`└ task-1-0`), any other run by its id. */
 function idCell({ row, depth }: TreeRow): string {
   if (depth === 0 || row.parentWorkflowId === null) return visibleText(row.workflowId);
-  const segment = row.workflowId.startsWith(`${row.parentWorkflowId}/`)
-    ? row.workflowId.slice(row.parentWorkflowId.length + 1)
-    : row.workflowId;
-  return `${'  '.repeat(depth - 1)} └ ${visibleText(segment)}`;
+  return `${'  '.repeat(depth - 1)} └ ${visibleText(pathUnder(row.workflowId, row.parentWorkflowId))}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AgentInput, AgentState } from '../state.js';
 import { depthOf } from './limits.js';
 import { treeUsage } from './ledger.js';
 import { runningChildren } from './children.js';
+import { childSegment } from '../../protocol/sub-agent-ids.js';
 
 /** The Task call's validated arguments. */
 export interface TaskArguments {
@@ -28,11 +29,6 @@ export type ChildStart =
       summary: string;
     }
   | { start: false; message: string };
-
-/** The segment of the call's child under its parent: the step and the call's place in it. */
-export function childSegment(step: number, index: number): string {
-  return `task-${step}-${index}`;
-}
 
 /** The child of call `index` of the current step of the run `parentWorkflowId`. */
 export function childStart(
