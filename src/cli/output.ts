@@ -40,6 +40,11 @@ export function terminalSafe(text: string, colors: boolean): string {
     .join('');
 }
 
+/** A cost as `list` and `status` print it in their columns: four decimals, `-` when none was reported. */
+export function costCell(usd: number | null): string {
+  return usd === null ? '-' : `$${usd.toFixed(4)}`;
+}
+
 function formatMs(ms: number | undefined): string {
   if (ms === undefined) return '';
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`;

@@ -4,7 +4,7 @@ import type { ChildRecord, SubAgentLink } from '../protocol/sub-agents.js';
 import { pathUnder } from '../protocol/sub-agent-ids.js';
 import type { RunStatus, UsageLedger } from '../protocol/run-report.js';
 import { visibleText } from '../core/terminal-text.js';
-import { color } from './output.js';
+import { color, costCell } from './output.js';
 
 /** One child as `status --json` prints it. */
 export interface ChildRow {
@@ -61,18 +61,14 @@ export function parentRowFromIds(workflowId: string, parentWorkflowId: string, r
   return { rootWorkflowId, parentWorkflowId, path: pathUnder(workflowId, rootWorkflowId) };
 }
 
-function money(usd: number | null): string {
-  return usd === null ? '-' : `$${usd.toFixed(4)}`;
-}
-
 /** The `tokens` and `cost` lines, and a `tree` line (its own and its sub-agents') for a run that had any. */
 export function usageLines(own: UsageLedger, tree: UsageLedger | undefined): string[] {
   return [
     `  tokens      ${own.totalTokens} (${own.modelCalls} model calls)`,
-    `  cost        ${money(own.costUsd)}`,
+    `  cost        ${costCell(own.costUsd)}`,
     ...(tree
       ? [
-          `  tree        ${tree.totalTokens} tokens, ${money(tree.costUsd)} (${tree.modelCalls} model calls): this run and its sub-agents`,
+          `  tree        ${tree.totalTokens} tokens, ${costCell(tree.costUsd)} (${tree.modelCalls} model calls): this run and its sub-agents`,
         ]
       : []),
   ];
@@ -85,7 +81,7 @@ export function childLines(children: ChildRow[]): string[] {
     visibleText(child.segment),
     child.status,
     child.step === null ? 'step -' : `step ${child.step}`,
-    money(child.costUsd),
+    costCell(child.costUsd),
     child.totalTokens === null ? '-' : `${child.totalTokens} tokens`,
     child.pendingApprovals > 0 ? `${child.pendingApprovals} pending` : '',
     visibleText((child.description ?? '').split('\n')[0]!).slice(0, 60),

@@ -6,7 +6,7 @@ import type { RunStatus } from '../../protocol/run-report.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import type { HttpExecution } from '../../dev-server/http-api.js';
 import { visibleText } from '../../core/terminal-text.js';
-import { color, log, out, outJson } from '../output.js';
+import { color, costCell, log, out, outJson } from '../output.js';
 import { runStatusOf, visibilityClause } from '../../history/run-status.js';
 import { stdoutColor } from '../stdout-color.js';
 import { parseCommandLine } from '../option-table.js';
@@ -351,7 +351,7 @@ export function formatRows(listed: RunRow[], nowMs: number): string {
       idCell(entry),
       row.status,
       row.step === null ? '-' : String(row.step),
-      row.costUsd === null ? '-' : `$${row.costUsd.toFixed(4)}`,
+      costCell(row.costUsd),
       age(Date.parse(row.startTime), nowMs),
       firstLine(row.task, 60),
     ];
