@@ -12,7 +12,7 @@ import { stateQuery } from '../../src/protocol/run-messages.js';
 import type { UsageLedger } from '../../src/protocol/run-report.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliSuite, startWaiting } from '../support/cli.js';
+import { cliSuite, startDetached } from '../support/cli.js';
 import { chainHistories, eventBytes } from '../support/history-size.js';
 import { toolResult, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
@@ -49,6 +49,8 @@ async function startRun(modelUrl: string, workspace: string, onBudget: 'ask' | '
   const args = [
     '--cwd',
     workspace,
+    '--ask',
+    'wait',
     '--max-tokens',
     String(MAX_TOKENS),
     '--on-budget',
@@ -56,7 +58,7 @@ async function startRun(modelUrl: string, workspace: string, onBudget: 'ask' | '
     '--base-url',
     modelUrl,
   ];
-  return await startWaiting(cli, [...args, 'Parent task: split the reading.'], env);
+  return await startDetached((given) => cli(given, env), [...args, 'Parent task: split the reading.']);
 }
 
 function view(handle: WorkflowHandle): Promise<AgentStateView> {

@@ -9,7 +9,7 @@ import type { ChatMessage } from '../../src/protocol/model.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
-import { cliSuite, startWaiting } from '../support/cli.js';
+import { cliSuite, startDetached } from '../support/cli.js';
 import { temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
 
@@ -99,8 +99,16 @@ describe('sub-agent approvals at the root', () => {
       ],
     });
     try {
-      const args = ['--cwd', workspace, '--base-url', model.url, 'Parent task: post through children.'];
-      const workflowId = await startWaiting(cli, args);
+      const args = [
+        '--cwd',
+        workspace,
+        '--ask',
+        'wait',
+        '--base-url',
+        model.url,
+        'Parent task: post through children.',
+      ];
+      const workflowId = await startDetached(cli, args);
       const { client } = suite.harness;
 
       expect(await pendingApproval(client, workflowId, 'task-1-0/post1')).toMatchObject({

@@ -12,49 +12,26 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import type { ScriptTurn } from '../../src/scripted-model/server.js';
-import { cliRunner, cliSuite, durableAgentBin } from '../support/cli.js';
+import { cliRunner, cliSuite, durableAgentBin, startDetached } from '../support/cli.js';
 import { temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { hostPidsRunning, uniqueSleepSeconds } from '../support/host-processes.js';
 import { waitFor } from '../support/wait.js';
+import { childCommandScript } from '../support/sub-agent-scripts.js';
 
 const suite = cliSuite();
 const { cli } = suite;
 
-/** A root whose first step starts one code-edit child that runs `command`; the child answers `slept` after it. */
-function childCommandScript(command: string, after: ScriptTurn[]): ScriptTurn[] {
-  return [
-    {
-      for_task: 'Root task',
-      tool_calls: [
-        {
-          id: 'task',
-          name: 'Task',
-          arguments: { description: 'run it', prompt: 'Child task: run the command.', profile: 'code-edit' },
-        },
-      ],
-    },
-    { for_task: 'Child task', tool_calls: [{ id: 'cmd', name: 'Bash', arguments: { command } }] },
-    { for_task: 'Child task', content: 'slept' },
-    ...after,
-  ];
-}
-
 /** `durable-agent start` of a root that may delegate; resolves with its workflow id. */
 async function startRoot(run: typeof cli, workspace: string, baseUrl: string): Promise<string> {
-  const started = await run([
-    'start',
+  return await startDetached(run, [
     '--cwd',
     workspace,
-    '--json',
     '--ask',
     'approve',
     '--base-url',
     baseUrl,
     'Root task: delegate.',
   ]);
-  expect(started.exitCode, started.stderr).toBe(4);
-  return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
 }
 
 async function sleepRunning(token: string): Promise<void> {
@@ -238,7 +215,7 @@ describe('SIGKILL of the worker mid-child', () => {
           String(request.messages.find((message) => message.role === 'user')?.content).includes('Child task'),
         )
         .at(-1)!;
-      expect(toolResult(childLast.messages, 'cmd').text).toMatch(/worker lost during execution/);
+      expect(toolResult(childLast.messages, 'nap').text).toMatch(/worker lost during execution/);
       expect((await readFile(join(workspace, 'child.log'), 'utf8')).match(/start/g)).toHaveLength(1);
 
       const { events } = await handle.fetchHistory();

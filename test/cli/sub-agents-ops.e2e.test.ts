@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
-import { cliSuite, startWaiting } from '../support/cli.js';
+import { cliSuite, startDetached } from '../support/cli.js';
 import { toolResult, workspaceFrom } from '../support/harness.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
 
@@ -69,7 +69,15 @@ describe('sub-agents seen by operators', () => {
     await writeFile(join(workspace, 'build', 'keep.txt'), 'precious\n');
     const model = await startScriptedModelServer({ script: SCRIPT });
     try {
-      const root = await startWaiting(cli, ['--cwd', workspace, '--base-url', model.url, 'Parent task: split it.']);
+      const root = await startDetached(cli, [
+        '--cwd',
+        workspace,
+        '--ask',
+        'wait',
+        '--base-url',
+        model.url,
+        'Parent task: split it.',
+      ]);
       const alpha = `${root}/task-1-0`;
       const beta = `${root}/task-1-1`;
       // Followed from the start: it must announce the child's approvals too.

@@ -2,7 +2,7 @@
 // the shared test server and a harness's task queue.
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Harness } from './harness.js';
 import { startHarness, temporalAddress } from './harness.js';
 
@@ -29,10 +29,16 @@ function runCli(taskQueue: string, args: string[], env: Record<string, string>) 
   });
 }
 
-/** `durable-agent start --json --ask wait <args>`: the run it left running (exit 4), by its workflow id. */
-export async function startWaiting(cli: CliRunner, args: string[], env?: Record<string, string>): Promise<string> {
-  const started = await cli(['start', '--json', '--ask', 'wait', ...args], env);
-  if (started.exitCode !== 4) throw new Error(`start exited ${started.exitCode}: ${started.stderr}`);
+/**
+ * `durable-agent start --json <args>` through `run` (a harness's runner, or an operator's CLI): the run it left running
+ * (exit code 4), by its workflow id.
+ */
+export async function startDetached(
+  run: (args: string[]) => Promise<{ exitCode?: number | undefined; stdout: string; stderr: string }>,
+  args: string[],
+): Promise<string> {
+  const started = await run(['start', '--json', ...args]);
+  expect(started.exitCode, started.stderr).toBe(4);
   return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
 }
 

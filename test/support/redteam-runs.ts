@@ -7,9 +7,10 @@ import path from 'node:path';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptedModelServer, ScriptTurn } from '../../src/scripted-model/server.js';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { removeOperators, startOperator } from './operator.js';
 import type { CliOutcome, Identity, Operator } from './operator.js';
+import { startDetached } from './cli.js';
 
 /** Each test plays whole runs through the CLI; the first also starts the operator's server and worker. */
 export const REDTEAM_TEST_MS = 150_000;
@@ -45,19 +46,10 @@ export async function startWaitingRun(
   model: ScriptedModelServer,
   task: string,
 ): Promise<string> {
-  const started = await operator.cli([
-    'start',
-    '--cwd',
-    workspace,
-    '--json',
-    '--ask',
-    'wait',
-    '--base-url',
-    model.url,
-    task,
-  ]);
-  expect(started.exitCode, started.stderr).toBe(4);
-  return (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
+  return await startDetached(
+    (args) => operator.cli(args),
+    ['--cwd', workspace, '--ask', 'wait', '--base-url', model.url, task],
+  );
 }
 
 /** True when nothing is at `file`. */

@@ -16,9 +16,11 @@ import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
 import { hostPidsRunning, uniqueSleepSeconds } from '../support/host-processes.js';
 import { waitFor } from '../support/wait.js';
+import { childCommandScript } from '../support/sub-agent-scripts.js';
 import type { WorkerProcess } from '../support/worker-process.js';
 import { startWorkerProcess, writeWorkflowBundle } from '../support/worker-process.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
+import type { AgentInput } from '../../src/core/state.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -27,25 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
-
-/** A root whose first step starts one code-edit child that runs `command` (and answers, if it ever gets there). */
-function childCommandScript(command: string, after: ScriptTurn[] = []): ScriptTurn[] {
-  return [
-    {
-      for_task: 'Root task',
-      tool_calls: [
-        {
-          id: 'task',
-          name: 'Task',
-          arguments: { description: 'nap', prompt: 'Child task: sleep.', profile: 'code-edit' },
-        },
-      ],
-    },
-    { for_task: 'Child task', tool_calls: [{ id: 'nap', name: 'Bash', arguments: { command } }] },
-    { for_task: 'Child task', content: 'slept' },
-    ...after,
-  ];
-}
 
 /** The Task call's child once it is running, read from the root's state query. */
 async function runningChild(handle: WorkflowHandle, segment = 'task-1-0') {
@@ -67,17 +50,30 @@ async function continuedAfter(workflowId: string): Promise<number[]> {
 
 const limits = { subAgents: DEFAULT_SUB_AGENT_LIMITS, askPolicy: 'approve' as const };
 
+/** A root whose one code-edit child runs `sleep <unique>`, then `after`: returned once the child runs the sleep. */
+async function startSleepingChild(after: ScriptTurn[] = [], input: Partial<AgentInput> = limits) {
+  const token = uniqueSleepSeconds();
+  const run = await startScriptedRun(harness, {
+    script: childCommandScript(`sleep ${token}`, after),
+    workspace: await workspaceFrom(),
+    task: 'Root task: delegate.',
+    input,
+  });
+  const sleeping = () => hostPidsRunning(`sleep\0${token}`);
+  try {
+    const child = await runningChild(run.handle);
+    await waitFor(async () => ((await sleeping()).length ? true : undefined), 'the sleep');
+    return { ...run, child, sleeping };
+  } catch (error) {
+    await run.model.close();
+    throw error;
+  }
+}
+
 describe('cancelling the root (the state query shows the running child first)', () => {
   it('cancels its running child and kills the command the child runs; the root ends cancelled', async () => {
-    const token = uniqueSleepSeconds();
-    const { handle, model } = await startScriptedRun(harness, {
-      script: childCommandScript(`sleep ${token}`),
-      workspace: await workspaceFrom(),
-      task: 'Root task: delegate.',
-      input: limits,
-    });
+    const { handle, model, child, sleeping } = await startSleepingChild();
     try {
-      const child = await runningChild(handle);
       expect(child).toMatchObject({
         workflowId: `${handle.workflowId}/task-1-0`,
         callId: 'task',
@@ -86,13 +82,12 @@ describe('cancelling the root (the state query shows the running child first)', 
         status: 'running',
         profile: 'code-edit',
       });
-      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
       await handle.cancel();
       await expect(handle.result()).rejects.toThrow();
       expect(await statusOf(handle.workflowId)).toBe('CANCELLED');
       expect(await statusOf(child.workflowId)).toBe('CANCELLED');
       // The root waited for the child's cancellation to complete, and the child for its command's.
-      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
+      expect(await sleeping()).toEqual([]);
     } finally {
       await model.close();
     }
@@ -126,22 +121,16 @@ describe('cancelling the root (the state query shows the running child first)', 
 
 describe('interrupting the root', () => {
   it('cancels the running child (its Task call answers that it was interrupted) and the root goes on', async () => {
-    const token = uniqueSleepSeconds();
-    const { handle, model } = await startScriptedRun(harness, {
-      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'stopped the child' }]),
-      workspace: await workspaceFrom(),
-      task: 'Root task: delegate.',
-      input: limits,
-    });
+    const { handle, model, child, sleeping } = await startSleepingChild([
+      { for_task: 'Root task', content: 'stopped the child' },
+    ]);
     try {
-      const child = await runningChild(handle);
-      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
       const receipt = await handle.executeUpdate(interruptRun, { args: [{ id: 'stop-child', text: 'not needed' }] });
       expect(receipt.interrupted).toEqual([`sub-agent ${child.workflowId}`]);
       const result = await handle.result();
       expect(result).toMatchObject({ status: 'completed', answer: 'stopped the child' });
       expect(await statusOf(child.workflowId)).toBe('CANCELLED');
-      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
+      expect(await sleeping()).toEqual([]);
       const task = toolResult(model.requests.at(-1)!.messages, 'task');
       expect(task.error).toMatchObject({ code: 'CANCELLED', details: { reason: 'interrupted' } });
       const view = await handle.query(stateQuery);
@@ -211,16 +200,10 @@ describe("a child's failure", () => {
   ])(
     'is an operator $how the child alone: its command is killed, the parent reads a tool error and goes on',
     async ({ how, status, says }) => {
-      const token = uniqueSleepSeconds();
-      const { handle, model } = await startScriptedRun(harness, {
-        script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'without the child' }]),
-        workspace: await workspaceFrom(),
-        task: 'Root task: delegate.',
-        input: limits,
-      });
+      const { handle, model, child, sleeping } = await startSleepingChild([
+        { for_task: 'Root task', content: 'without the child' },
+      ]);
       try {
-        const child = await runningChild(handle);
-        await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
         const childHandle = harness.client.workflow.getHandle(child.workflowId);
         if (how === 'terminating') await childHandle.terminate('operator stops it');
         else await childHandle.cancel();
@@ -231,7 +214,7 @@ describe("a child's failure", () => {
         expect(task.error.message).toContain(says);
         expect(await statusOf(child.workflowId)).toBe(status);
         await waitFor(
-          async () => ((await hostPidsRunning(`sleep\0${token}`)).length === 0 ? true : undefined),
+          async () => ((await sleeping()).length === 0 ? true : undefined),
           'the command of the stopped child to be killed',
         );
       } finally {
@@ -279,23 +262,18 @@ describe("a child's failure", () => {
   }, 60_000);
 
   it('runs out of its time: a TIMEOUT error, the child cancelled and its command killed', async () => {
-    const token = uniqueSleepSeconds();
-    const { handle, model } = await startScriptedRun(harness, {
-      script: childCommandScript(`sleep ${token}`, [{ for_task: 'Root task', content: 'the child was too slow' }]),
-      workspace: await workspaceFrom(),
-      task: 'Root task: delegate.',
-      input: { ...limits, subAgents: { ...DEFAULT_SUB_AGENT_LIMITS, timeoutMs: 4_000 } },
-    });
+    const { handle, model, child, sleeping } = await startSleepingChild(
+      [{ for_task: 'Root task', content: 'the child was too slow' }],
+      { ...limits, subAgents: { ...DEFAULT_SUB_AGENT_LIMITS, timeoutMs: 4_000 } },
+    );
     try {
-      const child = await runningChild(handle);
-      await waitFor(async () => ((await hostPidsRunning(`sleep\0${token}`)).length ? true : undefined), 'the sleep');
       const result = await handle.result();
       expect(result).toMatchObject({ status: 'completed', answer: 'the child was too slow' });
       const task = toolResult(model.requests.at(-1)!.messages, 'task');
       expect(task.error.code).toBe('TIMEOUT');
       expect(task.error.message).toContain('ran out of its time (4 s)');
       expect(await statusOf(child.workflowId)).toBe('CANCELLED');
-      expect(await hostPidsRunning(`sleep\0${token}`)).toEqual([]);
+      expect(await sleeping()).toEqual([]);
       expect((await handle.query(stateQuery)).children?.find((child) => child.segment === 'task-1-0')?.status).toBe(
         'timed_out',
       );
