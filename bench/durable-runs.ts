@@ -19,6 +19,8 @@ import { benchSubAgents } from './durable-sub-agents.js';
 import type { TaxSizes } from './durable-tax.js';
 import { benchDurabilityTax } from './durable-tax.js';
 import { loadAverage } from './machine.js';
+import type { BenchRow } from './measure.js';
+import { SLOW_TASK_MS, describeTimings, timingsSince } from '../test/support/task-timings.js';
 import type { Section } from './section.js';
 
 interface Sizes {
@@ -58,6 +60,27 @@ export interface DurableSections {
   finish(chartFile: string): Promise<string | undefined>;
 }
 
+/**
+ * How long the section's workflow tasks took (server time, start to completion) against the 1 s a run may go without
+ * answering a query, an approval or a cancel, with the worker's own count (TMPRL1104, its threshold lowered to 1 s)
+ * and any heartbeat timeout (no worker is killed here: each would be a live worker taken for a lost one).
+ */
+async function taskTimingsRow(env: DurableEnv, startedAt: number, warningsBefore: number): Promise<BenchRow> {
+  const timings = await timingsSince(env.client, startedAt);
+  const slowReported = env.warnings.slice(warningsBefore).filter((warning) => warning.includes('TMPRL1104')).length;
+  const ratio = timings.longestWorkflowTaskMs / SLOW_TASK_MS;
+  return {
+    measurement: 'Longest workflow task ÷ the 1 s limit',
+    ours: `${timings.longestWorkflowTaskMs} ms`,
+    baseline: `${SLOW_TASK_MS / 1000} s`,
+    ratio,
+    ratioRange: [ratio, ratio],
+    conclusion:
+      `${describeTimings(timings)}; the worker logged ${slowReported} TMPRL1104 ` +
+      `(workflow task over ${SLOW_TASK_MS / 1000} s).`,
+  };
+}
+
 /** Creates the sections; nothing starts until one of them runs. */
 export function durableSections(options: { quick: boolean; log: (line: string) => void }): DurableSections {
   const sizes = options.quick ? QUICK : FULL;
@@ -70,9 +93,12 @@ export function durableSections(options: { quick: boolean; log: (line: string) =
     id,
     name,
     run: async () => {
-      const charted = await measure(await environment());
+      const env = await environment();
+      const startedAt = Date.now();
+      const warningsBefore = env.warnings.length;
+      const charted = await measure(env);
       bars.set(id, charted.bars);
-      return charted.rows;
+      return [...charted.rows, await taskTimingsRow(env, startedAt, warningsBefore)];
     },
   });
   const sections = [

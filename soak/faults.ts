@@ -4,6 +4,7 @@ import { commandKill } from '../test/support/faults/command-kill.js';
 import { faultProblems } from '../test/support/faults/fault-run.js';
 import type { FaultEnv, FaultOutcome } from '../test/support/faults/fault-run.js';
 import { fileWriteKill } from '../test/support/faults/file-write-kill.js';
+import { mcpCallKill } from '../test/support/faults/mcp-call-kill.js';
 import { modelCallKill } from '../test/support/faults/model-call-kill.js';
 import { serverRestart } from '../test/support/faults/server-restart.js';
 import { streamDrop } from '../test/support/faults/stream-drop.js';
@@ -60,6 +61,7 @@ export const fileWriteKillScenario = repeated(
   fileWriteKill,
 );
 export const commandKillScenario = repeated('worker SIGKILL during a command', 'during a command', commandKill);
+export const mcpCallKillScenario = repeated('worker SIGKILL during an MCP call', 'read-only MCP call', mcpCallKill);
 export const serverRestartScenario = repeated(
   'Temporal server SIGKILL and restart (SQLite)',
   'restarted on its SQLite file',

@@ -28,6 +28,8 @@ export const loadScenario: Scenario = async (options) => {
   }
   const worst = <K extends keyof LoadOutcome>(key: K) => Math.max(...outcomes.map((outcome) => outcome[key] as number));
   const best = <K extends keyof LoadOutcome>(key: K) => Math.min(...outcomes.map((outcome) => outcome[key] as number));
+  const total = (key: 'heartbeatTimeouts' | 'slowWorkflowTasks') =>
+    outcomes.reduce((sum, outcome) => sum + outcome.timings[key], 0);
   const finished = outcomes.reduce((sum, outcome) => sum + outcome.finished, 0);
   return {
     name: `${RUNS} concurrent runs of ${STEPS} steps on one worker`,
@@ -49,6 +51,10 @@ export const loadScenario: Scenario = async (options) => {
             {
               label: 'worker RSS peak',
               value: `${mebibytes(worst('peakRssBytes'))} (VmHWM ${mebibytes(worst('highWaterBytes'))})`,
+            },
+            {
+              label: 'false heartbeat timeouts, workflow tasks over 1 s',
+              value: `${total('heartbeatTimeouts')}, ${total('slowWorkflowTasks')} (longest ${Math.max(...outcomes.map((outcome) => outcome.timings.longestWorkflowTaskMs))} ms)`,
             },
             {
               label: 'RSS per run, (peak − idle) ÷ 50',

@@ -57,9 +57,11 @@ export function renderSection(run: SoakRun): string {
       'against a real Temporal dev server; it passes when the run completes with the right answer, every file holds ' +
       'exactly what it should (no edit lost or applied twice), no temp file or process of the run is left, and the run ' +
       'calls the model again after the fault. The time to resume runs from the fault to that next model call (the ' +
-      'interrupted activity done or given up on): a killed worker is noticed by the timeout of the activity it held ' +
-      '(model call: 30 s heartbeat; Bash: 10 s heartbeat; a write: 30 s start-to-close), the replacement worker ' +
-      'already polling; a dropped stream is retried after 1 s.',
+      'interrupted activity done or given up on; for the MCP call, to the call starting again on the next worker): a ' +
+      'killed worker is noticed when the heartbeats of the activity it held stop (3 s heartbeat timeout for model ' +
+      'calls, commands, writes and MCP calls), the retry starts 500 ms later, and the step after it waits up to 1 s ' +
+      "for the dead worker's sticky queue; the replacement worker is already polling; a dropped stream is retried " +
+      'after 500 ms.',
     '',
     '| scenario | passed | lost | applied twice | figures | notes | reproduce |',
     '| --- | --- | --- | --- | --- | --- | --- |',

@@ -17,6 +17,7 @@ import { writeWorkflowBundle } from '../test/support/worker-process.js';
 import {
   commandKillScenario,
   fileWriteKillScenario,
+  mcpCallKillScenario,
   modelCallKillScenario,
   serverRestartScenario,
   streamDropScenario,
@@ -29,6 +30,7 @@ const SCENARIOS: { id: string; run: Scenario }[] = [
   { id: 'fault-model-call', run: modelCallKillScenario },
   { id: 'fault-file-write', run: fileWriteKillScenario },
   { id: 'fault-command', run: commandKillScenario },
+  { id: 'fault-mcp-call', run: mcpCallKillScenario },
   { id: 'fault-server-restart', run: serverRestartScenario },
   { id: 'fault-stream-drop', run: streamDropScenario },
   { id: 'load', run: loadScenario },

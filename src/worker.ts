@@ -160,6 +160,10 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     // A cancellation reaches an activity only in the answer to a heartbeat it sends: the SDK's default throttle (80 % of
     // the heartbeat timeout, 8 s for Bash) would keep an interrupted command running that long.
     maxHeartbeatThrottleInterval: '1 second',
+    // A workflow task for a run this worker has cached goes to its own (sticky) queue first; when the worker was
+    // killed, the server moves the task to the shared queue only once this passes (10 s by default), so a run whose
+    // worker died would wait that long for its next step. A live worker polls its sticky queue at once.
+    stickyQueueScheduleToStartTimeout: '1 second',
     ...(options.identity ? { identity: options.identity } : {}),
   };
   const workers = [

@@ -3,7 +3,6 @@
 // worker), calls the model with heartbeats and cancellation, and hands back a turn whose huge strings are stored and
 // referred to by key: history carries tool names and references only, and grows by the same few kilobytes a step
 // however long the run and however large its files.
-import type { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { ChatMessage, ModelRequest, ModelTurn } from '../protocol/model.js';
 import type { ContentKey } from '../protocol/content-key.js';
@@ -12,11 +11,12 @@ import { applyCompaction, planCompaction, summaryRequest } from '../core/compact
 import { approximateTokens, schemaTokens } from '../core/pricing.js';
 import { MAX_ARGUMENT_NESTING, nestedDeeperThan } from '../core/arguments/parse-arguments.js';
 import type { ToolContract } from '../tools/define-tool.js';
-import type { ProviderRequest, StreamProgress } from '../providers/model-provider.js';
+import type { ProviderRequest } from '../providers/model-provider.js';
 import type { LiveDelta } from '../live/live-event.js';
 import { functionTools } from '../providers/model-provider.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import { currentActivityContext } from './activity-context.js';
+import { keepAlive } from './keep-alive.js';
 import { activityAttempt } from './activity-context.js';
 import { toModelFailure } from './failures.js';
 import { checkFinalResult, outputSchemaValidator } from '../json-schema/output-schema.js';
@@ -41,8 +41,6 @@ export interface ModelCallDependencies {
 
 /** What the model is asked, before the provider is chosen: the request's own fields with its messages and tools. */
 type ModelAsk = Omit<ProviderRequest, 'model' | 'signal' | 'onProgress' | 'onDelta'>;
-
-const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 
 /** Creates the `callModel` activity; it also runs outside an activity (no heartbeats, no cancellation then). */
 export function createModelCallActivity(deps: ModelCallDependencies): (request: ModelRequest) => Promise<ModelTurn> {
@@ -83,7 +81,8 @@ async function complete(
 ): Promise<ModelTurn> {
   const context = currentActivityContext();
   const signal = context?.cancellationSignal;
-  const heartbeat = context ? startHeartbeat(context, request.step) : undefined;
+  // The stream's latest progress rides on the timed heartbeats, which also cover the silence before the first token.
+  const heartbeat = keepAlive(context, { step: request.step });
   const live = context && deps.live ? livePublisherFor(deps.live, context, request) : undefined;
   try {
     const { provider, model } = await deps.resolveProvider(request.selection);
@@ -92,7 +91,7 @@ async function complete(
       ...ask,
       model,
       ...(signal ? { signal } : {}),
-      ...(heartbeat ? { onProgress: heartbeat.progress } : {}),
+      onProgress: (progress) => heartbeat.update({ step: request.step, ...progress }),
       ...(live ? { onDelta: (delta: LiveDelta) => live.publish(delta) } : {}),
     });
     live?.publish({ kind: 'end', finishReason: turn.finishReason });
@@ -106,7 +105,7 @@ async function complete(
     live?.publish({ kind: 'failed', error: failure.message });
     throw failure;
   } finally {
-    heartbeat?.stop();
+    heartbeat.stop();
     // Flushed in the background: the call's result never waits for its live output.
     void live?.close();
   }
@@ -198,27 +197,5 @@ function withUsageAccounting(messages: ChatMessage[], turn: ModelTurn, tools: nu
       estimated: true,
     },
     ...(attempt ? { attempt } : {}),
-  };
-}
-
-// Heartbeats go out on a timer, with the stream's latest progress as their details: they also cover the silence before
-// the first token, so a dead worker is noticed and cancellation is delivered. None is sent in the first interval: a
-// call that answers within it costs the server no heartbeat write at all.
-function startHeartbeat(
-  context: Context,
-  step: number,
-): { progress: (progress: StreamProgress) => void; stop: () => void } {
-  const timeoutMs = context.info.heartbeatTimeoutMs;
-  const intervalMs = timeoutMs
-    ? Math.max(100, Math.min(DEFAULT_HEARTBEAT_INTERVAL_MS, timeoutMs / 3))
-    : DEFAULT_HEARTBEAT_INTERVAL_MS;
-  let details: { step: number } & Partial<StreamProgress> = { step };
-  const timer = setInterval(() => context.heartbeat(details), intervalMs);
-  timer.unref();
-  return {
-    progress: (progress) => {
-      details = { step, ...progress };
-    },
-    stop: () => clearInterval(timer),
   };
 }

@@ -2,6 +2,7 @@
 // context, turns executor exceptions into envelopes on the last attempt, and applies layer 1 of the output budget.
 import type { Context } from '@temporalio/activity';
 import { currentActivityContext } from './activity-context.js';
+import { keepAlive } from './keep-alive.js';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
@@ -57,6 +58,7 @@ export async function runTool(
   const attempt = activity?.info.attempt ?? options.attempt ?? 1;
   const signal = activity?.cancellationSignal ?? options.signal ?? new AbortController().signal;
   const context = baseContext(request);
+  const heartbeats = keepAlive(activity);
   try {
     const root = await realWorkspaceRoot(request.workspace);
     const executorContext: ExecutorContext = {
@@ -64,7 +66,7 @@ export async function runTool(
       request,
       context,
       signal,
-      heartbeat: activity ? (details) => activity.heartbeat(details) : (details) => options.heartbeat?.(details),
+      heartbeat: activity ? (details) => heartbeats.beat(details) : (details) => options.heartbeat?.(details),
       attempt,
       activityKey: activity ? activityKeyOf(activity) : (options.activityKey ?? defaultActivityKey(request)),
       outputDir: path.join(root, ...spillDirectory(request.taskId).split('/')),
@@ -100,6 +102,8 @@ export async function runTool(
         context,
       }),
     };
+  } finally {
+    heartbeats.stop();
   }
 }
 

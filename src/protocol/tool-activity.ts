@@ -74,9 +74,29 @@ export interface StoredToolResult {
   readStateUpdate?: ReadStateUpdate;
 }
 
-/** Temporal activity settings for one tool (§14). */
+/** Temporal activity settings for one tool (§14); every tool activity also heartbeats (HEARTBEAT_TIMEOUT_MS). */
 export interface ToolActivityPolicy {
   startToCloseTimeoutMs: number;
   maximumAttempts: number;
-  heartbeatTimeoutMs?: number;
 }
+
+/**
+ * How long a model or tool activity may go without a heartbeat before the server counts its worker as lost and tries
+ * again elsewhere (or, for a call that runs once, tells the model): a killed worker is noticed within these 3 s, not
+ * when a start-to-close limit of minutes runs out. Three heartbeat intervals: a worker whose event loop is held up
+ * for up to 2 s under load is not mistaken for a lost one.
+ */
+export const HEARTBEAT_TIMEOUT_MS = 3_000;
+
+/**
+ * How often a running activity heartbeats, whatever it is doing — waiting for a first token, a silent command, a
+ * slow write; the worker's throttle (maxHeartbeatThrottleInterval) sends them on at the same pace.
+ */
+export const HEARTBEAT_INTERVAL_MS = 1_000;
+
+/**
+ * The bound of a read tried in the workflow's own worker (a local activity): the workflow task stays open while it
+ * runs, so a read that takes longer is stopped and runs again as an ordinary activity, and no workflow task holds
+ * queries, approvals and cancellations back for longer than this.
+ */
+export const LOCAL_READ_BOUND_MS = 400;

@@ -41,10 +41,6 @@ export const bash = defineTool({
     { from: 'timeout', to: 'timeout_ms' },
   ],
   // Not idempotent: a command is never re-run by Temporal (§14).
-  activity: (args) => ({
-    startToCloseTimeoutMs: args.timeout_ms + ACTIVITY_MARGIN_MS,
-    maximumAttempts: 1,
-    heartbeatTimeoutMs: 10_000,
-  }),
+  activity: (args) => ({ startToCloseTimeoutMs: args.timeout_ms + ACTIVITY_MARGIN_MS, maximumAttempts: 1 }),
   summarize: (args) => `Bash ${shorten(args.command, 100)}${args.cwd === '.' ? '' : ` (in ${args.cwd})`}`,
 });

@@ -16,9 +16,6 @@ export const MCP_HINT_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint
 /** A call's time limit when the server's settings give none. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 300_000;
 
-/** How long a call may go without a heartbeat before Temporal counts its worker as gone. */
-export const MCP_HEARTBEAT_TIMEOUT_MS = 30_000;
-
 // Temporal gives the activity this much beyond the call's own limit, so the call's timeout is reported as MCP_TIMEOUT.
 const ACTIVITY_MARGIN_MS = 15_000;
 
@@ -55,7 +52,6 @@ export function mcpActivityPolicy(
   return {
     startToCloseTimeoutMs: (descriptor.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS) + ACTIVITY_MARGIN_MS,
     maximumAttempts: repeatable ? 3 : 1,
-    heartbeatTimeoutMs: MCP_HEARTBEAT_TIMEOUT_MS,
   };
 }
 

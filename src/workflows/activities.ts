@@ -5,16 +5,27 @@ import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../protocol/model.js';
 import type { McpListing } from '../protocol/mcp.js';
 import type { AgentInput } from '../core/state.js';
+import { HEARTBEAT_TIMEOUT_MS, LOCAL_READ_BOUND_MS } from '../protocol/tool-activity.js';
 import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
+
+// The first retry of a model or tool call: soon after a lost worker is noticed, and as soon as the OpenAI SDK's own
+// first retry would be (a provider that asks for longer says so in its answer, which sets the next delay).
+const RETRY_INITIAL_INTERVAL = '500 milliseconds';
 
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
   const summary = label ?? modelCallSummary(request);
-  // SDK retries are off in the provider; this policy is the only retry loop for model calls.
+  // SDK retries are off in the provider; this policy is the only retry loop for model calls. The call heartbeats
+  // while it waits for the first token too, so a lost worker is noticed in seconds and the call made again.
   const { [ACTIVITY.callModel]: activity } = proxyActivities<AgentActivities>({
     startToCloseTimeout: '5 minutes',
-    heartbeatTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: {
+      initialInterval: RETRY_INITIAL_INTERVAL,
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 8,
+    },
     summary,
   });
   return activity(request);
@@ -66,10 +77,12 @@ export const { [ACTIVITY.listFunctionTools]: listFunctionTools, [ACTIVITY.storeC
   });
 
 /**
- * The activity of one tool call: the tool's own retry policy and timeouts, a readable summary, the workspace's queue.
- * `local`: a short read, tried as a local activity in the worker running this workflow task, so the step needs no
- * workflow task of its own between the reads and the next model call (a pinned run's read answers `elsewhere` on a
- * worker that does not own the workspace, and then goes to the workspace's queue).
+ * The activity of one tool call: the tool's own retry policy and start-to-close limit, heartbeats (HEARTBEAT_TIMEOUT_MS:
+ * every tool activity sends them while it runs), a readable summary, the workspace's queue. `local`: a short read,
+ * tried once as a local activity in the worker running this workflow task, so the step needs no workflow task of its
+ * own between the reads and the next model call; it may take LOCAL_READ_BOUND_MS at most, and one that fails, takes
+ * longer, or answers `elsewhere` (a pinned run's read on a worker that does not own the workspace) runs again as an
+ * ordinary activity.
  */
 export function toolActivity(
   name: string,
@@ -78,8 +91,8 @@ export function toolActivity(
 ): ToolActivity {
   if (options.local) {
     const local = proxyLocalActivities<Record<string, ToolActivity>>({
-      startToCloseTimeout: policy.startToCloseTimeoutMs,
-      retry: { initialInterval: '1 second', maximumAttempts: policy.maximumAttempts },
+      startToCloseTimeout: LOCAL_READ_BOUND_MS,
+      retry: { maximumAttempts: 1 },
       summary: options.summary,
     });
     return local[name]!;
@@ -87,8 +100,8 @@ export function toolActivity(
   const activities = proxyActivities<Record<string, ToolActivity>>({
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     startToCloseTimeout: policy.startToCloseTimeoutMs,
-    ...(policy.heartbeatTimeoutMs ? { heartbeatTimeout: policy.heartbeatTimeoutMs } : {}),
-    retry: { initialInterval: '1 second', maximumAttempts: policy.maximumAttempts },
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: { initialInterval: RETRY_INITIAL_INTERVAL, maximumAttempts: policy.maximumAttempts },
     // An interrupted call is over only when its worker says so: a command's process group is killed by then, and a
     // write (which does not stop midway) has committed or not.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,

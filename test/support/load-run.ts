@@ -13,6 +13,8 @@ import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { agentWorkflow } from '../../src/workflows/agent.js';
 import type { FaultEnv } from './faults/fault-run.js';
 import { ledgerCheck } from './faults/fault-run.js';
+import { timingsSince } from './task-timings.js';
+import type { TaskTimings } from './task-timings.js';
 import { startWorkerProcess } from './worker-process.js';
 
 /** What a load run measured. */
@@ -32,6 +34,8 @@ export interface LoadOutcome {
   highWaterBytes: number;
   /** (peak − idle) ÷ runs. */
   perRunBytes: number;
+  /** Heartbeat timeouts (no worker is killed: each is a false alarm) and slow workflow tasks of the loaded runs. */
+  timings: TaskTimings;
 }
 
 /** Starts `runs` runs of `steps` steps at once on one fresh worker process and waits for all of them. */
@@ -56,6 +60,7 @@ export async function runLoad(env: FaultEnv, options: { runs: number; steps: num
     const sampler = setInterval(() => {
       peakRssBytes = Math.max(peakRssBytes, memoryOf(worker.pid).rss);
     }, 100);
+    const startedAt = Date.now();
     const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: options.runs }, (_, index) =>
@@ -77,6 +82,7 @@ export async function runLoad(env: FaultEnv, options: { runs: number; steps: num
       peakRssBytes,
       highWaterBytes: highWater,
       perRunBytes: (peakRssBytes - idleRssBytes) / options.runs,
+      timings: await timingsSince(client, startedAt, taskQueue),
     };
   } finally {
     await worker.stop();

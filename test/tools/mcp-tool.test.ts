@@ -47,7 +47,7 @@ describe('MCP annotations → safety', () => {
       expect(mcpRisk(hints)).toBe(risk);
       expect(contract).toMatchObject({ risk, category, confirmation: 'declared', origin: 'mcp', breakerKey: 'mcp:fs' });
       expect(contract.isConcurrencySafe({})).toBe(safe);
-      expect(contract.activity({})).toMatchObject({ maximumAttempts: attempts, heartbeatTimeoutMs: 30_000 });
+      expect(contract.activity({})).toMatchObject({ maximumAttempts: attempts });
     },
   );
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runLoad } from '../support/load-run.js';
+import { describeTimings } from '../support/task-timings.js';
 import { writeWorkflowBundle } from '../support/worker-process.js';
 
 let directory: string;
@@ -27,10 +28,13 @@ describe('load', () => {
     process.stderr.write(
       `[load] ${outcome.finished}/${outcome.runs} runs of ${outcome.steps} steps in ${Math.round(outcome.wallMs)} ms; ` +
         `worker RSS idle ${(outcome.idleRssBytes / MiB).toFixed(0)} MiB, peak ${(outcome.peakRssBytes / MiB).toFixed(0)} MiB, ` +
-        `${(outcome.perRunBytes / MiB).toFixed(2)} MiB a run\n`,
+        `${(outcome.perRunBytes / MiB).toFixed(2)} MiB a run; ${describeTimings(outcome.timings)}\n`,
     );
     expect(outcome.failures).toEqual([]);
     expect(outcome.finished).toBe(50);
     expect(outcome.peakRssBytes).toBeGreaterThanOrEqual(outcome.idleRssBytes);
+    // No worker is lost here: a heartbeat timeout would be a live worker taken for a dead one.
+    expect(outcome.timings.runs).toBe(50);
+    expect(outcome.timings.heartbeatTimeouts).toBe(0);
   });
 });

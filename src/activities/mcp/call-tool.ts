@@ -21,9 +21,6 @@ export interface McpCallDependencies {
   catalogs: McpCatalogs;
 }
 
-// Well inside MCP_HEARTBEAT_TIMEOUT_MS: a live worker is never mistaken for a lost one.
-const HEARTBEAT_INTERVAL_MS = 5_000;
-
 /** The executor behind `callMcpTool`. */
 export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
   return async (context) => {
@@ -70,7 +67,6 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
       );
     }
 
-    const heartbeat = setInterval(() => context.heartbeat({ tool: reference.tool }), HEARTBEAT_INTERVAL_MS);
     try {
       const result = await connection.client.callTool(
         { name: descriptor.tool, arguments: context.request.input },
@@ -103,7 +99,6 @@ export function mcpCallExecutor(deps: McpCallDependencies): ToolExecutor {
         failure.code === 'MCP_NETWORK_ERROR' && tail ? `${failure.message} (stderr: ${tail})` : failure.message;
       return fail(failure.code, message);
     } finally {
-      clearInterval(heartbeat);
       deps.connections.release(connection);
     }
   };

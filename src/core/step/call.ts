@@ -154,8 +154,12 @@ export function onActivityResult(
   return nextNeed(env, run, now);
 }
 
-/** The tool activity failed for good (or answered from a host that does not own the workspace). */
+/**
+ * The tool activity failed for good. A read tried in the workflow's own worker (bounded, tried once) that failed or ran
+ * out of time runs again as an ordinary activity, with the tool's own retries and limits.
+ */
 export function onActivityFailure(env: StepEnv, run: CallRun, error: unknown, now: number): CallNeed {
+  if (run.local) return activityNeed(env, run, false);
   const envelope = activityFailureEnvelope(
     run.tool,
     run.tool.activity(run.input).startToCloseTimeoutMs,

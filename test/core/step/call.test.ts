@@ -443,6 +443,10 @@ describe('after the activity', () => {
     const turnEnv = env({ askPolicy: 'approve' });
     const { run } = start(turnEnv, tool, tool === 'Bash' ? { command: 'make' } : { path: 'a' });
     if (tool === 'Bash') onClassified(turnEnv, run, readOnlyCommand, NOW);
+    // A read is tried once in the workflow's own worker: failing there (or running out of its bound), it runs again as
+    // an ordinary activity, whose failure is the answer.
+    if (tool === 'ReadFile')
+      expect(onActivityFailure(turnEnv, run, error, NOW)).toMatchObject({ type: 'activity', local: false });
     const need = onActivityFailure(turnEnv, run, error, NOW);
     expect(envelopeOf(turnEnv, need).error).toMatchObject({ code });
     expect(envelopeOf(turnEnv, need).error?.message).toMatch(message);

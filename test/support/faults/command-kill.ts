@@ -1,5 +1,5 @@
 // The worker is SIGKILLed while a Bash command runs. Bash is never retried (a command is not idempotent): the server
-// notices the silence (the call's 10 s heartbeat timeout), the model is told the worker was lost, and the run goes on.
+// notices the silence (the call's 3 s heartbeat timeout), the model is told the worker was lost, and the run goes on.
 // The command must not outlive its worker: no process of it may be left running.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

@@ -36,7 +36,10 @@ export interface FaultOutcome {
   leftoverTemps: string[];
   /** Processes the run started that are still alive ("pid: command"). */
   orphans: string[];
-  /** From the fault to the first model request after it: the interrupted step is done and the run goes on. */
+  /**
+   * From the fault to the first model request after it (the interrupted step is done and the run goes on), or — for a
+   * call tried again — to the moment that call started again on another worker.
+   */
   resumeMs: number;
   /** Activities that took more than one attempt ("callModel attempt 2"). */
   retried: string[];
@@ -65,8 +68,10 @@ export async function startFaultRun(
     script: ScriptTurn[];
     files?: Record<string, string>;
     pauseBeforeCommit?: string;
-    /** Settings of the run beyond the defaults (its endpoint is always the scenario's model). */
-    input?: Partial<AgentInput>;
+    /** Settings of the run beyond the defaults (its endpoint is always the scenario's model), or made from the workspace. */
+    input?: Partial<AgentInput> | ((workspace: string) => Partial<AgentInput>);
+    /** Added to every worker process's environment. */
+    workerEnv?: Record<string, string>;
   },
 ): Promise<{ run: FaultRun; first: WorkerProcess }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-fault-'));
@@ -90,6 +95,7 @@ export async function startFaultRun(
       taskQueue,
       storeDir,
       bundlePath: env.bundlePath,
+      ...(options.workerEnv ? { env: options.workerEnv } : {}),
       ...workerOptions,
     });
     workers.push(worker);
@@ -109,7 +115,7 @@ export async function startFaultRun(
       maxSteps: 20,
       mode: 'default',
       askPolicy: 'deny',
-      ...options.input,
+      ...(typeof options.input === 'function' ? options.input(workspace) : options.input),
       selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
     };
     const handle = await client.workflow.start(agentWorkflow, {
@@ -138,6 +144,8 @@ export async function finishFaultRun(
     /** A string only the command lines of the processes the run started contain. */
     processToken?: string;
     notes?: string[];
+    /** Date.now() at which the interrupted call started again, when the scenario measures resuming by that. */
+    resumedAt?: number;
   },
 ): Promise<FaultOutcome> {
   const result = await run.handle.result();
@@ -150,7 +158,8 @@ export async function finishFaultRun(
   const ledger = expected.ledger
     ? ledgerCheck(await readFile(path.join(run.workspace, 'ledger.txt'), 'utf8').catch(() => ''), expected.ledger)
     : { lost: [], duplicated: [] };
-  const resumedAt = [...run.servedAt.values()].filter((at) => at > expected.faultAt).sort((a, b) => a - b)[0];
+  const resumedAt =
+    expected.resumedAt ?? [...run.servedAt.values()].filter((at) => at > expected.faultAt).sort((a, b) => a - b)[0];
   return {
     scenario: expected.scenario,
     status: result.status,

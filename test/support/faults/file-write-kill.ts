@@ -1,6 +1,6 @@
 // The worker is SIGKILLed between writing an edit's temp file and renaming it over the file: the old content is still
-// in place, the new bytes sit beside it. The activity times out (start-to-close, 30 s) and its retry on another worker
-// applies the edit once and removes the temp file the killed attempt left.
+// in place, the new bytes sit beside it. The paused write heartbeats until its worker dies; the server notices the silence
+// (the 3 s heartbeat timeout) and the retry on another worker applies the edit once and removes the temp file left.
 import { mkdtemp, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // The worker is SIGKILLed while the model is still answering: the server notices when the call's heartbeats stop
-// (its 30 s heartbeat timeout) and another worker makes the call again.
+// (its 3 s heartbeat timeout) and another worker makes the call again.
 import { faultMarker } from './markers.js';
 import { finishFaultRun, startFaultRun } from './fault-run.js';
 import type { FaultEnv, FaultOutcome } from './fault-run.js';
