@@ -5,6 +5,7 @@ import { provisionBubblewrap } from '../../src/host/bubblewrap.js';
 import { buildCliIfStale } from './cli-build.js';
 import { provisionRipgrep } from './optional-tools.js';
 import { provisionS3Server, S3ServerUnavailableError } from './s3-server.js';
+import { prepareSlowTaskLog } from './slow-tasks.js';
 import { startTestTemporalServer } from './temporal-server.js';
 
 declare module 'vitest' {
@@ -47,6 +48,7 @@ async function provideS3Server(): Promise<void> {
 
 /** Starts the shared server and returns its teardown. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  prepareSlowTaskLog();
   await buildCliIfStale((line) => process.stderr.write(`[build] ${line}\n`));
   await provideCommandSandbox();
   await provisionRipgrep((line) => process.stderr.write(`[tools] ${line}\n`));

@@ -18,6 +18,7 @@ import { createDirectoryStore } from '../../src/store/directory-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { createAgentWorkers, workflowsPath } from '../../src/worker.js';
 import type { AgentWorkerOptions } from '../../src/worker.js';
+import { noteIfSlowTask } from './slow-tasks.js';
 
 let bundle: Promise<{ code: string }> | undefined;
 let runtimeInstalled = false;
@@ -32,6 +33,7 @@ function quietRuntime(): void {
   const printErrors = new DefaultLogger('ERROR');
   const logger = new DefaultLogger('WARN', (entry) => {
     runtimeWarnings.push(entry.message);
+    noteIfSlowTask(entry.message);
     if (entry.level === 'ERROR') printErrors.log(entry.level, entry.message, entry.meta);
   });
   Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} } } });

@@ -1,7 +1,9 @@
 // Prints one plain closing line, "N passed, N failed, N skipped", after vitest's own summary, so any CI log
 // reader can tell how many tests ran without knowing vitest's format; then one line per distinct reason tests were
-// skipped for (the note of `context.skip(note)`), with its count, so a skip is never silent.
+// skipped for (the note of `context.skip(note)`), with its count, so a skip is never silent; then how many workflow
+// tasks of the e2e tests' workers took over 1 s.
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import { slowTasksRecorded } from './slow-tasks.js';
 
 /** Counts test cases by final state across all modules, and skipped ones by reason. */
 export default class SummaryReporter implements Reporter {
@@ -25,6 +27,9 @@ export default class SummaryReporter implements Reporter {
     for (const [reason, count] of [...skipReasons].sort(([, a], [, b]) => b - a)) {
       lines.push(`  skipped ${count}: ${reason}`);
     }
+    const slowTasks = slowTasksRecorded();
+    lines.push(`  workflow tasks over 1 s (TMPRL1104): ${slowTasks.length}`);
+    for (const task of slowTasks.slice(0, 10)) lines.push(`    ${task.slice(0, 200)}`);
     process.stdout.write(`\n${lines.join('\n')}\n`);
   }
 }

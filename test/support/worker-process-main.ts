@@ -11,12 +11,18 @@ import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sand
 import type { ToolExecutor } from '../../src/activities/executors/types.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { createAgentWorkers } from '../../src/worker.js';
+import { noteIfSlowTask } from './slow-tasks.js';
 import type { WorkerProcessConfig } from './worker-process.js';
 
 const config = JSON.parse(process.argv[2]!) as WorkerProcessConfig;
+// Errors print; of the warnings, only a slow workflow task is kept (counted for the whole test run).
+const printErrors = new DefaultLogger('ERROR');
 Runtime.install({
-  logger: new DefaultLogger('ERROR'),
-  telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  logger: new DefaultLogger('WARN', (entry) => {
+    noteIfSlowTask(entry.message);
+    if (entry.level === 'ERROR') printErrors.log(entry.level, entry.message, entry.meta);
+  }),
+  telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
 });
 
 /** The built-in write executor, stopped for good just before its commit. */
