@@ -114,10 +114,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       // An unknown profile fails the run before any server is started for it.
       const unknownProfile = startProfile(state, input);
       if (unknownProfile !== undefined) return fail(state, input, unknownProfile);
-      // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools.
-      state.functionTools = await listFunctionTools();
-      // So are the MCP servers' tools (after the function tools, which keep a name both claim).
-      recordMcpTools(state, await listMcpTools(input), Date.now());
+      // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools;
+      // so are the MCP servers' tools (after the function tools, which keep a name both claim). Both are asked at once.
+      const [functionTools, mcpTools] = await Promise.all([listFunctionTools(), listMcpTools(input)]);
+      state.functionTools = functionTools;
+      recordMcpTools(state, mcpTools, Date.now());
       state.budget = initialCostLimits(input);
     }
     const shell: StepShell = {
