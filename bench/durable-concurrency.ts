@@ -58,7 +58,8 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
         `as late as one (slowest single run of a batch ${formatMs(agent.slowest)}; medians of ${sizes.repetitions} ` +
         `alternated repetitions, ${work}). ${cpuText(agent, 'worker, model servers, client', steps, sizes)} ` +
         `The Temporal floor below, the same step shape with no agent code, is ${floorRatio.toFixed(2)}× on the same ` +
-        `server.`,
+        `server: ours is ${(agentRatio / floorRatio).toFixed(2)}× its ratio (target ≤ 1.15×). ` +
+        stepCpuComparison(agent, floor, steps),
     },
     {
       measurement: `Temporal floor, ${sizes.steps} steps at ${sizes.latencyMs} ms: ${sizes.runs} workflows at once ÷ one`,
@@ -131,4 +132,12 @@ function cpuText(measured: Batches, what: string, steps: number, sizes: Concurre
     `${cpuBound.toFixed(2)}× one run: the 1.5× target needs a step to cost at most ${formatMs(targetStepCpu)} of CPU ` +
     `in all here, server included; it costs ${formatMs((bench + server) / steps)}.`
   );
+}
+
+/** A step's CPU (this process and the dev server) against the floor's: what the agent adds to what Temporal costs. */
+function stepCpuComparison(agent: Batches, floor: Batches, steps: number): string {
+  if (agent.cpu.server === undefined || floor.cpu.server === undefined) return '';
+  const ours = (agent.cpu.bench + agent.cpu.server) / steps;
+  const floors = (floor.cpu.bench + floor.cpu.server) / steps;
+  return `A step's CPU, server included, is ${formatMs(ours)} against the floor's ${formatMs(floors)}: ${(ours / floors).toFixed(2)}× (target ≤ 1.25×).`;
 }

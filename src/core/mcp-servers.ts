@@ -91,8 +91,9 @@ export interface ExpansionScope {
  * from `scope.env`. An unset variable without a default, or one the scope refuses, is an error naming server and field.
  */
 export function expandMcpServer(name: string, config: McpServerConfig, scope: ExpansionScope): McpServerConfig {
+  // A copy of the pattern: replace writes its lastIndex, and in a workflow the shared module's pattern is frozen.
   const expand = (text: string, field: string): string =>
-    text.replace(VARIABLE_REFERENCE, (match: string, variable: string, fallback: string | undefined) => {
+    text.replace(new RegExp(VARIABLE_REFERENCE), (match: string, variable: string, fallback: string | undefined) => {
       if (variable === WORKSPACE_VARIABLE) return scope.workspace ?? match;
       const refusal = scope.refuse?.(variable);
       if (refusal !== undefined) throw new McpConfigError(`mcpServers.${name}.${field}: ${refusal}.`);

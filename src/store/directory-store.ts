@@ -102,13 +102,7 @@ async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   const directory = path.dirname(file);
   const temp = path.join(directory, `.tmp-${randomBytes(8).toString('hex')}`);
   try {
-    const handle = await createFile(temp);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await createFile(temp, bytes);
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp, { force: true });
@@ -117,14 +111,18 @@ async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   await syncDirectory(directory);
 }
 
-/** Creates the file, and its directory when that is missing: a prefix directory is made once, not checked per write. */
-async function createFile(file: string): Promise<fs.FileHandle> {
+/**
+ * Writes a new file and fsyncs it before closing it (`flush`), making its directory when that is missing: a prefix
+ * directory is made once, not checked per write.
+ */
+async function createFile(file: string, bytes: Buffer): Promise<void> {
+  const options = { flag: 'wx', mode: 0o444, flush: true } as const;
   try {
-    return await fs.open(file, 'wx', 0o444);
+    await fs.writeFile(file, bytes, options);
   } catch (error) {
     if (!isCode(error, 'ENOENT')) throw error;
     await fs.mkdir(path.dirname(file), { recursive: true });
-    return fs.open(file, 'wx', 0o444);
+    await fs.writeFile(file, bytes, options);
   }
 }
 

@@ -285,6 +285,9 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
   let lastAttributes = '';
   let scheduled = false;
   const report = createChildReporter(state, input);
+  // Settled once: each deferral chains two reactions on it instead of making a third promise, and every promise made
+  // in workflow code has its stack captured by the SDK.
+  const settled = Promise.resolve();
   const now = (): void => {
     scheduled = false;
     const pending = approvals.list();
@@ -310,7 +313,7 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
     scheduled = true;
     // Workflow code resumed in this activation runs in the microtasks queued before this one; the activation ends
     // only when no microtask is left, so the write still belongs to this workflow task.
-    void Promise.resolve()
+    void settled
       .then(() => undefined)
       .then(() => {
         if (scheduled) now();

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
-import { workflowsPath } from '../../src/worker.js';
+import { sharedWorkflowModules, workflowsPath } from '../../src/worker.js';
 
 /** What the worker process is told (as one JSON argument). */
 export interface WorkerProcessConfig {
@@ -39,7 +39,11 @@ const quietLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, w
 
 /** Bundles the workflows once and writes the code to `<directory>/workflow-bundle.js`; returns that path. */
 export async function writeWorkflowBundle(directory: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    preloadModules: sharedWorkflowModules(),
+    logger: quietLogger,
+  });
   const file = path.join(directory, 'workflow-bundle.js');
   await writeFile(file, code);
   return file;
