@@ -27,6 +27,9 @@ export interface StoreDiskFullOutcome extends FaultOutcome {
   objectsWhileFull: number;
   toolResults: string[];
   modelRequests: number;
+  /** From the fault to its end (the store answering again, the space freed), and from then to the next model call. */
+  faultMs: number;
+  afterFaultMs: number;
 }
 
 export async function storeDiskFull(env: FaultEnv, options: { fullMs: number }): Promise<StoreDiskFullOutcome> {
@@ -77,6 +80,8 @@ export async function storeDiskFull(env: FaultEnv, options: { fullMs: number }):
         objectsWhileFull: count,
         toolResults: ['before', 'during'].map((id) => `${id}: ${toolResult(last, id).status}`),
         modelRequests: run.model.requests.length,
+        faultMs: freedAt - faultAt,
+        afterFaultMs: resumedAt === undefined ? Number.NaN : resumedAt - freedAt,
         notes: [
           `disk full ${freedAt - faultAt} ms`,
           `next model call ${resumedAt === undefined ? 'never' : `${resumedAt - freedAt} ms`} after space was freed`,

@@ -20,7 +20,9 @@ export interface StoreOutageOutcome extends FaultOutcome {
   toolResults: string[];
   /** Model requests made in all (4 turns: 4 means none was made twice). */
   modelRequests: number;
-  downMs: number;
+  /** From the fault to its end (the store answering again, the space freed), and from then to the next model call. */
+  faultMs: number;
+  afterFaultMs: number;
 }
 
 export async function storeOutage(env: FaultEnv, options: { downMs: number }): Promise<StoreOutageOutcome> {
@@ -70,7 +72,8 @@ export async function storeOutage(env: FaultEnv, options: { downMs: number }): P
         operatorMessages: [...seen],
         toolResults,
         modelRequests: run.model.requests.length,
-        downMs: backAt - faultAt,
+        faultMs: backAt - faultAt,
+        afterFaultMs: resumedAt === undefined ? Number.NaN : resumedAt - backAt,
         notes: [
           `store down ${backAt - faultAt} ms (restart took ${backAt - restartAt} ms)`,
           `next model call ${resumedAt === undefined ? 'never' : `${resumedAt - backAt} ms`} after the store was back`,
