@@ -263,16 +263,6 @@ function explainError(
         `(${error instanceof Error ? error.message : String(error)})`,
       { cause: error },
     );
-  // A full disk under an S3-compatible server: S3 names it only as a server error, so the code is looked for too.
-  if (
-    name === 'EntityTooLarge' ||
-    /ENOSPC|No space left|disk full|insufficient (storage|space)/i.test(String((error as Error)?.message))
-  )
-    return new StoreOutageError(
-      `content store disk full at ${store.where}: ${operation} on ${description} failed (${name}${status ? ` HTTP ${status}` : ''}: ` +
-        `${(error as Error).message}): free space on the server's disk`,
-      { cause: error },
-    );
   // Responses to HEAD carry no body, so the SDK can only name them by status ("NotFound", "Unknown").
   if (name === 'NoSuchBucket' || (operation === 'HeadBucket' && status === 404))
     return new StoreUnavailableError(
