@@ -23,6 +23,7 @@ import {
   streamDropScenario,
 } from './faults.js';
 import { loadScenario } from './load.js';
+import { storeDiskFullScenario, storeOutageScenario } from './store-faults.js';
 import { renderSection, renderTable, writeSection } from './report.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
 
@@ -33,6 +34,8 @@ const SCENARIOS: { id: string; run: Scenario }[] = [
   { id: 'fault-mcp-call', run: mcpCallKillScenario },
   { id: 'fault-server-restart', run: serverRestartScenario },
   { id: 'fault-stream-drop', run: streamDropScenario },
+  { id: 'fault-store-outage', run: storeOutageScenario },
+  { id: 'fault-store-disk-full', run: storeDiskFullScenario },
   { id: 'load', run: loadScenario },
   { id: 'fuzz', run: fuzzSoakScenario },
 ];

@@ -22,6 +22,7 @@ import { toModelFailure } from './failures.js';
 import { checkFinalResult, outputSchemaValidator } from '../json-schema/output-schema.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { INLINE_STRING_BYTES } from './transcript-store.js';
+import { waitingOutStoreOutage } from './store-wait.js';
 import type { LiveChannel } from '../live/live-channel.js';
 import { livePublisherFor } from './live-publishing.js';
 
@@ -64,7 +65,10 @@ export function createModelCallActivity(deps: ModelCallDependencies): (request: 
     const answered = await complete(deps, request, ask, tools);
     // Checked before the arguments are externalized: the result travels back whole, as the run's result.
     const finalResult = validate ? checkFinalResult(validate, answered.toolCalls) : undefined;
-    const turn = await externalizeTurn(transcripts, { ...answered, ...(finalResult ? { finalResult } : {}) });
+    // The model has answered (and been paid): its answer waits for the store rather than being asked for again.
+    const turn = await waitingOutStoreOutage(() =>
+      externalizeTurn(transcripts, { ...answered, ...(finalResult ? { finalResult } : {}) }),
+    );
     return request.echoTranscript ? { ...turn, transcriptTail: messages.slice(request.messages?.length ?? 0) } : turn;
   };
 }

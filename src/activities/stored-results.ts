@@ -11,6 +11,7 @@ import type { MessageRef } from '../protocol/transcript-ref.js';
 import type { ToolExecutor } from './executors/types.js';
 import { runTool } from './run-tool.js';
 import { spillForBudget, withUnsavedSpill } from './spill.js';
+import { waitingOutStoreOutage } from './store-wait.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { realWorkspaceRoot } from './workspace.js';
@@ -48,11 +49,14 @@ async function storeToolMessage(
   callId: string,
   envelope: Envelope,
 ): Promise<{ message: MessageRef; outcome: ToolOutcome }> {
-  const message = await transcripts.putMessage({
-    role: 'tool',
-    tool_call_id: callId,
-    content: serializeEnvelope(envelope),
-  });
+  // The tool has run: its result waits for the store rather than the tool running again on the next attempt.
+  const message = await waitingOutStoreOutage(() =>
+    transcripts.putMessage({
+      role: 'tool',
+      tool_call_id: callId,
+      content: serializeEnvelope(envelope),
+    }),
+  );
   return { message, outcome: outcomeOf(envelope) };
 }
 

@@ -61,3 +61,11 @@ export class CorruptContentError extends MissingContentError {
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
+
+/**
+ * The store did not answer, or has no room (its server is down, its disk is full): a fault that passes. The message
+ * names the store and what is wrong; whoever has done work that must not be repeated waits and tries again.
+ */
+export class StoreOutageError extends Error {
+  override name = 'StoreOutageError';
+}

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from './content-store.js';
-import { CorruptContentError, MissingContentError } from './content-store.js';
+import { CorruptContentError, MissingContentError, StoreOutageError } from './content-store.js';
 import { contentBytes, keyHex, sha256Hex } from './object-key.js';
 
 const OBJECT_NAME = /^[0-9a-f]{62}$/;
@@ -27,7 +27,11 @@ export function createDirectoryStore(root: string): ContentStore {
       const file = objectPath(hex);
       // Present already: refresh the mtime instead of writing, so a collector judging age sees the re-use.
       if (await touch(file)) return `sha256:${hex}`;
-      await writeAtomically(file, bytes);
+      try {
+        await writeAtomically(file, bytes);
+      } catch (error) {
+        throw explainWriteError(error, absoluteRoot, bytes.byteLength);
+      }
       return `sha256:${hex}`;
     },
 
@@ -78,6 +82,19 @@ export function createDirectoryStore(root: string): ContentStore {
       return deleteIfWrittenBefore(file, options.ifWrittenBefore);
     },
   };
+}
+
+/**
+ * A full disk or quota named as such, with the place to free: the write left nothing behind (its temp file is
+ * removed), and the error stays retryable, so the run waits until there is room.
+ */
+function explainWriteError(error: unknown, root: string, bytes: number): unknown {
+  const code = isCode(error, 'ENOSPC') ? 'ENOSPC' : isCode(error, 'EDQUOT') ? 'EDQUOT' : undefined;
+  if (!code) return error;
+  return new StoreOutageError(
+    `content store disk full (${code}) at ${root}: could not write ${bytes} bytes; free space there`,
+    { cause: error },
+  );
 }
 
 /** Sets the file's times to now; false when it does not exist. */

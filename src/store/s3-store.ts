@@ -14,7 +14,7 @@ import {
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from './content-store.js';
-import { CorruptContentError, MissingContentError, StoreUnavailableError } from './content-store.js';
+import { CorruptContentError, MissingContentError, StoreOutageError, StoreUnavailableError } from './content-store.js';
 import { contentBytes, keyHex, sha256Hex } from './object-key.js';
 
 /** Where and how to reach the bucket. */
@@ -58,7 +58,9 @@ export function createS3Store(options: S3StoreOptions): ContentStore {
       : {}),
   });
 
-  const explain = (error: unknown, operation: string): Error => explainError(error, operation, bucket, description);
+  const where = options.endpoint ?? `the S3 endpoint of ${options.region ?? 'us-east-1'}`;
+  const explain = (error: unknown, operation: string): Error =>
+    explainError(error, operation, { bucket, description, where });
 
   // A 404 from HeadObject does not say whether the key or the whole bucket is missing: ask once which it is.
   let bucketChecked: Promise<void> | undefined;
@@ -215,6 +217,11 @@ function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 }
 
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 function nameOf(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
 }
@@ -227,11 +234,35 @@ const CREDENTIAL_ERRORS = new Set([
   'ExpiredToken',
 ]);
 
+// What a request that never got an answer fails with: the server is down, unreachable, or dropped the connection.
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
+
 /** An SDK error as a message an operator can act on: which store, which request, what to check. */
-function explainError(error: unknown, operation: string, bucket: string, description: string): Error {
-  if (error instanceof StoreUnavailableError) return error;
+function explainError(
+  error: unknown,
+  operation: string,
+  store: { bucket: string; description: string; where: string },
+): Error {
+  if (error instanceof StoreUnavailableError || error instanceof StoreOutageError) return error;
+  const { bucket, description } = store;
   const name = nameOf(error) ?? 'Error';
   const status = statusOf(error);
+  // Passing (the server restarts, the network comes back): retryable, so the run waits.
+  if (status === undefined && (NETWORK_ERRORS.has(codeOf(error) ?? '') || name === 'TimeoutError'))
+    return new StoreOutageError(
+      `content store unreachable at ${store.where}: ${operation} on ${description} got no answer ` +
+        `(${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
   // Responses to HEAD carry no body, so the SDK can only name them by status ("NotFound", "Unknown").
   if (name === 'NoSuchBucket' || (operation === 'HeadBucket' && status === 404))
     return new StoreUnavailableError(

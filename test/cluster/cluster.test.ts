@@ -57,13 +57,19 @@ async function foreignClientCertificate(): Promise<{ crt: Buffer; key: Buffer }>
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
-async function startRun(host: string, name: string, ask = 'approve', file = NOTES_FILE): Promise<Run> {
+async function startRun(
+  host: string,
+  name: string,
+  ask = 'approve',
+  file = NOTES_FILE,
+  latencyMs = LATENCY_MS,
+): Promise<Run> {
   const status = await cluster.status();
   const hostStatus = status.hosts.find((candidate) => candidate.name === host)!;
   const workspace = path.join(hostStatus.workspaceRoot, name);
   await fs.mkdir(workspace, { recursive: true });
   await fs.writeFile(path.join(workspace, file), 'END\n');
-  const model = await startEditModel({ edits: EDITS, latencyMs: LATENCY_MS, file });
+  const model = await startEditModel({ edits: EDITS, latencyMs, file });
   models.push(model);
   const started = await cluster.cli([
     'start',
@@ -258,6 +264,33 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     timings.serverRestartTimeToResume = seconds(progressed);
     await expectFinishedIntact(runs, hostPids);
     timings.serverRestartAllFinished = seconds(Date.now() - killed);
+  });
+
+  it('delivers a model call made while the server is killed and restarted: asked once a turn, every edit once', async () => {
+    const hostPids = new Map<string, Set<number>>();
+    await recordPids(hostPids);
+    // A slow model, so the server dies with a call in flight and the answer comes while it is down or just back.
+    const run = await startRun('host-a', 'restart-call', 'approve', NOTES_FILE, 4_000);
+    await waitUntil('a model call is in flight after the first edit', async () => {
+      return (await notes(run)).length >= 1 && run.model.inFlight() === 1;
+    });
+    const { processes } = await cluster.status();
+    const requestsAtKill = run.model.requests();
+    const killed = Date.now();
+    process.kill(processes.server.pid!, 'SIGKILL');
+    await waitUntil('the server is gone', async () => !(await isProcessAlive(processes.server.pid!)));
+    // Restarted at once: an outage longer than the model call's heartbeat timeout (30 s) would make the call again.
+    const restarting = Date.now();
+    await cluster.script();
+    timings.modelCallRestartServerStart = seconds(Date.now() - restarting);
+    timings.modelCallRestartDowntime = seconds(Date.now() - killed);
+    // The answer in flight is delivered and the run asks for its next turn.
+    await waitUntil('the next model call after the restart', async () => run.model.requests() > requestsAtKill);
+    timings.modelCallRestartTimeToNextCall = seconds(Date.now() - killed);
+    await expectFinishedIntact([run], hostPids);
+    timings.modelCallRestartAllFinished = seconds(Date.now() - killed);
+    // ReadFile, one call per edit and the answer: the call in flight at the kill was not made again.
+    expect(run.model.requests()).toBe(EDITS + 2);
   });
 
   it("keeps a lost host's runs waiting, visibly, and resumes them when the host returns", async () => {

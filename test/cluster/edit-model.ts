@@ -17,6 +17,8 @@ export interface EditModel {
   url: string;
   /** Model requests answered, retries included. */
   requests(): number;
+  /** Requests received and not answered yet: a model call in flight. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ function turnAt(calls: number, edits: number, file: string): ScriptTurn {
 /** Starts the model on a free port (editing `file`, default NOTES_FILE); every answer waits `latencyMs` first, so runs last long enough to be disturbed. */
 export async function startEditModel(options: { edits: number; latencyMs: number; file?: string }): Promise<EditModel> {
   let answered = 0;
+  let inFlight = 0;
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -52,7 +55,9 @@ export async function startEditModel(options: { edits: number; latencyMs: number
         ).length;
         const turn = turnAt(calls, options.edits, options.file ?? NOTES_FILE);
         answered += 1;
+        inFlight += 1;
         await sleep(options.latencyMs);
+        inFlight -= 1;
         const render = { turnNumber: calls + 1, model: 'scripted', created: 0, promptChars: body.length };
         if (!read.stream) {
           response.writeHead(200, { 'content-type': 'application/json' });
@@ -71,6 +76,7 @@ export async function startEditModel(options: { edits: number; latencyMs: number
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests: () => answered,
+    inFlight: () => inFlight,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -10,12 +10,18 @@ import type { TestContext } from 'vitest';
 import { contentKey } from '../../src/protocol/content-key.js';
 import type { ContentKey } from '../../src/protocol/content-key.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { CorruptContentError, MissingContentError, StoreUnavailableError } from '../../src/store/content-store.js';
+import {
+  CorruptContentError,
+  MissingContentError,
+  StoreOutageError,
+  StoreUnavailableError,
+} from '../../src/store/content-store.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { createS3Store } from '../../src/store/s3-store.js';
 import { storeFromEnv } from '../../src/store/store-from-env.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { S3ServerUnavailableError, startS3Server } from '../support/s3-server.js';
+import { findFreePorts } from '../support/temporal-server.js';
 
 /** A store under test plus the backdoor a test needs: the file behind an object, to age or damage it. */
 interface StoreFixture {
@@ -304,6 +310,28 @@ describe('s3 store', () => {
       );
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/S3 bucket "no-such-bucket-here" does not exist/);
+    }
+  });
+
+  it('a server that does not answer is a retryable StoreOutageError naming its endpoint', async () => {
+    // A port just freed: nothing listens there, so every request is refused.
+    const [port] = (await findFreePorts(1)) as [number];
+    const endpoint = `http://127.0.0.1:${port}`;
+    const store = createS3Store({
+      bucket: 'any-bucket',
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'key', secretAccessKey: 'secret' },
+    });
+    for (const attempt of [() => store.put('x'), () => store.get(contentKey('x'))]) {
+      const error = await attempt().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(StoreOutageError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`^content store unreachable at ${endpoint}: \\w+ on s3://any-bucket/ .*ECONNREFUSED`),
+      );
     }
   });
 

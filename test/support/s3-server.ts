@@ -6,6 +6,7 @@
 // - it is one 55 MB jar fetched in under a minute, and starts in 1-2 s on the JDK 17 this machine kind ships.
 // `npm run s3:provision` caches the jar under <cacheDir>/bin; tests only look it up, they never download.
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
 import { cacheDir } from '../../src/host/state-dir.js';
 import { watchChild } from './child-process.js';
+import type { WatchedChild } from './child-process.js';
 import { findFreePorts } from './temporal-server.js';
 
 /** The s3proxy release provisioned (its jar-with-dependencies needs Java 17). */
@@ -35,6 +37,10 @@ export interface TestS3Server {
   storeEnv(prefix?: string): Record<string, string>;
   /** Stops the server and removes its data. */
   stop(): Promise<void>;
+  /** SIGKILLs the server and waits until it is gone; its data stays, and `restart` serves it again on the same port. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port and data, and waits until it answers. */
+  restart(): Promise<void>;
 }
 
 /** Why no server can start here, with what to do about it. */
@@ -127,21 +133,30 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
     ].join('\n'),
   );
   const logFile = path.join(directory, 's3proxy.log');
-  const logHandle = await fs.open(logFile, 'a');
-  // C1 only and the serial collector: half the start time, and tests move a few megabytes at most.
-  const child = spawn(
-    java,
-    ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx512m', '-jar', jar, '--properties', properties],
-    {
-      cwd: directory,
-      stdio: ['ignore', logHandle.fd, logHandle.fd],
-    },
-  );
-  await logHandle.close();
-  const { exit, stop } = watchChild(child, directory);
+  const launch = async (): Promise<{ child: ChildProcess; watched: WatchedChild }> => {
+    const logHandle = await fs.open(logFile, 'a');
+    // C1 only and the serial collector: half the start time, and tests move a few megabytes at most.
+    const child = spawn(
+      java,
+      ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx512m', '-jar', jar, '--properties', properties],
+      {
+        cwd: directory,
+        stdio: ['ignore', logHandle.fd, logHandle.fd],
+      },
+    );
+    await logHandle.close();
+    const watched = watchChild(child, directory);
+    try {
+      await waitUntilListening(endpoint, watched.exit, logFile);
+    } catch (error) {
+      await watched.stop();
+      throw error;
+    }
+    return { child, watched };
+  };
+  let current = await launch();
 
   try {
-    await waitUntilListening(endpoint, exit, logFile);
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // as in the store: the pin supports Node 20
     const client = new S3Client({
       endpoint,
@@ -152,7 +167,7 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
     client.destroy();
   } catch (error) {
-    await stop();
+    await current.watched.stop();
     throw error;
   }
   return {
@@ -169,7 +184,16 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
       AWS_ACCESS_KEY_ID: accessKeyId,
       AWS_SECRET_ACCESS_KEY: secretAccessKey,
     }),
-    stop,
+    stop: () => current.watched.stop(),
+    kill: async () => {
+      if (current.watched.exit() !== undefined) return;
+      const gone = new Promise((resolve) => current.child.once('exit', resolve));
+      current.child.kill('SIGKILL');
+      await gone;
+    },
+    restart: async () => {
+      current = await launch();
+    },
   };
 }
 

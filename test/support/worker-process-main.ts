@@ -9,7 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { builtinExecutors } from '../../src/activities/executors/index.js';
 import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
 import type { ToolExecutor } from '../../src/activities/executors/types.js';
-import { createDirectoryStore } from '../../src/store/directory-store.js';
+import { storeFromEnv } from '../../src/store/store-from-env.js';
 import { createAgentWorkers } from '../../src/worker.js';
 import { noteIfSlowTask } from './slow-tasks.js';
 import type { WorkerProcessConfig } from './worker-process.js';
@@ -48,7 +48,8 @@ const agent = await createAgentWorkers({
   namespace: 'default',
   taskQueue: config.taskQueue,
   env: { OPENAI_API_KEY: 'test-key', ...config.env },
-  store: createDirectoryStore(config.storeDir),
+  // The directory store, unless the test's settings name another one (an S3 bucket) as a deployment would.
+  store: storeFromEnv({ DURABLE_AGENT_STORE_DIR: config.storeDir, ...config.env }, { stateDir: config.storeDir }),
   workflowBundle: { codePath: config.bundlePath },
   ...(config.pauseBeforeCommit
     ? {

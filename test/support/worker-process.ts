@@ -20,6 +20,8 @@ export interface WorkerProcessConfig {
   pauseBeforeCommit?: string;
   /** Added to the worker's environment (its settings). */
   env?: Record<string, string>;
+  /** A command the worker runs under, its own command line appended (`unshare -rm sh -c '… && exec "$@"' …`). */
+  launcher?: string[];
 }
 
 /** A running worker process. */
@@ -51,7 +53,8 @@ export async function writeWorkflowBundle(directory: string): Promise<string> {
 
 /** Starts a worker process and resolves once it polls its task queue. */
 export async function startWorkerProcess(config: WorkerProcessConfig): Promise<WorkerProcess> {
-  const child: ResultPromise = execa(process.execPath, ['--import', 'tsx', main, JSON.stringify(config)], {
+  const command = [...(config.launcher ?? []), process.execPath, '--import', 'tsx', main, JSON.stringify(config)];
+  const child: ResultPromise = execa(command[0]!, command.slice(1), {
     reject: false,
     all: true,
     stdin: 'ignore',

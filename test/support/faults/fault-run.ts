@@ -70,8 +70,10 @@ export async function startFaultRun(
     pauseBeforeCommit?: string;
     /** Settings of the run beyond the defaults (its endpoint is always the scenario's model), or made from the workspace. */
     input?: Partial<AgentInput> | ((workspace: string) => Partial<AgentInput>);
-    /** Added to every worker process's environment. */
+    /** Added to every worker process's environment (a content store in a bucket, …). */
     workerEnv?: Record<string, string>;
+    /** The command every worker process runs under (see WorkerProcessConfig.launcher). */
+    launcher?: string[];
   },
 ): Promise<{ run: FaultRun; first: WorkerProcess }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-fault-'));
@@ -96,6 +98,7 @@ export async function startFaultRun(
       storeDir,
       bundlePath: env.bundlePath,
       ...(options.workerEnv ? { env: options.workerEnv } : {}),
+      ...(options.launcher ? { launcher: options.launcher } : {}),
       ...workerOptions,
     });
     workers.push(worker);
