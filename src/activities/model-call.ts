@@ -17,6 +17,7 @@ import { functionTools } from '../providers/model-provider.js';
 import type { ProviderResolver } from '../providers/resolve-provider.js';
 import { currentActivityContext } from './activity-context.js';
 import { keepAlive } from './keep-alive.js';
+import { LeftRunningCalls } from './left-running-calls.js';
 import { activityAttempt } from './activity-context.js';
 import { toModelFailure } from './failures.js';
 import { checkFinalResult, outputSchemaValidator } from '../json-schema/output-schema.js';
@@ -46,6 +47,8 @@ type ModelAsk = Omit<ProviderRequest, 'model' | 'signal' | 'onProgress' | 'onDel
 /** Creates the `callModel` activity; it also runs outside an activity (no heartbeats, no cancellation then). */
 export function createModelCallActivity(deps: ModelCallDependencies): (request: ModelRequest) => Promise<ModelTurn> {
   const { transcripts } = deps;
+  // A call whose attempt the server gave up on (it restarted mid-call) is finished for the next attempt, not made again.
+  const leftRunning = new LeftRunningCalls<ModelTurn>();
   return async function callModel(request: ModelRequest): Promise<ModelTurn> {
     await transcripts.writeAll(request.writes);
     const messages = await transcripts.load(request.transcript);
@@ -62,7 +65,9 @@ export function createModelCallActivity(deps: ModelCallDependencies): (request: 
     // Rendered once before the call (a contract whose schema cannot be exported fails here, unclassified): the usage
     // counts their tokens.
     const tools = schemaTokens(functionTools(ask));
-    const answered = await complete(deps, request, ask, tools);
+    const answered = await leftRunning.run(currentActivityContext(), (signal) =>
+      complete(deps, request, ask, tools, signal),
+    );
     // Checked before the arguments are externalized: the result travels back whole, as the run's result.
     const finalResult = validate ? checkFinalResult(validate, answered.toolCalls) : undefined;
     // The model has answered (and been paid): its answer waits for the store rather than being asked for again.
@@ -82,9 +87,9 @@ async function complete(
   request: ModelRequest,
   ask: ModelAsk,
   toolTokens: number,
+  signal: AbortSignal,
 ): Promise<ModelTurn> {
   const context = currentActivityContext();
-  const signal = context?.cancellationSignal;
   // The stream's latest progress rides on the timed heartbeats, which also cover the silence before the first token.
   const heartbeat = keepAlive(context, { step: request.step });
   const live = context && deps.live ? livePublisherFor(deps.live, context, request) : undefined;
@@ -94,14 +99,14 @@ async function complete(
     const turn = await provider.complete({
       ...ask,
       model,
-      ...(signal ? { signal } : {}),
+      signal,
       onProgress: (progress) => heartbeat.update({ step: request.step, ...progress }),
       ...(live ? { onDelta: (delta: LiveDelta) => live.publish(delta) } : {}),
     });
     live?.publish({ kind: 'end', finishReason: turn.finishReason });
     return withUsageAccounting(ask.messages, turn, toolTokens);
   } catch (error) {
-    if (signal?.aborted) {
+    if (signal.aborted) {
       live?.publish({ kind: 'failed', error: 'cancelled' });
       throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure('Model call cancelled');
     }
@@ -133,7 +138,8 @@ async function compact(
       skipped: true,
     };
   }
-  const turn = await complete(deps, request, { messages: summaryRequest(messages, plan), tools: [] }, 0);
+  const signal = currentActivityContext()?.cancellationSignal ?? new AbortController().signal;
+  const turn = await complete(deps, request, { messages: summaryRequest(messages, plan), tools: [] }, 0, signal);
   if (!turn.content?.trim()) return { ...turn, content: null };
   const compacted = applyCompaction(messages, plan, turn.content);
   const refs = await Promise.all(
