@@ -11,6 +11,7 @@ import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import type { AgentInput } from '../src/core/state.js';
+import type { LiveChannel } from '../src/live/live-channel.js';
 import type { AgentResult } from '../src/protocol/run-report.js';
 import { startScriptedModelServer } from '../src/scripted-model/server.js';
 import type { ScriptedModelServer, ScriptedModelServerOptions } from '../src/scripted-model/server.js';
@@ -45,6 +46,8 @@ export interface RunOptions {
   /** Called once per served turn with its number (1-based) and the time it was served. */
   onTurn?: (turn: number, at: number) => void;
   label: string;
+  /** The provider the run names (`openai` when omitted), served by the scripted model server in its dialect. */
+  provider?: 'openai' | 'anthropic';
 }
 
 /** A started run and its model server (which the caller closes). */
@@ -66,8 +69,8 @@ export interface DurableEnv {
   tempDirectory(prefix: string): Promise<string>;
   /** Runs `closer` when the environment closes, before what was opened earlier. */
   onClose(closer: () => Promise<void>): void;
-  /** A worker as `durable-agent worker` makes one; `payloadSizeThreshold` as in AgentWorkerOptions. */
-  startWorker(options?: { payloadSizeThreshold?: number }): Promise<BenchWorker>;
+  /** A worker as `durable-agent worker` makes one; `payloadSizeThreshold` and `live` as in AgentWorkerOptions. */
+  startWorker(options?: { payloadSizeThreshold?: number; live?: LiveChannel }): Promise<BenchWorker>;
   startModel(options: Pick<RunOptions, 'script' | 'latencyMs' | 'onTurn'>): Promise<ScriptedModelServer>;
   startRun(worker: BenchWorker, options: RunOptions): Promise<StartedRun>;
   /** Starts a run, waits for it and checks it completed every step; returns its wall time from start to result. */
@@ -163,7 +166,7 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         searchAttributes: true,
         toolTaskQueue: worker.toolTaskQueue,
         ...options.input,
-        selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
+        selection: { provider: options.provider ?? 'openai', model: 'scripted-model', baseUrl: model.url },
       };
       const handle = await worker.client.workflow.start(agentWorkflow, {
         workflowId: `bench-${options.label}-${randomBytes(4).toString('hex')}`,

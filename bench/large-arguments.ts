@@ -1,6 +1,7 @@
 // A 1 MB WriteFile argument, layer by layer: each layer's time for 1 MB against the same layer for 1 KB (a layer that
 // scales linearly shows a ratio near 1,000, a quadratic one far more), the stream against the SDK's own reader, and
-// whole runs on a real Temporal server with the arguments streamed a token at a time.
+// whole runs on a real Temporal server, through the openai and the anthropic SDK, with the arguments streamed a token
+// at a time and in one delta.
 import { performance } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,6 +20,8 @@ import {
   writeFileArguments,
   writeFileStream,
 } from '../test/support/large-argument-layers.js';
+import { createFileLiveChannel } from '../src/live/file-channel.js';
+import { DEFAULT_MAX_MODEL_OUTPUT_BYTES } from '../src/providers/output-cap.js';
 import { startDurableEnv } from './durable-env.js';
 import type { BenchRow } from './measure.js';
 import { compareTimes, formatMs } from './measure.js';
@@ -41,20 +44,25 @@ function row(
   };
 }
 
-/** Every layer's time for a 1 MB argument. */
-export async function benchLargeArguments(log: (line: string) => void): Promise<BenchRow[]> {
+/** Every layer's time for a 1 MB argument; `quick` measures each once, to check the code. */
+export async function benchLargeArguments(options: {
+  quick: boolean;
+  log: (line: string) => void;
+}): Promise<BenchRow[]> {
+  const { quick, log } = options;
+  const repeat = (repetitions: number, warmups: number) =>
+    quick ? { repetitions: 1, warmups: 0 } : { repetitions, warmups };
   const big = fileContent(MEGABYTE);
   const small = fileContent(SMALL);
   const bigArguments = writeFileArguments(big);
   const smallArguments = writeFileArguments(small);
   const rows: BenchRow[] = [];
-  const options = { repetitions: REPETITIONS, warmups: 2 };
   const perLayer = async (measurement: string, run: (text: string, size: 'big' | 'small') => unknown) => {
     const times = await compareTimes(
       ['case'],
       () => run(bigArguments.valid, 'big'),
       () => run(smallArguments.valid, 'small'),
-      options,
+      repeat(REPETITIONS, 2),
     );
     rows.push(row(`1 MB: ${measurement} (vs 1 KB)`, times, `${formatMs(times.ours)} for a megabyte`));
   };
@@ -65,10 +73,7 @@ export async function benchLargeArguments(log: (line: string) => void): Promise<
       ['case'],
       () => streamLayer(server.url),
       () => sdkStreamLayer(server.url),
-      {
-        repetitions: 3,
-        warmups: 1,
-      },
+      repeat(3, 1),
     );
     rows.push(
       row(
@@ -98,43 +103,72 @@ export async function benchLargeArguments(log: (line: string) => void): Promise<
   } finally {
     await directories.close();
   }
-  rows.push(await endToEnd(big, log));
+  rows.push(...(await endToEnd(big, log, repeat(3, 1))));
   return rows;
 }
 
-/** A whole run writing the megabyte, its arguments streamed 4 characters a delta, against the same run writing 1 KB. */
-async function endToEnd(big: string, log: (line: string) => void): Promise<BenchRow> {
+/** Delta sizes of the end-to-end rows: about a token, as models stream; the whole arguments in one delta. */
+const END_TO_END_DELTAS = [
+  { chars: 4, label: '4-char deltas' },
+  { chars: undefined, label: 'one delta' },
+] as const;
+
+/**
+ * Whole runs writing the megabyte through each provider's real SDK against the scripted server, at each delta size,
+ * each against the same run writing 1 KB; live output is on, written to a state directory as the CLI's worker does.
+ */
+async function endToEnd(
+  big: string,
+  log: (line: string) => void,
+  repetitions: { repetitions: number; warmups: number },
+): Promise<BenchRow[]> {
   const env = await startDurableEnv(log);
   try {
-    const worker = await env.startWorker();
-    const run = async (content: string): Promise<number> => {
-      const workspace = await env.tempDirectory('large-ws');
-      const started = performance.now();
-      await env.runToEnd(worker, {
-        script: [
-          { tool_calls: [{ id: 'big', name: 'WriteFile', arguments: { path: 'big.txt', content } }], chunk_size: 4 },
-          { content: 'written' },
-        ],
-        workspace,
-        maxSteps: 2,
-        latencyMs: 0,
-        label: 'large-argument',
-      });
-      const ms = performance.now() - started;
-      if ((await readFile(path.join(workspace, 'big.txt'), 'utf8')) !== content) throw new Error('the file differs');
-      return ms;
-    };
-    const times = await compareTimes(
-      ['case'],
-      () => run(big),
-      () => run(fileContent(SMALL)),
-      { repetitions: 3, warmups: 1 },
-    );
-    return row(
-      '1 MB WriteFile end to end, 4-char deltas (vs 1 KB)',
-      times,
-      `${formatMs(times.ours)} from start to result`,
-    );
+    const stateDir = await env.tempDirectory('large-state');
+    const live = createFileLiveChannel({ stateDir, maxAttemptBytes: DEFAULT_MAX_MODEL_OUTPUT_BYTES });
+    env.onClose(() => live.close());
+    const worker = await env.startWorker({ live });
+    const rows: BenchRow[] = [];
+    for (const provider of ['openai', 'anthropic'] as const) {
+      for (const delta of END_TO_END_DELTAS) {
+        const run = async (content: string): Promise<number> => {
+          const workspace = await env.tempDirectory('large-ws');
+          const started = performance.now();
+          await env.runToEnd(worker, {
+            script: [
+              {
+                tool_calls: [{ id: 'big', name: 'WriteFile', arguments: { path: 'big.txt', content } }],
+                ...(delta.chars ? { chunk_size: delta.chars } : {}),
+              },
+              { content: 'written' },
+            ],
+            workspace,
+            maxSteps: 2,
+            latencyMs: 0,
+            label: 'large-argument',
+            provider,
+          });
+          const ms = performance.now() - started;
+          if ((await readFile(path.join(workspace, 'big.txt'), 'utf8')) !== content)
+            throw new Error('the file differs');
+          return ms;
+        };
+        const times = await compareTimes(
+          ['case'],
+          () => run(big),
+          () => run(fileContent(SMALL)),
+          repetitions,
+        );
+        rows.push(
+          row(
+            `1 MB WriteFile end to end, ${provider}, ${delta.label} (vs 1 KB)`,
+            times,
+            `${formatMs(times.ours)} from start to result`,
+          ),
+        );
+      }
+    }
+    return rows;
   } finally {
     await env.close();
   }
