@@ -46,8 +46,6 @@ export interface RunOptions {
   /** Called once per served turn with its number (1-based) and the time it was served. */
   onTurn?: (turn: number, at: number) => void;
   label: string;
-  /** The provider the run names (`openai` when omitted), served by the scripted model server in its dialect. */
-  provider?: 'openai' | 'anthropic';
 }
 
 /** A started run and its model server (which the caller closes). */
@@ -166,7 +164,7 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
         searchAttributes: true,
         toolTaskQueue: worker.toolTaskQueue,
         ...options.input,
-        selection: { provider: options.provider ?? 'openai', model: 'scripted-model', baseUrl: model.url },
+        selection: { provider: 'openai', model: 'scripted-model', baseUrl: model.url },
       };
       const handle = await worker.client.workflow.start(agentWorkflow, {
         workflowId: `bench-${options.label}-${randomBytes(4).toString('hex')}`,
