@@ -2,14 +2,13 @@
 // scales linearly shows a ratio near 1,000, a quadratic one far more), the stream against the SDK's own reader, and
 // whole runs on a real Temporal server, through the openai and the anthropic SDK, with the arguments streamed a token
 // at a time and in one delta.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { anthropicDialect } from '../src/providers/anthropic/scripted-dialect.js';
+import { chatDialect } from '../src/providers/openai-chat/scripted-dialect.js';
+import type { ScriptTurn } from '../src/scripted-model/script.js';
 import type { AgentInput } from '../src/core/state.js';
 import { agentWorkflow } from '../src/workflows/agent.js';
 import {
@@ -18,6 +17,7 @@ import {
   fileContent,
   layerDirectories,
   parseLayer,
+  renderedStream,
   sdkStreamLayer,
   startStreamServer,
   storeLayer,
@@ -120,24 +120,13 @@ const END_TO_END_DELTAS = [
   { chars: undefined, label: 'one delta' },
 ] as const;
 
-const scriptedServerMain = fileURLToPath(new URL('../src/scripted-model/main.ts', import.meta.url));
+const DIALECTS = { openai: chatDialect, anthropic: anthropicDialect } as const;
 
 /**
- * The scripted model server in a process of its own, as a provider is: rendering 260,000 events is the provider's
- * work, not the worker's, and must not share the worker's event loop.
- */
-async function startModelProcess(script: string): Promise<{ url: string; close(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', scriptedServerMain, '--script', script], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-  return { url: line.trim(), close: () => child.kill('SIGTERM') };
-}
-
-/**
- * Whole runs writing the megabyte through each provider's real SDK against the scripted server, at each delta size,
- * each against the same run writing 1 KB; live output is on, written to a state directory as the CLI's worker does.
- * The clock runs from the workflow's start to its result; the model server is up before it starts.
+ * Whole runs writing the megabyte through each provider's real SDK, at each delta size, each against the same run
+ * writing 1 KB; live output is on, written to a state directory as the CLI's worker does. The model's two answers are
+ * the scripted server's, in the provider's dialect, rendered before the clock starts: making 260,000 events is a
+ * provider's work, not the worker's. The clock runs from the workflow's start to its result.
  */
 async function endToEnd(
   big: string,
@@ -150,22 +139,20 @@ async function endToEnd(
     const live = createFileLiveChannel({ stateDir, maxAttemptBytes: DEFAULT_MAX_MODEL_OUTPUT_BYTES });
     env.onClose(() => live.close());
     const worker = await env.startWorker({ live });
-    const scripts = await env.tempDirectory('large-script');
     const rows: BenchRow[] = [];
     for (const provider of ['openai', 'anthropic'] as const) {
       for (const delta of END_TO_END_DELTAS) {
         const run = async (content: string): Promise<number> => {
           const workspace = await env.tempDirectory('large-ws');
-          const script = path.join(scripts, `${randomUUID()}.json`);
-          const turns = [
-            {
-              tool_calls: [{ id: 'big', name: 'WriteFile', arguments: { path: 'big.txt', content } }],
-              ...(delta.chars ? { chunk_size: delta.chars } : {}),
-            },
-            { content: 'written' },
-          ];
-          await writeFile(script, JSON.stringify(turns));
-          const model = await startModelProcess(script);
+          const answer: ScriptTurn = {
+            tool_calls: [{ id: 'big', name: 'WriteFile', arguments: { path: 'big.txt', content } }],
+            ...(delta.chars ? { chunk_size: delta.chars } : {}),
+          };
+          const dialect = DIALECTS[provider];
+          const model = await startStreamServer([
+            renderedStream(dialect, answer, 1),
+            renderedStream(dialect, { content: 'written' }, 2),
+          ]);
           try {
             const input: AgentInput = {
               task: BENCH_TASK,
@@ -189,7 +176,7 @@ async function endToEnd(
               throw new Error('the file differs');
             return ms;
           } finally {
-            model.close();
+            await model.close();
           }
         };
         const times = await compareTimes(
