@@ -19,7 +19,7 @@ import { hostileTurnArbitrary, toScriptTurn } from '../support/hostile-turns.js'
 function sampleTurns(count: number, seed: number) {
   return fc
     .sample(hostileTurnArbitrary({ maxCalls: 6 }), { numRuns: count * 2, seed })
-    .filter((turn) => turn.calls.every((call) => call.arguments.length < 20_000))
+    .filter((turn) => turn.calls.every((call) => call.arguments.length < 2_000))
     .slice(0, count);
 }
 
