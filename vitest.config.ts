@@ -4,10 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { globSync } from 'tinyglobby';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects, told apart by file name: `unit` needs nothing but Node (and rg for the Grep tests), `e2e` gets the
+// Three projects, told apart by file name: `unit` needs nothing but Node (and rg for the Grep tests), `e2e` gets the
 // shared Temporal dev server of the global setup, the built CLI and s3proxy. A test file is e2e when it is named
-// *.e2e.test.ts, or listed here because it cannot be renamed yet.
+// *.e2e.test.ts, or listed here because it cannot be renamed yet. `long` holds the pure tests too slow for the quick
+// loop (`npm run test:unit`): properties at full size, *.long.test.ts; `npm test` runs all three.
 const E2E_PATTERN = 'test/**/*.e2e.test.ts';
+const LONG_PATTERN = 'test/**/*.long.test.ts';
 const E2E_LISTED = ['test/cli/dev-server.test.ts'];
 
 // What only the e2e project provides: the shared server, the harness on it, the spawned CLI, s3proxy.
@@ -50,9 +52,19 @@ export default defineConfig({
           maxWorkers: '100%',
           sequence: { groupOrder: 0 },
           // The cluster tests have their own configuration (npm run test:cluster).
-          exclude: [...configDefaults.exclude, E2E_PATTERN, ...E2E_LISTED, 'test/cluster/**'],
+          exclude: [...configDefaults.exclude, E2E_PATTERN, LONG_PATTERN, ...E2E_LISTED, 'test/cluster/**'],
           // ripgrep for the Grep tests, fetched into the cache when it is not installed.
           globalSetup: ['./test/support/tools-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'long',
+          include: [LONG_PATTERN],
+          isolate: false,
+          maxWorkers: '100%',
+          sequence: { groupOrder: 0 },
         },
       },
       {

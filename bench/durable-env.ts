@@ -11,6 +11,7 @@ import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import type { AgentInput } from '../src/core/state.js';
+import type { LiveChannel } from '../src/live/live-channel.js';
 import type { AgentResult } from '../src/protocol/run-report.js';
 import { startScriptedModelServer } from '../src/scripted-model/server.js';
 import type { ScriptedModelServer, ScriptedModelServerOptions } from '../src/scripted-model/server.js';
@@ -67,8 +68,8 @@ export interface DurableEnv {
   tempDirectory(prefix: string): Promise<string>;
   /** Runs `closer` when the environment closes, before what was opened earlier. */
   onClose(closer: () => Promise<void>): void;
-  /** A worker as `durable-agent worker` makes one; `payloadSizeThreshold` as in AgentWorkerOptions. */
-  startWorker(options?: { payloadSizeThreshold?: number }): Promise<BenchWorker>;
+  /** A worker as `durable-agent worker` makes one; `payloadSizeThreshold` and `live` as in AgentWorkerOptions. */
+  startWorker(options?: { payloadSizeThreshold?: number; live?: LiveChannel }): Promise<BenchWorker>;
   startModel(options: Pick<RunOptions, 'script' | 'latencyMs' | 'onTurn'>): Promise<ScriptedModelServer>;
   startRun(worker: BenchWorker, options: RunOptions): Promise<StartedRun>;
   /** Starts a run, waits for it and checks it completed every step; returns its wall time from start to result. */

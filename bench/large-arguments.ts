@@ -1,15 +1,23 @@
 // A 1 MB WriteFile argument, layer by layer: each layer's time for 1 MB against the same layer for 1 KB (a layer that
 // scales linearly shows a ratio near 1,000, a quadratic one far more), the stream against the SDK's own reader, and
-// whole runs on a real Temporal server with the arguments streamed a token at a time.
-import { performance } from 'node:perf_hooks';
+// whole runs on a real Temporal server, through the openai and the anthropic SDK, with the arguments streamed a token
+// at a time and in one delta.
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { anthropicDialect } from '../src/providers/anthropic/scripted-dialect.js';
+import { chatDialect } from '../src/providers/openai-chat/scripted-dialect.js';
+import type { ScriptTurn } from '../src/scripted-model/script.js';
+import type { AgentInput } from '../src/core/state.js';
+import { agentWorkflow } from '../src/workflows/agent.js';
 import {
   MEGABYTE,
   executorLayer,
   fileContent,
   layerDirectories,
   parseLayer,
+  renderedStream,
   sdkStreamLayer,
   startStreamServer,
   storeLayer,
@@ -19,7 +27,9 @@ import {
   writeFileArguments,
   writeFileStream,
 } from '../test/support/large-argument-layers.js';
-import { startDurableEnv } from './durable-env.js';
+import { createFileLiveChannel } from '../src/live/file-channel.js';
+import { DEFAULT_MAX_MODEL_OUTPUT_BYTES } from '../src/providers/output-cap.js';
+import { BENCH_TASK, startDurableEnv } from './durable-env.js';
 import type { BenchRow } from './measure.js';
 import { compareTimes, formatMs } from './measure.js';
 
@@ -41,20 +51,25 @@ function row(
   };
 }
 
-/** Every layer's time for a 1 MB argument. */
-export async function benchLargeArguments(log: (line: string) => void): Promise<BenchRow[]> {
+/** Every layer's time for a 1 MB argument; `quick` measures each once, to check the code. */
+export async function benchLargeArguments(options: {
+  quick: boolean;
+  log: (line: string) => void;
+}): Promise<BenchRow[]> {
+  const { quick, log } = options;
+  const repeat = (repetitions: number, warmups: number) =>
+    quick ? { repetitions: 1, warmups: 0 } : { repetitions, warmups };
   const big = fileContent(MEGABYTE);
   const small = fileContent(SMALL);
   const bigArguments = writeFileArguments(big);
   const smallArguments = writeFileArguments(small);
   const rows: BenchRow[] = [];
-  const options = { repetitions: REPETITIONS, warmups: 2 };
   const perLayer = async (measurement: string, run: (text: string, size: 'big' | 'small') => unknown) => {
     const times = await compareTimes(
       ['case'],
       () => run(bigArguments.valid, 'big'),
       () => run(smallArguments.valid, 'small'),
-      options,
+      repeat(REPETITIONS, 2),
     );
     rows.push(row(`1 MB: ${measurement} (vs 1 KB)`, times, `${formatMs(times.ours)} for a megabyte`));
   };
@@ -65,10 +80,7 @@ export async function benchLargeArguments(log: (line: string) => void): Promise<
       ['case'],
       () => streamLayer(server.url),
       () => sdkStreamLayer(server.url),
-      {
-        repetitions: 3,
-        warmups: 1,
-      },
+      repeat(3, 1),
     );
     rows.push(
       row(
@@ -98,43 +110,91 @@ export async function benchLargeArguments(log: (line: string) => void): Promise<
   } finally {
     await directories.close();
   }
-  rows.push(await endToEnd(big, log));
+  rows.push(...(await endToEnd(big, log, repeat(3, 1))));
   return rows;
 }
 
-/** A whole run writing the megabyte, its arguments streamed 4 characters a delta, against the same run writing 1 KB. */
-async function endToEnd(big: string, log: (line: string) => void): Promise<BenchRow> {
+/** Delta sizes of the end-to-end rows: about a token, as models stream; the whole arguments in one delta. */
+const END_TO_END_DELTAS = [
+  { chars: 4, label: '4-char deltas' },
+  { chars: undefined, label: 'one delta' },
+] as const;
+
+const DIALECTS = { openai: chatDialect, anthropic: anthropicDialect } as const;
+
+/**
+ * Whole runs writing the megabyte through each provider's real SDK, at each delta size, each against the same run
+ * writing 1 KB; live output is on, written to a state directory as the CLI's worker does. The model's two answers are
+ * the scripted server's, in the provider's dialect, rendered before the clock starts: making 260,000 events is a
+ * provider's work, not the worker's. The clock runs from the workflow's start to its result.
+ */
+async function endToEnd(
+  big: string,
+  log: (line: string) => void,
+  repetitions: { repetitions: number; warmups: number },
+): Promise<BenchRow[]> {
   const env = await startDurableEnv(log);
   try {
-    const worker = await env.startWorker();
-    const run = async (content: string): Promise<number> => {
-      const workspace = await env.tempDirectory('large-ws');
-      const started = performance.now();
-      await env.runToEnd(worker, {
-        script: [
-          { tool_calls: [{ id: 'big', name: 'WriteFile', arguments: { path: 'big.txt', content } }], chunk_size: 4 },
-          { content: 'written' },
-        ],
-        workspace,
-        maxSteps: 2,
-        latencyMs: 0,
-        label: 'large-argument',
-      });
-      const ms = performance.now() - started;
-      if ((await readFile(path.join(workspace, 'big.txt'), 'utf8')) !== content) throw new Error('the file differs');
-      return ms;
-    };
-    const times = await compareTimes(
-      ['case'],
-      () => run(big),
-      () => run(fileContent(SMALL)),
-      { repetitions: 3, warmups: 1 },
-    );
-    return row(
-      '1 MB WriteFile end to end, 4-char deltas (vs 1 KB)',
-      times,
-      `${formatMs(times.ours)} from start to result`,
-    );
+    const stateDir = await env.tempDirectory('large-state');
+    const live = createFileLiveChannel({ stateDir, maxAttemptBytes: DEFAULT_MAX_MODEL_OUTPUT_BYTES });
+    env.onClose(() => live.close());
+    const worker = await env.startWorker({ live });
+    const rows: BenchRow[] = [];
+    for (const provider of ['openai', 'anthropic'] as const) {
+      for (const delta of END_TO_END_DELTAS) {
+        const run = async (content: string): Promise<number> => {
+          const workspace = await env.tempDirectory('large-ws');
+          const answer: ScriptTurn = {
+            tool_calls: [{ id: 'big', name: 'WriteFile', arguments: { path: 'big.txt', content } }],
+            ...(delta.chars ? { chunk_size: delta.chars } : {}),
+          };
+          const dialect = DIALECTS[provider];
+          const model = await startStreamServer([
+            renderedStream(dialect, answer, 1),
+            renderedStream(dialect, { content: 'written' }, 2),
+          ]);
+          try {
+            const input: AgentInput = {
+              task: BENCH_TASK,
+              workspace,
+              maxSteps: 2,
+              mode: 'default',
+              askPolicy: 'deny',
+              searchAttributes: true,
+              toolTaskQueue: worker.toolTaskQueue,
+              selection: { provider, model: 'scripted-model', baseUrl: model.url },
+            };
+            const started = performance.now();
+            const result = await worker.client.workflow.execute(agentWorkflow, {
+              workflowId: `bench-large-argument-${randomUUID()}`,
+              taskQueue: worker.taskQueue,
+              args: [input],
+            });
+            const ms = performance.now() - started;
+            if (result.status !== 'completed') throw new Error(`the run ended ${result.status}: ${result.error ?? ''}`);
+            if ((await readFile(path.join(workspace, 'big.txt'), 'utf8')) !== content)
+              throw new Error('the file differs');
+            return ms;
+          } finally {
+            await model.close();
+          }
+        };
+        const times = await compareTimes(
+          ['case'],
+          () => run(big),
+          () => run(fileContent(SMALL)),
+          repetitions,
+        );
+        rows.push(
+          row(
+            `1 MB WriteFile end to end, ${provider}, ${delta.label} (vs 1 KB)`,
+            times,
+            `${formatMs(times.ours)} from the workflow's start to its result`,
+          ),
+        );
+      }
+    }
+    return rows;
   } finally {
     await env.close();
   }

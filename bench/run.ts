@@ -68,7 +68,7 @@ async function main(): Promise<number> {
     {
       id: 'large-arguments',
       name: 'A 1 MB argument, layer by layer',
-      run: () => benchLargeArguments((line) => process.stderr.write(`[temporal] ${line}\n`)),
+      run: () => benchLargeArguments({ quick, log: (line) => process.stderr.write(`[temporal] ${line}\n`) }),
     },
     { id: 'grep-tool', name: 'Grep tool', run: () => benchGrepTool(root, 'src/ copy', GREP_REPETITIONS) },
     { id: 'grep-engines', name: 'Grep engines', run: () => benchGrepEngines(root, 'src/ copy', GREP_REPETITIONS) },

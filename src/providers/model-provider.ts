@@ -9,6 +9,7 @@ import { toToolSchema } from '../tools/schema-export.js';
 
 /** How far a streamed answer has got; small enough for heartbeat details. */
 export interface StreamProgress {
+  /** Stream events received so far. */
   chunks: number;
   contentChars: number;
   toolCalls: number;

@@ -4,17 +4,40 @@
 // through three async generators: for a megabyte of tool arguments streamed a token at a time (some 300,000 events,
 // arriving in large reads from a fast local server) that is seconds of work before the assembler sees anything.
 // The SDK still makes the request (auth, base URL, HTTP errors); only the body is read here, with its semantics:
-// `[DONE]` ends the stream, an event carrying `error` is thrown as the SDK's APIError.
+// `[DONE]` ends the stream, an event carrying `error` is thrown as the SDK's APIError. The Anthropic adapter reads its
+// stream here too, with its own errors and its `ping`s passed over.
 import { APIError } from 'openai';
 import type { OutputMeter } from './output-cap.js';
 import type { StreamChunk } from './openai-chat/stream-assembler.js';
+import { chatDeltaRule } from './openai-chat/stream-assembler.js';
+import type { MergeRule } from './delta-runs.js';
+import { DeltaRunReader } from './delta-runs.js';
 
 // An event ends at a blank line; servers may use any of the three line endings.
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
 
 /** The chunks of a streamed chat completion, in batches: all the events one network read completed. */
 export function readChatChunks(response: Response, meter?: OutputMeter): AsyncGenerator<StreamChunk[]> {
-  return readEventData<StreamChunk>(response, meter);
+  return readEventData<StreamChunk>(response, meter, { merge: chatDeltaRule });
+}
+
+/** How readEventData reads a stream beyond its events' data. */
+export interface EventStreamOptions<T> {
+  /** Runs of events this rule allows are read as one event (delta-runs.ts). */
+  merge?: MergeRule<T>;
+  /** The error an event stands for, thrown when it arrives: openaiStreamError unless said otherwise. */
+  errorOf?: (data: unknown, name: string | undefined, headers: Headers) => Error | undefined;
+  /** Events to pass over by their name (an Anthropic `ping`); none by default. */
+  skip?: (name: string | undefined) => boolean;
+}
+
+/** OpenAI's: an event named `error`, or one whose data carries `error`, as the openai SDK's APIError. */
+export function openaiStreamError(data: unknown, name: string | undefined, headers: Headers): Error | undefined {
+  const parsed = data as { error?: object; message?: string } | null;
+  // A Responses `error` event carries its code and message at the top level, not under `error`.
+  if (name === 'error') return new APIError(undefined, parsed?.error ?? parsed ?? undefined, parsed?.message, headers);
+  if (parsed && parsed.error) return new APIError(undefined, parsed.error, undefined, headers);
+  return undefined;
 }
 
 /**
@@ -22,11 +45,23 @@ export function readChatChunks(response: Response, meter?: OutputMeter): AsyncGe
  * event still being received must fit the turn's cap too: one event that never ends is stopped like a turn that
  * never ends (the assembler meters the content of the events it takes).
  */
-export async function* readEventData<T>(response: Response, meter?: OutputMeter): AsyncGenerator<T[]> {
+export async function* readEventData<T>(
+  response: Response,
+  meter?: OutputMeter,
+  options: EventStreamOptions<T> = {},
+): AsyncGenerator<T[]> {
   if (!response.body) throw new Error('The streamed response has no body.');
   // Node's fetch gives a web ReadableStream of bytes; the DOM lib's typings are not loaded here.
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
+  const errorOf = options.errorOf ?? openaiStreamError;
+  const parse = (text: string, name: string | undefined): T => {
+    const parsed = JSON.parse(text) as T;
+    const error = errorOf(parsed, name, response.headers);
+    if (error) throw error;
+    return parsed;
+  };
+  const runs = options.merge ? new DeltaRunReader<T>(options.merge, parse) : undefined;
   let buffered = '';
   // Where the search for the next blank line resumes: text before it was searched already (a long event comes in
   // many reads, and is searched once).
@@ -40,17 +75,20 @@ export async function* readEventData<T>(response: Response, meter?: OutputMeter)
       buffered = rest;
       meter?.checkPending(buffered.length);
       searchFrom = Math.max(0, rest.length - 3);
-      const chunks: T[] = [];
+      const data: EventData[] = [];
+      let ended = false;
       for (const event of events) {
-        const chunk = toData<T>(event, response.headers);
-        if (chunk === 'done') {
-          if (chunks.length > 0) yield chunks;
-          return;
+        const one = toData(event);
+        if (one === undefined || options.skip?.(one.name)) continue;
+        if (one.data.startsWith('[DONE]')) {
+          ended = true;
+          break;
         }
-        if (chunk) chunks.push(chunk);
+        data.push(one);
       }
+      const chunks = runs ? runs.read(data) : data.map((one) => parse(one.data, one.name));
       if (chunks.length > 0) yield chunks;
-      if (done) return;
+      if (done || ended) return;
     }
   } finally {
     // A consumer that stops early (or an error) must not leave the connection open.
@@ -70,11 +108,16 @@ function takeEvents(text: string, from: number): { events: string[]; rest: strin
   return { events, rest: text.slice(start) };
 }
 
-/** One event's data; `done` for the end marker; undefined for comments and events without data. */
-function toData<T>(event: string, headers: Headers): T | 'done' | undefined {
+interface EventData {
+  data: string;
+  name: string | undefined;
+}
+
+/** One event's data and name; undefined for comments and events without data. */
+function toData(event: string): EventData | undefined {
   // Nearly every event is one `data:` line: it needs no splitting.
   if (event.startsWith('data: ') && event.indexOf('\n') === -1 && event.indexOf('\r') === -1)
-    return parseData<T>(event.slice(6), undefined, headers);
+    return { data: event.slice(6), name: undefined };
   let name: string | undefined;
   const data: string[] = [];
   for (const line of event.split(/\r\n|\n|\r/)) {
@@ -82,14 +125,5 @@ function toData<T>(event: string, headers: Headers): T | 'done' | undefined {
     else if (line.startsWith('event:')) name = line.slice(6).trim();
   }
   if (data.length === 0) return undefined;
-  return parseData<T>(data.join('\n'), name, headers);
-}
-
-function parseData<T>(text: string, name: string | undefined, headers: Headers): T | 'done' {
-  if (text.startsWith('[DONE]')) return 'done';
-  const parsed = JSON.parse(text) as T & { error?: object; message?: string };
-  // A Responses `error` event carries its code and message at the top level, not under `error`.
-  if (name === 'error') throw new APIError(undefined, parsed.error ?? parsed, parsed.message, headers);
-  if (parsed && parsed.error) throw new APIError(undefined, parsed.error, undefined, headers);
-  return parsed;
+  return { data: data.join('\n'), name };
 }

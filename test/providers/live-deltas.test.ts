@@ -20,6 +20,8 @@ const turn: ScriptTurn = {
   thinking: { text: 'The file will say.', signature: 'sig' },
   tool_calls: [{ id: 'call_1', name: 'ReadFile', arguments: { path: 'notes.txt' } }],
   chunk_size: 4,
+  // Arriving over time, as a model's answer does: what arrives in one read is reported as one piece.
+  chunk_delay_ms: 2,
 };
 
 /** The deltas of one answer, joined per kind: what a watcher would have shown. */

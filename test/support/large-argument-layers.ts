@@ -15,7 +15,9 @@ import { fixArguments, parseArguments } from '../../src/core/arguments/index.js'
 import type { ModelTurn } from '../../src/protocol/model.js';
 import { initialState } from '../../src/core/state.js';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat/adapter.js';
+import type { ScriptedDialect } from '../../src/scripted-model/dialect.js';
 import { renderChunks } from '../../src/scripted-model/script.js';
+import type { ScriptTurn } from '../../src/scripted-model/script.js';
 import { StreamAssembler } from '../../src/providers/openai-chat/stream-assembler.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import type { ToolContract } from '../../src/tools/define-tool.js';
@@ -52,12 +54,34 @@ export function writeFileStream(content: string, deltaChars = TOKEN_CHARS): stri
   return `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`;
 }
 
-/** A local endpoint that answers every chat completion with the same prepared SSE body. */
-export async function startStreamServer(body: string): Promise<{ url: string; close(): Promise<void> }> {
-  const bytes = Buffer.from(body, 'utf8');
+/**
+ * The SSE body of `turn` as `dialect` streams it, rendered as the scripted server renders it (its events, then its
+ * end line).
+ */
+export function renderedStream(dialect: ScriptedDialect, turn: ScriptTurn, turnNumber: number): string {
+  const events = dialect.renderEvents(turn, {
+    turnNumber,
+    model: 'scripted-model',
+    created: 0,
+    promptChars: 0,
+    includeUsage: true,
+  });
+  const lines = events.map(({ event, data }) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+  return `${lines.join('')}${dialect.done ?? ''}`;
+}
+
+/**
+ * A local endpoint that answers every request with the same prepared SSE body, or, given several, the first request
+ * with the first and so on (the last one again after that): a provider whose streams cost this process nothing to
+ * make, sent as fast as the socket takes them.
+ */
+export async function startStreamServer(body: string | string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const bodies = (Array.isArray(body) ? body : [body]).map((text) => Buffer.from(text, 'utf8'));
+  let served = 0;
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
+      const bytes = bodies[Math.min(served++, bodies.length - 1)]!;
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.end(bytes);
     });

@@ -59,7 +59,7 @@ describe('hostile model output in real runs', () => {
     });
     try {
       expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'written' });
-      // 4-character deltas (300,000 events) are held to their bound in test/core/step/large-arguments.test.ts.
+      // 4-character deltas (260,000 events) through both SDKs: test/workflows/large-argument.e2e.test.ts.
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(await readFile(join(workspace, 'big.txt'), 'utf8')).toBe(content);
     } finally {

@@ -1,10 +1,14 @@
 // Node: the Anthropic Messages adapter (`--provider anthropic`), streaming, through the official SDK.
-import Anthropic, { APIUserAbortError } from '@anthropic-ai/sdk';
+import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelTurn } from '../../protocol/model.js';
 import { maxTokensFor, toAnthropicRequest } from './anthropic-request.js';
-import { AnthropicStreamAssembler } from './anthropic-stream.js';
+import { AnthropicStreamAssembler, anthropicDeltaRule } from './anthropic-stream.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
-import { OutputMeter, capEventSize, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { eventsIn } from '../delta-runs.js';
+import type { EventStreamOptions } from '../sse-reader.js';
+import { readEventData } from '../sse-reader.js';
 import type { ProviderFactory } from '../setup.js';
 import { PLACEHOLDER_API_KEY, configurationError, nonEmpty } from '../setup.js';
 
@@ -36,8 +40,7 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
     authToken: null,
     baseURL: anthropicBaseURL(options.baseURL ?? ANTHROPIC_API_ORIGIN),
     maxRetries: 0,
-    // The SDK reads the stream itself: one event that never ends is stopped before it reaches the SDK's buffer.
-    fetch: capEventSize(options.fetch ?? globalThis.fetch, maxOutputBytes),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     name: 'anthropic',
@@ -61,17 +64,40 @@ async function completeStreaming(
     model,
     maxTokens: maxTokens ?? maxTokensFor(model),
   });
-  const stream = await client.messages.create(body, { signal: request.signal });
-  const assembler = new AnthropicStreamAssembler(model, new OutputMeter(maxOutputBytes), request.onDelta);
-  // Past the cap the assembler throws; leaving the loop makes the SDK abort the request.
-  for await (const event of stream) {
-    assembler.push(event);
-    request.onProgress?.(assembler.progress());
+  // The SDK makes the request and maps HTTP errors; the events are read by readEventData, in linear time, with runs of
+  // deltas read as one (the SDK's reader takes each of a megabyte's 260,000 events through its own generators).
+  const response = await client.messages.create(body, { signal: request.signal }).asResponse();
+  const meter = new OutputMeter(maxOutputBytes);
+  const assembler = new AnthropicStreamAssembler(model, meter, request.onDelta);
+  try {
+    // Past the cap the assembler throws; leaving the loop cancels the body's reader, which closes the request.
+    for await (const events of readEventData(response, meter, ANTHROPIC_EVENTS)) {
+      for (const event of events) assembler.push(event, eventsIn(event));
+      request.onProgress?.(assembler.progress());
+    }
+  } catch (error) {
+    // An aborted call must not look like an answer cut short, nor like a broken connection.
+    if (request.signal?.aborted) throw new APIUserAbortError();
+    throw error;
   }
-  // The SDK ends an aborted stream quietly: an aborted call must not look like an answer cut short.
   if (request.signal?.aborted) throw new APIUserAbortError();
   return assembler.finish();
 }
+
+/**
+ * The Messages stream as the SDK reads it: `ping`s and events without a name are passed over, an `error` event is the
+ * SDK's APIError with the error's type (an overload mid-stream is retried like a 529).
+ */
+const ANTHROPIC_EVENTS: EventStreamOptions<RawMessageStreamEvent> = {
+  merge: anthropicDeltaRule,
+  skip: (name) => name === undefined || name === 'ping',
+  errorOf: (data, name, headers) => {
+    if (name !== 'error') return undefined;
+    const body = data as { error?: { type?: string } } | null;
+    const type = body?.error?.type as ConstructorParameters<typeof APIError>[4];
+    return new APIError(undefined, body ?? undefined, undefined, headers, type);
+  },
+};
 
 /** The SDK adds `/v1/messages` itself, so a base URL given as `…/v1` (as OpenAI-style ones are) loses that suffix. */
 export function anthropicBaseURL(url: string): string {

@@ -6,6 +6,7 @@ import type { StreamProgress } from '../model-provider.js';
 import { OutputMeter } from '../output-cap.js';
 import type { LiveDelta } from '../../live/live-event.js';
 import { isWholeJsonObject } from '../openai-chat/stream-assembler.js';
+import type { MergeRule } from '../delta-runs.js';
 
 /** One content block as it is being received, by its stream index. */
 type PendingBlock =
@@ -58,8 +59,9 @@ export class AnthropicStreamAssembler {
     private readonly onDelta?: (delta: LiveDelta) => void,
   ) {}
 
-  push(event: RawMessageStreamEvent): void {
-    this.eventCount += 1;
+  /** Adds one event (read from `events` stream events: a merged run of deltas counts as all of them). */
+  push(event: RawMessageStreamEvent, events = 1): void {
+    this.eventCount += events;
     switch (event.type) {
       case 'message_start':
         this.model = event.message.model || undefined;
@@ -185,6 +187,34 @@ export class AnthropicStreamAssembler {
     };
   }
 }
+
+type BlockDelta = Extract<RawMessageStreamEvent, { type: 'content_block_delta' }>['delta'];
+
+// The string each delta kind appends to its block.
+const DELTA_KEYS: Partial<Record<BlockDelta['type'], string>> = {
+  text_delta: 'text',
+  input_json_delta: 'partial_json',
+  thinking_delta: 'thinking',
+  signature_delta: 'signature',
+};
+
+/**
+ * Runs of content_block_delta events that differ only in their string (same block, same kind) are one event with the
+ * strings joined: the assembler appends each to its block, so joined once they come out the same.
+ */
+export const anthropicDeltaRule: MergeRule<RawMessageStreamEvent> = {
+  fieldOf(event) {
+    if (event.type !== 'content_block_delta') return undefined;
+    const key = DELTA_KEYS[event.delta.type];
+    const text = key ? (event.delta as unknown as Record<string, unknown>)[key] : undefined;
+    return key && typeof text === 'string' ? { key, text } : undefined;
+  },
+  withField(event, text) {
+    if (event.type !== 'content_block_delta') return event;
+    const key = DELTA_KEYS[event.delta.type]!;
+    return { ...event, delta: { ...event.delta, [key]: text } as BlockDelta };
+  },
+};
 
 function pendingBlock(block: Extract<RawMessageStreamEvent, { type: 'content_block_start' }>['content_block']) {
   switch (block.type) {

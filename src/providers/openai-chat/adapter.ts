@@ -15,6 +15,7 @@ import { openAIEndpoint } from '../openai-endpoint.js';
 import type { ProviderFactory } from '../setup.js';
 import { configurationError, nonEmpty } from '../setup.js';
 import { readChatChunks } from '../sse-reader.js';
+import { eventsIn } from '../delta-runs.js';
 import { StreamAssembler } from './stream-assembler.js';
 
 /** Options of `createOpenAIChatProvider`. The key comes from the worker's environment, never from a workflow input. */
@@ -95,7 +96,7 @@ async function completeStreaming(
   try {
     // Past the cap the assembler throws; leaving the loop cancels the body's reader, which closes the request.
     for await (const chunks of readChatChunks(response, meter)) {
-      for (const chunk of chunks) assembler.push(chunk);
+      for (const chunk of chunks) assembler.push(chunk, eventsIn(chunk));
       request.onProgress?.(assembler.progress());
     }
   } catch (error) {

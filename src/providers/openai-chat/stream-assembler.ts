@@ -3,6 +3,7 @@ import type { FinishReason, ModelTurn, RawToolCall, Usage } from '../../protocol
 import type { StreamProgress } from '../model-provider.js';
 import { OutputMeter } from '../output-cap.js';
 import type { LiveDelta } from '../../live/live-event.js';
+import type { MergeRule } from '../delta-runs.js';
 
 /** One tool-call delta as compatible servers actually send it: every field optional, `index` sometimes missing. */
 export interface StreamToolCallDelta {
@@ -63,9 +64,9 @@ export class StreamAssembler {
     private readonly onDelta?: (delta: LiveDelta) => void,
   ) {}
 
-  /** Adds one chunk. Only choice 0 is read: the provider never asks for more than one. */
-  push(chunk: StreamChunk): void {
-    this.chunkCount += 1;
+  /** Adds one chunk (read from `events` stream events). Only choice 0 is read: the provider never asks for more. */
+  push(chunk: StreamChunk, events = 1): void {
+    this.chunkCount += events;
     if (chunk.model) this.model ??= chunk.model;
     if (chunk.usage) this.usage = toUsage(chunk.usage);
     for (const choice of chunk.choices ?? []) {
@@ -171,6 +172,35 @@ export class StreamAssembler {
     return call;
   }
 }
+
+/**
+ * Runs of chunks that differ only in their text, or only in one tool call's arguments, are one chunk with the texts
+ * joined: a chunk of exactly one choice whose delta is text alone, or one numbered tool call with string arguments and
+ * no text or refusal. The assembler appends text as it comes; it finds the same call for each such delta (by its
+ * number; an id, when given, the same), replaces its id and name with the same ones and appends the arguments: joined
+ * once, they come out the same.
+ */
+export const chatDeltaRule: MergeRule<StreamChunk> = {
+  fieldOf(chunk) {
+    const choice = chunk.choices?.length === 1 ? chunk.choices[0] : undefined;
+    const delta = choice?.delta;
+    if (!delta || delta.refusal) return undefined;
+    if (typeof delta.content === 'string')
+      return delta.tool_calls ? undefined : { key: 'content', text: delta.content };
+    const call = delta.tool_calls?.length === 1 ? delta.tool_calls[0] : undefined;
+    const text = call?.function?.arguments;
+    return typeof call?.index === 'number' && typeof text === 'string' ? { key: 'arguments', text } : undefined;
+  },
+  withField(chunk, text) {
+    const choice = chunk.choices![0]!;
+    const delta = choice.delta!;
+    if (typeof delta.content === 'string')
+      return { ...chunk, choices: [{ ...choice, delta: { ...delta, content: text } }] };
+    const call = delta.tool_calls![0]!;
+    const tool_calls = [{ ...call, function: { ...call.function, arguments: text } }];
+    return { ...chunk, choices: [{ ...choice, delta: { ...delta, tool_calls } }] };
+  },
+};
 
 /** Assembles a whole recorded stream at once. */
 export function assembleStream(chunks: Iterable<StreamChunk>, fallbackModel: string): ModelTurn {
