@@ -19,8 +19,6 @@ paired runs (for byte counts: of single steps), the noise around the median.
 export const REPORT_HEADINGS: Readonly<Record<string, string>> = {
   'cli-latency': '## CLI',
   'cli-path': `
-### durable-agent run as users meet it
-
 The compiled CLI in a fresh process against the embedded server (SQLite) and its background worker, as a user runs
 it. *Workflow started* is the server's WorkflowExecutionStarted event time minus the moment the bench spawned the
 process (same machine, same clock); *exit* is when the process ended. The baselines start the same workflow with the
