@@ -175,9 +175,14 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
         : await connect(config, { needWorker: true, offerToWorker });
     const handle =
       fastRunId !== undefined
-        ? Object.assign(connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId, fastRunId), {
-            firstExecutionRunId: fastRunId,
-          })
+        ? // The handle `start` returns: no run id, so queries reach the run a continue-as-new hands over to, and
+          // the result is followed from the first run.
+          Object.assign(
+            connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId, undefined, {
+              firstExecutionRunId: fastRunId,
+            }),
+            { firstExecutionRunId: fastRunId },
+          )
         : await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
             workflowId,
             taskQueue: connected.taskQueue,
