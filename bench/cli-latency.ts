@@ -3,22 +3,12 @@
 // commands on the same server. A bare Node script on @temporalio/client (import, connect, describe) shows the part of
 // the time any Node CLI on the SDK pays before its own code runs; `status` and `list` read the embedded server's HTTP
 // API instead, so they do not pay it.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
-import { findTemporalBinary } from '../src/host/temporal-binary.js';
-import { buildCliIfStale } from '../test/support/cli-build.js';
-import { findFreePorts } from '../test/support/temporal-server.js';
+import { withCliEnv } from './cli-env.js';
 import type { BenchRow } from './measure.js';
 import { compareTimes, formatMs, formatRatio } from './measure.js';
 
 /** The answer time the CLI aims at for `status` and `list` on this kind of machine. */
 const TARGET_MS = 300;
-
-const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(repositoryRoot, 'bin', 'durable-agent.js');
 
 // What a Node CLI on @temporalio/client cannot avoid: loading the SDK, one connection, one describe.
 const SDK_FLOOR = `
@@ -39,47 +29,9 @@ interface Command {
 /** Median wall times of each command against its Temporal CLI counterpart, and of the SDK floor against `describe`. */
 export async function benchCliLatency(options: { quick: boolean; log: (line: string) => void }): Promise<BenchRow[]> {
   const repetitions = options.quick ? 3 : 11;
-  // The bench measures what users run: the compiled CLI, built from these sources.
-  await buildCliIfStale(options.log);
-  const state = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-bench-cli-'));
-  const [port, uiPort, codecPort] = (await findFreePorts(3)) as [number, number, number];
-  const address = `127.0.0.1:${port}`;
-  // The embedded server of its own state directory and ports; the scripted model (no API key) for the demo run.
-  const { OPENAI_API_KEY: _key, TEMPORAL_ADDRESS: _address, ...inherited } = process.env;
-  const env = {
-    ...inherited,
-    DURABLE_AGENT_STATE_DIR: state,
-    DURABLE_AGENT_DEV_PORT: String(port),
-    DURABLE_AGENT_DEV_UI_PORT: String(uiPort),
-    DURABLE_AGENT_DEV_CODEC_PORT: String(codecPort),
-    NO_COLOR: '1',
-  };
-  const cli = (args: string[]) =>
-    execa(process.execPath, [bin, ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
-  const checked = async (args: string[]) => {
-    const result = await cli(args);
-    // A source changed since the build makes the bin run the sources through tsx (and say so): not what is measured here.
-    if (result.exitCode !== 0 || result.stderr.includes('running the TypeScript sources'))
-      throw new Error(`durable-agent ${args.join(' ')} (exit ${result.exitCode}): ${result.stderr || result.stdout}`);
-    return result;
-  };
-  try {
-    await checked(['dev-server']);
+  return await withCliEnv(options.log, async ({ address, temporal, cli: checked, run }) => {
     const demo = await checked(['demo', '--json']);
     const { workflowId } = JSON.parse(demo.stdout.trim().split('\n').at(-1)!) as { workflowId: string };
-    const temporal = (await findTemporalBinary({ build: true, log: options.log })).path;
-    const run = async (file: string, args: string[], extraEnv: Record<string, string> = {}) => {
-      const result = await execa(file, args, {
-        cwd: repositoryRoot,
-        env: { ...env, ...extraEnv },
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-      });
-      if (result.exitCode !== 0)
-        throw new Error(`${file} ${args.join(' ')} (exit ${result.exitCode}): ${result.stderr}`);
-      return result;
-    };
     const describe = ['workflow', 'describe', '--address', address, '--workflow-id', workflowId];
     const list = [
       'workflow',
@@ -150,8 +102,5 @@ export async function benchCliLatency(options: { quick: boolean; log: (line: str
         `root of the whole Temporal API), one connection and one call; ${floor.ours <= TARGET_MS ? 'within' : 'alone over'} the ${target} target.`,
     });
     return rows;
-  } finally {
-    await cli(['dev-server', '--stop']).catch(() => undefined);
-    await rm(state, { recursive: true, force: true });
-  }
+  });
 }

@@ -18,6 +18,13 @@ paired runs (for byte counts: of single steps), the noise around the median.
 /** Text placed before the first block of the section it is keyed by. */
 export const REPORT_HEADINGS: Readonly<Record<string, string>> = {
   'cli-latency': '## CLI',
+  'cli-path': `
+The compiled CLI in a fresh process against the embedded server (SQLite) and its background worker, as a user runs
+it. *Workflow started* is the server's WorkflowExecutionStarted event time minus the moment the bench spawned the
+process (same machine, same clock); *exit* is when the process ended. The baselines start the same workflow with the
+same signed input through the Temporal CLI. The 30-step rows run \`durable-agent run\` from spawn to exit (start-up,
+following and exit included) against the in-process floor making the same model calls to the same scripted server.
+`,
   'live-output': `
 ## Live output
 

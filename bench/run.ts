@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchArguments } from './arguments.js';
 import { benchCliLatency } from './cli-latency.js';
+import { benchCliPath } from './cli-path.js';
 import { benchLargeArguments } from './large-arguments.js';
 import { benchLiveOutput } from './live-output.js';
 import { durableSections } from './durable-runs.js';
@@ -56,6 +57,11 @@ async function main(): Promise<number> {
       id: 'cli-latency',
       name: 'CLI latency',
       run: () => benchCliLatency({ quick, log: (line) => process.stderr.write(`[cli] ${line}\n`) }),
+    },
+    {
+      id: 'cli-path',
+      name: 'durable-agent run as users meet it',
+      run: () => benchCliPath({ quick, log: (line) => process.stderr.write(`[cli] ${line}\n`) }),
     },
     {
       id: 'live-output',

@@ -1,6 +1,5 @@
 // Node: the CLI's one connection to Temporal: TEMPORAL_ADDRESS, or the embedded dev server (started or reused, with
 // its background worker and the Web UI's codec endpoint), opened once per command.
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
@@ -9,11 +8,11 @@ import { CommandFailure } from './exit-codes.js';
 import type { DevServerInfo, DevWorkerSupervision } from '../dev-server/index.js';
 import { visibleLines } from '../core/terminal-text.js';
 import { color, log } from './output.js';
-import { uiOrigins } from '../dev-server/ui-origins.js';
-import { ENV_OFFER_VARIABLE } from '../dev-server/worker-environment.js';
-import { commaList } from '../core/comma-list.js';
+import { codecProcessCommand, workerProcessCommand } from './worker-command.js';
+import { withEnvOffer } from '../dev-server/worker-environment.js';
 
 export { runUrl } from './run-url.js';
+export { codecProcessCommand, workerProcessCommand } from './worker-command.js';
 
 /** A client plus what the CLI prints about where it is connected. */
 export interface Connected {
@@ -31,20 +30,6 @@ export interface Connected {
    */
   keepWorkerAlive(): void;
   close(): Promise<void>;
-}
-
-const binPath = fileURLToPath(new URL('../../bin/durable-agent.js', import.meta.url));
-
-/** The command line that starts a worker process of this installation. */
-export function workerProcessCommand(): string[] {
-  return [process.execPath, binPath, 'worker'];
-}
-
-/** The command line that starts the embedded Web UI's codec endpoint, allowing the UI's origins. */
-export function codecProcessCommand(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>): string[] {
-  const url = new URL(server.codecUrl);
-  const origins = uiOrigins(server.uiUrl).flatMap((origin) => ['--cors-origin', origin]);
-  return [process.execPath, binPath, 'codec-server', '--host', url.hostname, '--port', url.port, ...origins];
 }
 
 /** Starts the embedded Web UI's codec endpoint; when it cannot start, the UI only loses readable payloads, so it warns. */
@@ -78,42 +63,44 @@ export interface ConnectOptions {
   offerToWorker?: readonly string[];
 }
 
+/** A Connected over `connection`; `supervise` keeps the embedded worker alive while a command waits on a run. */
+function connectedOf(
+  config: Config,
+  connection: Connection,
+  where: Pick<Connected, 'uiUrl' | 'embedded' | 'hasSearchAttributes'>,
+  supervise?: () => DevWorkerSupervision,
+): Connected {
+  // Payloads over the External Storage threshold are in the store the workers write to; the client reads them there.
+  const dataConverter = dataConverterFromEnv(cliStore(), process.env);
+  let supervision: DevWorkerSupervision | undefined;
+  return {
+    client: new Client({ connection, namespace: config.namespace, dataConverter }),
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    ...where,
+    keepWorkerAlive: () => {
+      supervision ??= supervise?.();
+    },
+    close: async () => {
+      await supervision?.stop();
+      await connection.close();
+    },
+  };
+}
+
+function askOnce(config: Config, connection: Connection): () => Promise<boolean> {
+  let answer: Promise<boolean> | undefined;
+  return () =>
+    (answer ??= import('../dev-server/index.js').then(({ hasAgentSearchAttributes }) =>
+      hasAgentSearchAttributes(connection, config.namespace),
+    ));
+}
+
 /**
  * Connects to TEMPORAL_ADDRESS when set; otherwise starts (or reuses) the embedded dev server, its background worker and
  * the Web UI's codec endpoint, so detached runs and runs waiting for approval go on after the CLI exits.
  */
 export async function connect(config: Config, options: ConnectOptions): Promise<Connected> {
-  // Payloads over the External Storage threshold are in the store the workers write to; the client reads them there.
-  const dataConverter = dataConverterFromEnv(cliStore(), process.env);
-  const connected = (
-    connection: Connection,
-    where: Pick<Connected, 'uiUrl' | 'embedded' | 'hasSearchAttributes'>,
-    supervise?: () => DevWorkerSupervision,
-  ): Connected => {
-    let supervision: DevWorkerSupervision | undefined;
-    return {
-      client: new Client({ connection, namespace: config.namespace, dataConverter }),
-      namespace: config.namespace,
-      taskQueue: config.taskQueue,
-      ...where,
-      keepWorkerAlive: () => {
-        supervision ??= supervise?.();
-      },
-      close: async () => {
-        await supervision?.stop();
-        await connection.close();
-      },
-    };
-  };
-
-  const askOnce = (connection: Connection) => {
-    let answer: Promise<boolean> | undefined;
-    return () =>
-      (answer ??= import('../dev-server/index.js').then(({ hasAgentSearchAttributes }) =>
-        hasAgentSearchAttributes(connection, config.namespace),
-      ));
-  };
-
   if (config.temporalAddress) {
     // Loaded only here: the embedded server's commands need no client configuration.
     const { clusterConnectionOptions } = await import('../cluster/connection.js');
@@ -125,17 +112,17 @@ export async function connect(config: Config, options: ConnectOptions): Promise<
       );
     });
     const uiUrl = process.env.TEMPORAL_UI_URL;
-    return connected(connection, {
+    return connectedOf(config, connection, {
       ...(uiUrl ? { uiUrl } : {}),
       embedded: false,
-      hasSearchAttributes: askOnce(connection),
+      hasSearchAttributes: askOnce(config, connection),
     });
   }
 
   // The embedded server's code loads only here; the connection that found the server ready is the command's.
   const { ensureDevWorker, openDevServer, superviseDevWorker } = await import('../dev-server/index.js');
   const { server, connection } = await openDevServer();
-  const workerEnv = withOffer(process.env, options.offerToWorker ?? []);
+  const workerEnv = withEnvOffer(process.env, options.offerToWorker ?? []);
   try {
     await Promise.all([
       ensureEmbeddedCodec(server),
@@ -145,22 +132,47 @@ export async function connect(config: Config, options: ConnectOptions): Promise<
     await connection.close();
     throw error;
   }
+  return embeddedConnected(config, connection, server, () =>
+    superviseDevWorker({ command: workerProcessCommand(), env: workerEnv }),
+  );
+}
+
+/**
+ * The connection of a command that has already started its run through the embedded server's HTTP API, having found
+ * the server and a worker of this configuration running (cli/start-over-http.ts): opened after the start, without
+ * asking again what the start proved. The Web UI's codec endpoint is checked here, after the run is under way.
+ */
+export async function connectAfterStart(
+  config: Config,
+  server: Pick<DevServerInfo, 'address' | 'namespace' | 'uiUrl' | 'codecUrl'>,
+  workerEnv: NodeJS.ProcessEnv,
+): Promise<Connected> {
+  const [connection, { superviseDevWorker }] = await Promise.all([
+    Connection.connect({ address: server.address }),
+    import('../dev-server/index.js'),
+    ensureEmbeddedCodec(server),
+  ]);
+  return embeddedConnected(config, connection, server, () =>
+    superviseDevWorker({ command: workerProcessCommand(), env: workerEnv }),
+  );
+}
+
+function embeddedConnected(
+  config: Config,
+  connection: Connection,
+  server: Pick<DevServerInfo, 'namespace' | 'uiUrl'>,
+  supervise: () => DevWorkerSupervision,
+): Connected {
   // Finding the server ready included registering the agent search attributes in its namespace.
-  const ask = askOnce(connection);
-  return connected(
+  const ask = askOnce(config, connection);
+  return connectedOf(
+    config,
     connection,
     {
       ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}),
       embedded: true,
       hasSearchAttributes: async () => server.namespace === config.namespace || (await ask()),
     },
-    () => superviseDevWorker({ command: workerProcessCommand(), env: workerEnv }),
+    supervise,
   );
-}
-
-/** `env` with `names` added to the variables offered to the embedded worker (DURABLE_AGENT_ENV_OFFER). */
-function withOffer(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
-  if (names.length === 0) return env;
-  const offered = commaList(env[ENV_OFFER_VARIABLE]);
-  return { ...env, [ENV_OFFER_VARIABLE]: [...new Set([...offered, ...names])].join(',') };
 }

@@ -1,6 +1,6 @@
 // Node: following one request of a conversation from this terminal (`run --session`, `continue`): the run's progress
 // lines until it has answered the request and waits for the next one, or until it closes.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollPause } from './poll-pause.js';
 import type { agentWorkflow } from '../workflows/agent.js';
 import type { AgentStateView } from '../protocol/run-messages.js';
 import { stateQuery } from '../protocol/run-messages.js';
@@ -73,7 +73,7 @@ export async function followRequest(
           return await printEnd(workflowId, view, options.json);
         }
       }
-      await Promise.race([sleep(POLL_MS), closing]);
+      await pollPause(POLL_MS, closing);
     }
     log(`detached; the run goes on: durable-agent watch ${workflowId}`);
     return EXIT.detached;

@@ -9,7 +9,7 @@ import { operatorName } from './operator.js';
 import type { OperatorSigner } from './operator-signing.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollPause } from './poll-pause.js';
 import type { AgentResult } from '../protocol/run-report.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
@@ -79,7 +79,7 @@ export async function followRun(
     while (!done && !options.signal?.aborted) {
       // A query can fail while no worker is polling yet; the run is still going, so keep waiting.
       await printNew().catch(() => undefined);
-      await Promise.race([sleep(POLL_MS), outcome]);
+      await pollPause(POLL_MS, outcome);
     }
   } finally {
     await live?.stop();

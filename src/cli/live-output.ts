@@ -6,8 +6,9 @@ import type { LiveChannel } from '../live/live-channel.js';
 import { liveChannelFromEnv } from '../live/channel-from-env.js';
 import type { LiveEvent } from '../live/live-event.js';
 import { visibleText } from '../core/terminal-text.js';
-import { UsageError } from './exit-codes.js';
 import { color, logJson, logPart } from './output.js';
+
+export { wantsLiveOutput } from './live-option.js';
 
 /** What the follower needs from live output: lines of its own start on a fresh line, and a prompt is not disturbed. */
 export interface LiveOutput {
@@ -34,14 +35,6 @@ const DRAIN_MS = 2_000;
 const DRAIN_POLL_MS = 20;
 // Events already written but not read yet get this long in any case.
 const MIN_DRAIN_MS = 150;
-
-/** `--stream` / `--no-stream` as parsed; neither: live output when stderr (where it goes) is a terminal. */
-export function wantsLiveOutput(values: { stream?: boolean; 'no-stream'?: boolean }): boolean {
-  if (values.stream && values['no-stream']) throw new UsageError('--stream and --no-stream exclude each other');
-  if (values.stream) return true;
-  if (values['no-stream']) return false;
-  return Boolean(process.stderr.isTTY);
-}
 
 /** Live output of `workflowId` through the channel this environment names, when wanted; undefined when off. */
 export async function followLiveOutput(

@@ -13,7 +13,6 @@ import type { AgentInput, AskPolicy } from '../core/state.js';
 import type { AgentMode } from '../protocol/agent-mode.js';
 import { readMcpConfigFile } from '../mcp-config/config-file.js';
 import type { ModelSelection, ToolChoice } from '../protocol/model.js';
-import { createTaskRegistry } from '../tools/task-registry.js';
 import { UsageError } from './exit-codes.js';
 import type { SubAgentLimits } from '../protocol/sub-agents.js';
 import { DEFAULT_SUB_AGENT_LIMITS } from '../core/sub-agents/limits.js';
@@ -67,7 +66,9 @@ export function parseMode(text: string): AgentMode {
  * The tools a run started here can call: the built-ins its mode shows, and the final tool of a structured run. Function
  * tools are registered on workers, which this command does not see.
  */
-export function callableTools(mode: AgentMode, structured: boolean): string[] {
+export async function callableTools(mode: AgentMode, structured: boolean): Promise<string[]> {
+  // The tool contracts load only for a run that names a tool (--tool-choice).
+  const { createTaskRegistry } = await import('../tools/task-registry.js');
   const names = createTaskRegistry()
     .visible({ mode })
     .map((tool) => tool.name);

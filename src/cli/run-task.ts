@@ -4,25 +4,20 @@ import { resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { hostToolQueue } from '../config.js';
 import type { AgentInput } from '../core/state.js';
-import { resolveProfile } from '../core/tool-selection/profiles.js';
 import { visibleText } from '../core/terminal-text.js';
 import type { ModelSelection, ToolProtocol } from '../protocol/model.js';
-import { startScriptedModelServer } from '../scripted-model/server.js';
 import type { agentWorkflow } from '../workflows/agent.js';
-import { connect, runUrl } from './connect.js';
-import { modelOfBaseUrl } from './endpoint-models.js';
+import type { Connected } from './connect.js';
 import { UsageError } from './exit-codes.js';
-import { followStarted } from './follow.js';
-import { followLiveOutput, wantsLiveOutput } from './live-output.js';
-import { FIRST_REQUEST, followRequest } from './follow-request.js';
-import { continueTask } from './continue-task.js';
-import { DEFAULT_IDLE_MS } from '../core/run/session.js';
-import { loadPriceTable, PRICES_ENV_VARIABLE } from './load-prices.js';
+import { wantsLiveOutput } from './live-option.js';
+import { PRICES_ENV_VARIABLE } from './load-prices.js';
 import { operatorSigner } from './operator-signing.js';
 import { parseCommandLine } from './option-table.js';
 import { runOptions } from './options/run.js';
-import { readOutputSchema } from './output-schema-file.js';
 import { color, log } from './output.js';
+import { runUrl } from './run-url.js';
+import { readyEmbeddedServer, startOverHttp } from './start-over-http.js';
+import { withEnvOffer } from '../dev-server/worker-environment.js';
 import {
   callableTools,
   embeddedWorkerOffer,
@@ -50,7 +45,9 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   const detach = forceDetach || values.detach;
   const idleMs = values.idle !== undefined ? parseIdle(values.idle) : undefined;
   if (values.continue !== undefined)
-    return await continueTask(config, values.continue, task, {
+    return await (
+      await import('./continue-task.js')
+    ).continueTask(config, values.continue, task, {
       detach,
       json: values.json,
       stream: wantsLiveOutput(values),
@@ -59,21 +56,29 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
       ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
     });
   if (idleMs !== undefined && !values.session) throw new UsageError('--idle is the idle window of a --session run');
-  const session = values.session ? { idleMs: idleMs ?? DEFAULT_IDLE_MS } : undefined;
+  const session = values.session
+    ? { idleMs: idleMs ?? (await import('../core/run/session.js')).DEFAULT_IDLE_MS }
+    : undefined;
   const remoteTools = Boolean(config.temporalAddress && (values['tool-queue'] ?? config.toolTaskQueue));
   const workspace = resolveWorkspace(values.cwd ?? process.cwd(), remoteTools);
   const maxSteps = parsePositiveInt(values['max-steps'] ?? '50', '--max-steps');
   // The workflow resolves the profile the same way (the input keeps `auto`); here for its mode and the log.
-  const profile = resolveProfile(values.profile, task);
+  // The profiles name the tool contracts, which load only for a run that names a profile.
+  const profile =
+    values.profile === undefined
+      ? undefined
+      : (await import('../core/tool-selection/profiles.js')).resolveProfile(values.profile, task);
   // A profile brings its mode (read-only runs read_only); --mode, when given, decides.
   const mode = values.mode !== undefined ? parseMode(values.mode) : (profile?.profile.mode ?? 'default');
   const maxTools = values['max-tools'] === undefined ? undefined : parsePositiveInt(values['max-tools'], '--max-tools');
   const askPolicy = parseAsk(values.ask, detach);
-  const outputSchema = values['output-schema'] ? await readOutputSchema(values['output-schema']) : undefined;
+  const outputSchema = values['output-schema']
+    ? await (await import('./output-schema-file.js')).readOutputSchema(values['output-schema'])
+    : undefined;
   const toolChoice =
     values['tool-choice'] === undefined
       ? undefined
-      : parseToolChoice(values['tool-choice'], callableTools(mode, outputSchema !== undefined));
+      : parseToolChoice(values['tool-choice'], await callableTools(mode, outputSchema !== undefined));
   // `--script` serves its turns in whichever API the run's provider speaks (the scripted server has them all).
   const provider = values.provider ?? (values.script ? 'scripted' : config.provider);
   if (provider === 'scripted' && !values.script && !values['base-url'] && !config.baseUrl)
@@ -83,9 +88,17 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   const toolProtocol = values['tool-protocol'] as ToolProtocol | undefined;
   const stream = wantsLiveOutput(values);
 
-  const scripted = values.script ? await startScriptedModelServer({ script: resolve(values.script) }) : undefined;
+  // The scripted server, the model lister (the OpenAI client) and the price file's reader load only when used.
+  const scripted = values.script
+    ? await (await import('../scripted-model/server.js')).startScriptedModelServer({ script: resolve(values.script) })
+    : undefined;
   const model =
-    values.model ?? (scripted ? 'scripted' : await modelOfBaseUrl(values['base-url'], provider, config.model));
+    values.model ??
+    (scripted
+      ? 'scripted'
+      : values['base-url'] === undefined
+        ? config.model
+        : await (await import('./endpoint-models.js')).modelOfBaseUrl(values['base-url'], provider, config.model));
   const selection: ModelSelection = {
     ...(provider ? { provider } : {}),
     ...(model ? { model } : {}),
@@ -96,59 +109,101 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   const budget = parseBudget(values['budget-usd'], values['max-tokens'], values['on-budget']);
   const subAgents = parseSubAgents(values);
   // A price file is read here and recorded in the run's input, so the workflow prices calls deterministically.
-  const prices = process.env[PRICES_ENV_VARIABLE] ? await loadPriceTable() : undefined;
+  const prices = process.env[PRICES_ENV_VARIABLE]
+    ? await (await import('./load-prices.js')).loadPriceTable()
+    : undefined;
   const mcpServers = values['mcp-config']
     ? readRunMcpServers(values['mcp-config'], !config.temporalAddress)
     : undefined;
   const offerToWorker = config.temporalAddress
     ? []
     : embeddedWorkerOffer([...envPass, ...setVariablesOf(mcpServers)], envPass);
-  const connected = await connect(config, { needWorker: true, offerToWorker });
-  // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
-  const toolTaskQueue =
-    values['tool-queue'] ??
-    config.toolTaskQueue ??
-    (connected.embedded ? hostToolQueue(connected.taskQueue) : undefined);
-  const input: AgentInput = {
-    task,
-    workspace,
-    selection,
-    maxSteps,
-    mode,
-    askPolicy,
-    ...(envPass.length > 0 ? { envPass } : {}),
-    ...(values.profile !== undefined ? { profile: values.profile } : {}),
-    ...(maxTools !== undefined ? { maxTools } : {}),
-    ...(toolChoice ? { toolChoice } : {}),
-    ...(outputSchema ? { outputSchema } : {}),
-    searchAttributes: await connected.hasSearchAttributes(),
-    ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map(parseFallback) } : {}),
-    ...(toolTaskQueue ? { toolTaskQueue } : {}),
-    ...(mcpServers ? { mcpServers } : {}),
-    ...budget,
-    ...(prices ? { prices } : {}),
-    ...(session ? { session } : {}),
-    ...(subAgents ? { subAgents } : {}),
+  const workerEnv = withEnvOffer(process.env, offerToWorker);
+  // The embedded server and a worker of this configuration already running: the run starts over the HTTP API now and
+  // the client that follows it connects afterwards. Otherwise connect() starts what is missing first.
+  const ready = await readyEmbeddedServer(config, workerEnv);
+  const inputFor = (embedded: boolean, searchAttributes: boolean): AgentInput => {
+    // The embedded worker runs on this host, so the workspace is its; on a cluster, pin only when asked to.
+    const toolTaskQueue =
+      values['tool-queue'] ?? config.toolTaskQueue ?? (embedded ? hostToolQueue(config.taskQueue) : undefined);
+    return {
+      task,
+      workspace,
+      selection,
+      maxSteps,
+      mode,
+      askPolicy,
+      ...(envPass.length > 0 ? { envPass } : {}),
+      ...(values.profile !== undefined ? { profile: values.profile } : {}),
+      ...(maxTools !== undefined ? { maxTools } : {}),
+      ...(toolChoice ? { toolChoice } : {}),
+      ...(outputSchema ? { outputSchema } : {}),
+      searchAttributes,
+      ...(values['fallback-model']?.length ? { fallbackSelections: values['fallback-model'].map(parseFallback) } : {}),
+      ...(toolTaskQueue ? { toolTaskQueue } : {}),
+      ...(mcpServers ? { mcpServers } : {}),
+      ...budget,
+      ...(prices ? { prices } : {}),
+      ...(session ? { session } : {}),
+      ...(subAgents ? { subAgents } : {}),
+    };
   };
+  const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
+  const memo = { task, cwd: workspace };
+  const summary = firstLine(task);
+  const details = `model: ${selection.model ?? 'worker default'} · workspace: ${workspace} · mode: ${mode}`;
+  const signer = operatorSigner({ embedded: config.temporalAddress === undefined });
+  // Signed last, just before the start.
+  const signed = (input: AgentInput) => (signer ? signer.run(workflowId, input) : input);
+  const fastRunId = ready
+    ? await startOverHttp(ready, {
+        workflowId,
+        workflowType: 'agentWorkflow',
+        taskQueue: config.taskQueue,
+        input: signed(inputFor(true, true)),
+        memo,
+        summary,
+        details,
+      })
+    : undefined;
+  let connected: Connected | undefined;
   try {
-    const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
-    const signer = operatorSigner(connected);
-    // Started by type name: the CLI never loads workflow code. Signed last, just before the start.
-    const handle = await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
-      workflowId,
-      taskQueue: connected.taskQueue,
-      args: [signer ? signer.run(workflowId, input) : input],
-      memo: { task, cwd: workspace },
-      staticSummary: firstLine(task),
-      staticDetails: `model: ${selection.model ?? 'worker default'} · workspace: ${workspace} · mode: ${mode}`,
-    });
+    const { connect, connectAfterStart } = await import('./connect.js');
+    connected =
+      ready && fastRunId
+        ? await connectAfterStart(config, ready, workerEnv)
+        : await connect(config, { needWorker: true, offerToWorker });
+    const handle =
+      fastRunId !== undefined
+        ? // The handle `start` returns: no run id, so queries reach the run a continue-as-new hands over to, and
+          // the result is followed from the first run.
+          Object.assign(
+            connected.client.workflow.getHandle<typeof agentWorkflow>(workflowId, undefined, {
+              firstExecutionRunId: fastRunId,
+            }),
+            { firstExecutionRunId: fastRunId },
+          )
+        : await connected.client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
+            workflowId,
+            taskQueue: connected.taskQueue,
+            args: [signed(inputFor(connected.embedded, await connected.hasSearchAttributes()))],
+            memo,
+            staticSummary: summary,
+            staticDetails: details,
+          });
     const runId = handle.firstExecutionRunId;
     const link = runUrl(connected, workflowId, runId);
     log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
     if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(visibleText(profile.reason))}`);
     // A session is followed until its first answer (it then waits for the next request, which may be days away).
-    if (session && !detach)
+    if (session && !detach) {
+      const { FIRST_REQUEST, followRequest } = await import('./follow-request.js');
       return await followRequest(connected, workflowId, FIRST_REQUEST, { json: values.json, stream });
+    }
+    const [{ followStarted }, { followLiveOutput }] = await Promise.all([
+      import('./follow.js'),
+      import('./live-output.js'),
+    ]);
     return await followStarted(connected, handle, {
       link,
       json: values.json,
@@ -158,7 +213,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
       live: (id) => followLiveOutput(stream, id, { from: 'start', json: values.json }),
     });
   } finally {
-    await connected.close();
+    await connected?.close();
     await scripted?.close();
   }
 }

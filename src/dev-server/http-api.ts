@@ -21,10 +21,19 @@ export class HttpApiUnavailable extends Error {
 export interface HttpApi {
   url: string;
   namespace: string;
+  /** The server's gRPC address, for what the HTTP API does not carry (a client following a run). */
+  address: string;
+  /** The namespace the server was started with (its agent search attributes are registered there). */
+  serverNamespace: string;
   /** Base URL of the Web UI; empty when headless. */
   uiUrl: string;
-  /** Whether the background worker runs with this environment's configuration, so a query gets an answer. */
-  workerReady(): Promise<boolean>;
+  /** The codec endpoint the Web UI calls; empty when the UI has none. */
+  codecUrl: string;
+  /**
+   * Whether the background worker runs with this environment's configuration (and, when given, this command line), so
+   * a query gets an answer and a run started now is picked up.
+   */
+  workerReady(command?: readonly string[]): Promise<boolean>;
 }
 
 /** A payload as the gateway writes it without shorthand: base64 metadata values and data. */
@@ -60,10 +69,14 @@ export async function embeddedHttpApi(env: DirectoryEnvironment): Promise<HttpAp
   return {
     url: server.httpUrl,
     namespace: env.TEMPORAL_NAMESPACE || 'default',
+    address: server.address,
+    serverNamespace: server.namespace,
     uiUrl: server.uiUrl,
-    workerReady: async () =>
+    codecUrl: server.codecUrl ?? '',
+    workerReady: async (command) =>
       record.worker !== undefined &&
       record.worker.configuration === workerConfiguration(env) &&
+      (command === undefined || record.worker.command.join('\0') === command.join('\0')) &&
       (await isOurProcess(record.worker)),
   };
 }
@@ -238,6 +251,14 @@ export async function closeEvent(api: HttpApi, workflowId: string, runId: string
   return payloads.length > 0 ? { value: jsonPlainValue(payloads[0]) } : {};
 }
 
+/** `value` as the SDK's default converter encodes it: a `json/plain` payload (base64, no shorthand). */
+export function jsonPlainPayload(value: unknown): Required<JsonPayload> {
+  return {
+    metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+    data: Buffer.from(JSON.stringify(value)).toString('base64'),
+  };
+}
+
 /** QueryWorkflow on one run; its answer decoded. Undefined when there is no such run. */
 export async function queryWorkflow(
   api: HttpApi,
@@ -246,19 +267,49 @@ export async function queryWorkflow(
   queryType: string,
   args: unknown[],
 ): Promise<unknown> {
-  const payload = (value: unknown) => ({
-    metadata: { encoding: Buffer.from('json/plain').toString('base64') },
-    data: Buffer.from(JSON.stringify(value)).toString('base64'),
-  });
   const answer = await call(api, `${workflowPath(workflowId)}/query/${encodeURIComponent(queryType)}`, {
     execution: { workflowId, runId },
-    query: { queryType, queryArgs: { payloads: args.map(payload) } },
+    query: { queryType, queryArgs: { payloads: args.map(jsonPlainPayload) } },
   });
   if (!answer) return undefined;
   if (answer.queryRejected) throw new HttpApiUnavailable(`query ${queryType} rejected`);
   const payloads = (answer.queryResult as { payloads?: unknown[] } | undefined)?.payloads ?? [];
   if (payloads.length === 0) throw new HttpApiUnavailable(`query ${queryType} answered nothing`);
   return jsonPlainValue(payloads[0]);
+}
+
+/** What StartWorkflowExecution is given; the values are sent as `json/plain` payloads. */
+export interface StartRequest {
+  workflowId: string;
+  workflowType: string;
+  taskQueue: string;
+  input: unknown[];
+  memo: Record<string, unknown>;
+  /** The Web UI's summary and details of the run. */
+  summary: string;
+  details: string;
+  /** Makes a retried request start the workflow once. */
+  requestId: string;
+  identity: string;
+}
+
+/** StartWorkflowExecution with `json/plain` payloads, as the SDK's client sends it; returns the run id. */
+export async function startExecution(api: HttpApi, request: StartRequest): Promise<string> {
+  const answer = await call(api, workflowPath(request.workflowId), {
+    workflowId: request.workflowId,
+    workflowType: { name: request.workflowType },
+    taskQueue: { name: request.taskQueue, kind: 'TASK_QUEUE_KIND_NORMAL' },
+    input: { payloads: request.input.map(jsonPlainPayload) },
+    memo: {
+      fields: Object.fromEntries(Object.entries(request.memo).map(([name, value]) => [name, jsonPlainPayload(value)])),
+    },
+    userMetadata: { summary: jsonPlainPayload(request.summary), details: jsonPlainPayload(request.details) },
+    requestId: request.requestId,
+    identity: request.identity,
+  });
+  const runId = answer?.runId;
+  if (typeof runId !== 'string' || !runId) throw new HttpApiUnavailable('StartWorkflowExecution answered no run id');
+  return runId;
 }
 
 /** ListWorkflowExecutions, page by page, the executions of up to `limit` workflows. */

@@ -144,3 +144,10 @@ function digest(settings: Record<string, string>): string {
     .map((name) => `${name}=${settings[name]}`);
   return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
+
+/** `env` with `names` added to the variables offered to the embedded worker (DURABLE_AGENT_ENV_OFFER). */
+export function withEnvOffer(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  if (names.length === 0) return env;
+  const offered = commaList(env[ENV_OFFER_VARIABLE]);
+  return { ...env, [ENV_OFFER_VARIABLE]: [...new Set([...offered, ...names])].join(',') };
+}

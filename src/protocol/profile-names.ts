@@ -6,3 +6,6 @@ export const PROFILE_NAMES = ['read-only', 'code-edit', 'ops'] as const;
 
 /** A profile's name. */
 export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** What `--profile` accepts besides a profile: `auto`, the keyword rule on the task. */
+export const AUTO_PROFILE = 'auto';

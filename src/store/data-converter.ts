@@ -3,12 +3,11 @@
 // is still large (a huge query answer, a failure's details) stays out of history too.
 import { ExternalStorage } from '@temporalio/common';
 import type { DataConverter } from '@temporalio/common';
-import { ConfigError } from '../config.js';
 import type { ContentStore } from './content-store.js';
 import { contentStoreDriver } from './temporal-driver.js';
+import { DEFAULT_PAYLOAD_THRESHOLD_BYTES, payloadThresholdFromEnv } from './payload-threshold.js';
 
-/** 256 KiB, the SDK's own default: well under the server's 2 MiB payload limit, above any ordinary activity input. */
-export const DEFAULT_PAYLOAD_THRESHOLD_BYTES = 256 * 1024;
+export { DEFAULT_PAYLOAD_THRESHOLD_BYTES, payloadThresholdFromEnv } from './payload-threshold.js';
 
 /** Options of `agentDataConverter`. */
 export interface AgentDataConverterOptions {
@@ -25,16 +24,6 @@ export function agentDataConverter(options: AgentDataConverterOptions): DataConv
       payloadSizeThreshold: options.payloadSizeThreshold ?? DEFAULT_PAYLOAD_THRESHOLD_BYTES,
     }),
   };
-}
-
-/** `DURABLE_AGENT_PAYLOAD_THRESHOLD_BYTES`, or the default; anything but a whole number of bytes is an error. */
-export function payloadThresholdFromEnv(env: Readonly<Record<string, string | undefined>>): number {
-  const raw = env.DURABLE_AGENT_PAYLOAD_THRESHOLD_BYTES;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_PAYLOAD_THRESHOLD_BYTES;
-  const bytes = Number(raw);
-  if (!Number.isSafeInteger(bytes) || bytes < 0)
-    throw new ConfigError(`DURABLE_AGENT_PAYLOAD_THRESHOLD_BYTES=${raw} is not a number of bytes (0 or more).`);
-  return bytes;
 }
 
 /** The data converter configured from the environment, for the CLI's client and the worker. */

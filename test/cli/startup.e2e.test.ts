@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDevServer, stopDevServer } from '../../src/dev-server/index.js';
+import { ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/dev-server/index.js';
+import { workerProcessCommand } from '../../src/cli/worker-command.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress } from '../support/harness.js';
 import { findFreePorts } from '../support/temporal-server.js';
@@ -82,7 +83,7 @@ async function loadedBy(args: string[], env: Record<string, string> = { TEMPORAL
     .filter((url) => url.startsWith('file://') && !url.includes('/node_modules/'))
     .map((url) => path.relative(repository, fileURLToPath(url)))
     .filter((file) => /^(dist|src)\//.test(file));
-  return { result, packages, own };
+  return { result, packages, own, urls };
 }
 
 describe('module loading', () => {
@@ -153,4 +154,27 @@ describe('module loading against the embedded server', () => {
       expect(result.stderr).not.toMatch(/Starting a background worker/);
     });
   }
+
+  it(
+    'run starts its workflow before it loads the Temporal client or a tool contract',
+    { timeout: 120_000 },
+    async () => {
+      const env = { DURABLE_AGENT_STATE_DIR: stateDir, PATH: process.env.PATH ?? '' };
+      await ensureDevWorker({ stateDir, command: workerProcessCommand(), env, log: () => {} });
+      const { result, urls } = await loadedBy(
+        ['run', '--detach', '--provider', 'scripted', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1', 'a task'],
+        env,
+      );
+      expect(result.exitCode, result.stderr).toBe(4);
+      expect(result.stderr).toMatch(/run agent-a-task-[0-9a-f]{8}/);
+      // Modules are listed in the order they were resolved: the HTTP API's module is imported just before the start,
+      // the connection's module (and the client with it) only once the start has answered.
+      const position = (test: (url: string) => boolean) => urls.findIndex(test);
+      const httpApi = position((url) => url.endsWith('/dist/dev-server/http-api.js'));
+      expect(httpApi).toBeGreaterThan(0);
+      expect(position((url) => url.endsWith('/dist/cli/connect.js'))).toBeGreaterThan(httpApi);
+      const beforeStart = urls.slice(0, httpApi);
+      expect(beforeStart.filter((url) => /node_modules\/@temporalio\/|\/dist\/tools\//.test(url))).toEqual([]);
+    },
+  );
 });

@@ -10,7 +10,15 @@ import { formatRows } from '../../src/cli/commands/list.js';
 
 describe('the HTTP API and a sub-agent id', () => {
   // A port nothing listens on: a request that went out would fail with a connection error instead.
-  const api = { url: 'http://127.0.0.1:9', namespace: 'default', uiUrl: '', workerReady: async () => true };
+  const api = {
+    url: 'http://127.0.0.1:9',
+    namespace: 'default',
+    address: '127.0.0.1:9',
+    serverNamespace: 'default',
+    uiUrl: '',
+    codecUrl: '',
+    workerReady: async () => true,
+  };
 
   it('hands every read of an id with a slash to gRPC before sending anything', async () => {
     for (const read of [

@@ -1,8 +1,7 @@
 // Node: the options of the commands that start a run (`run`, `start`, `fork`, `demo`): each one's table is its parsing,
 // its checks of fixed choices, its `--help` and its line in the README's CLI reference.
 import { PROVIDER_NAMES } from '../../config.js';
-import { AUTO_PROFILE } from '../../core/tool-selection/profiles.js';
-import { PROFILE_NAMES } from '../../protocol/profile-names.js';
+import { AUTO_PROFILE, PROFILE_NAMES } from '../../protocol/profile-names.js';
 import type { CommandOptions } from '../option-table.js';
 import { liveOutputOptions } from './live.js';
 

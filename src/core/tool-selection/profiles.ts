@@ -2,13 +2,11 @@
 // keyword rule `--profile auto` picks one by. Plain data and pure functions of the task text.
 import type { AgentMode } from '../../protocol/agent-mode.js';
 import type { ProfileName } from '../../protocol/profile-names.js';
-import { PROFILE_NAMES } from '../../protocol/profile-names.js';
+import { AUTO_PROFILE, PROFILE_NAMES } from '../../protocol/profile-names.js';
+export { AUTO_PROFILE } from '../../protocol/profile-names.js';
 import { builtinTools } from '../../tools/index.js';
 import { task } from '../../tools/task.js';
 import { splitWords } from '../../tools/search-terms.js';
-
-/** What `--profile` accepts: a profile, or `auto` for the keyword rule on the task. */
-export const AUTO_PROFILE = 'auto';
 
 /** The tools a class of task gets and how its runs start. */
 export interface ToolProfile {
