@@ -279,7 +279,7 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     const killed = Date.now();
     process.kill(processes.server.pid!, 'SIGKILL');
     await waitUntil('the server is gone', async () => !(await isProcessAlive(processes.server.pid!)));
-    // Restarted at once: an outage longer than the model call's heartbeat timeout (30 s) would make the call again.
+    // Restarted at once.
     const restarting = Date.now();
     await cluster.script();
     timings.modelCallRestartServerStart = seconds(Date.now() - restarting);
@@ -289,8 +289,11 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     timings.modelCallRestartTimeToNextCall = seconds(Date.now() - killed);
     await expectFinishedIntact([run], hostPids);
     timings.modelCallRestartAllFinished = seconds(Date.now() - killed);
-    // ReadFile, one call per edit and the answer: the call in flight at the kill was not made again.
-    expect(run.model.requests()).toBe(EDITS + 2);
+    // ReadFile, one call per edit and the answer. An outage longer than the call's 3 s heartbeat timeout times the
+    // attempt out when the server is back: its retry takes the answer of the call still running when it lands on the
+    // same host (LeftRunningCalls), and pays for one more call when it lands on the other one.
+    expect(run.model.requests()).toBeGreaterThanOrEqual(EDITS + 2);
+    expect(run.model.requests()).toBeLessThanOrEqual(EDITS + 3);
   });
 
   it("keeps a lost host's runs waiting, visibly, and resumes them when the host returns", async () => {
