@@ -4,13 +4,33 @@ import { fileURLToPath } from 'node:url';
 import { globSync } from 'tinyglobby';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three projects, told apart by file name: `unit` needs nothing but Node (and rg for the Grep tests), `e2e` gets the
+// Four projects, told apart by file name: `unit` needs nothing but Node (and rg for the Grep tests), `e2e` gets the
 // shared Temporal dev server of the global setup, the built CLI and s3proxy. A test file is e2e when it is named
 // *.e2e.test.ts, or listed here because it cannot be renamed yet. `long` holds the pure tests too slow for the quick
-// loop (`npm run test:unit`): properties at full size, *.long.test.ts; `npm test` runs all three.
+// loop (`npm run test:unit`): properties at full size, *.long.test.ts; `host` the tests of real programs listed below;
+// `npm test` runs all four.
 const E2E_PATTERN = 'test/**/*.e2e.test.ts';
 const LONG_PATTERN = 'test/**/*.long.test.ts';
 const E2E_LISTED = ['test/cli/dev-server.test.ts'];
+// No server, but real programs on this host, each started many times: the command sandbox (bubblewrap, network
+// namespaces), rg, nats-server, MCP servers over stdio, dependency-cruiser and the workflow bundler. `host` runs them,
+// outside the quick loop.
+const HOST_LISTED = [
+  'test/activities/sandbox-host.test.ts',
+  'test/activities/sandbox-escapes.test.ts',
+  'test/activities/bash.test.ts',
+  'test/activities/bash-network.test.ts',
+  'test/activities/bash-sandbox.test.ts',
+  'test/activities/grep-engines.test.ts',
+  'test/activities/read-file-memory.test.ts',
+  'test/activities/mcp-connections.test.ts',
+  'test/activities/mcp-stdio-launch.test.ts',
+  'test/activities/mcp-run-servers.test.ts',
+  'test/live/nats-channel.test.ts',
+  'test/repository/import-graph.test.ts',
+  'test/workflows/replay.test.ts',
+  'test/workflows/bundle.test.ts',
+];
 
 // What only the e2e project provides: the shared server, the harness on it, the spawned CLI, s3proxy.
 const NEEDS_E2E =
@@ -52,8 +72,25 @@ export default defineConfig({
           maxWorkers: '100%',
           sequence: { groupOrder: 0 },
           // The cluster tests have their own configuration (npm run test:cluster).
-          exclude: [...configDefaults.exclude, E2E_PATTERN, LONG_PATTERN, ...E2E_LISTED, 'test/cluster/**'],
+          exclude: [
+            ...configDefaults.exclude,
+            E2E_PATTERN,
+            LONG_PATTERN,
+            ...E2E_LISTED,
+            ...HOST_LISTED,
+            'test/cluster/**',
+          ],
           // ripgrep for the Grep tests, fetched into the cache when it is not installed.
+          globalSetup: ['./test/support/tools-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'host',
+          include: HOST_LISTED,
+          maxWorkers: '100%',
+          sequence: { groupOrder: 0 },
           globalSetup: ['./test/support/tools-setup.ts'],
         },
       },

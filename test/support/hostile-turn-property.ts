@@ -1,5 +1,5 @@
 // The hostile-turn property of the pure pipeline (stream assembly, id normalisation, argument repair, planning, the
-// per-call machine, the transcript step), checked over as many generated turns as the caller asks: a few hundred in
+// per-call machine, the transcript step), checked over as many generated turns as the caller asks: fifty in
 // the quick unit loop (test/core/step/hostile-turns.test.ts), a thousand in the long project that `npm test` runs
 // (test/core/step/hostile-turns.long.test.ts).
 import fc from 'fast-check';

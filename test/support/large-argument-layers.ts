@@ -1,7 +1,7 @@
 // One large WriteFile argument through each layer it crosses, one function per layer: the SSE stream read by the
 // openai client and assembled, argument parsing and repair, schema validation, turn planning with the call machine,
 // the content store that keeps it out of history, and the executor. The bench times them (bench/large-arguments.ts)
-// and a test holds each to a bound (test/core/step/large-arguments.test.ts).
+// and a test holds each to a bound (test/core/step/large-arguments.long.test.ts).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
