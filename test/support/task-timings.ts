@@ -2,7 +2,7 @@
 // timed out (with no worker killed, each one a false alarm), and workflow tasks that took over a second from start to
 // completion (the time a run answers no query, approval or cancel).
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 
 /** The timing figures of a set of runs. */
 export interface TaskTimings {
@@ -16,9 +16,9 @@ export interface TaskTimings {
 /** The limit a workflow task must stay under. */
 export const SLOW_TASK_MS = 1_000;
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
-const { EventType, TimeoutType } = temporal.api.enums.v1;
+const { EventType, TimeoutType } = proto.temporal.api.enums.v1;
 
 function millis(event: HistoryEvent): number {
   const time = event.eventTime;

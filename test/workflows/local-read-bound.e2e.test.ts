@@ -3,7 +3,7 @@
 // lasts as long as the read, and the run answers queries meanwhile. A quick read stays local.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import { LOCAL_READ_BOUND_MS } from '../../src/protocol/tool-activity.js';
@@ -14,7 +14,7 @@ import { toolResult } from '../support/tool-result.js';
 
 // Far longer than the bound, so only a read moved off the workflow task can finish without holding it.
 const SLOW_READ_MS = 3_000;
-const { EventType } = temporal.api.enums.v1;
+const { EventType } = proto.temporal.api.enums.v1;
 
 let harness: Harness;
 const attempts: { pattern: string; aborted: boolean }[] = [];
