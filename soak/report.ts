@@ -59,7 +59,7 @@ export function renderSection(run: SoakRun): string {
       'calls the model again after the fault. The time to resume runs from the fault to that next model call (the ' +
       'interrupted activity done or given up on; for the MCP call, to the call starting again on the next worker): a ' +
       'killed worker is noticed when the heartbeats of the activity it held stop (3 s heartbeat timeout for model ' +
-      'calls, commands, writes and MCP calls), the retry starts 500 ms later, and the step after it waits up to 1 s ' +
+      'calls, commands, writes and MCP calls), the retry starts 500 ms (model) or 200 ms (tool) later, and the step after it waits up to 1 s ' +
       "for the dead worker's sticky queue; the replacement worker is already polling; a dropped stream is retried " +
       'after 500 ms.',
     '',

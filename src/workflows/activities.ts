@@ -8,9 +8,11 @@ import type { AgentInput } from '../core/state.js';
 import { HEARTBEAT_TIMEOUT_MS, LOCAL_READ_BOUND_MS } from '../protocol/tool-activity.js';
 import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
 
-// The first retry of a model or tool call: soon after a lost worker is noticed, and as soon as the OpenAI SDK's own
-// first retry would be (a provider that asks for longer says so in its answer, which sets the next delay).
-const RETRY_INITIAL_INTERVAL = '500 milliseconds';
+// The first retry of a model call: soon after a lost worker is noticed, and as soon as the OpenAI SDK's own first
+// retry would be (a provider that asks for longer says so in its answer, which sets the next delay).
+const MODEL_RETRY_INITIAL_INTERVAL = '500 milliseconds';
+// A tool call's: its retries are for a lost worker or a failing disk, not for a server asking for patience.
+const TOOL_RETRY_INITIAL_INTERVAL = '200 milliseconds';
 
 /** The model call of one step, labelled for the Web UI (`callModel step 7 gpt-4.1 (14 messages, 6 tools)`). */
 export function callModel(request: ModelRequest, label?: string): Promise<ModelTurn> {
@@ -21,7 +23,7 @@ export function callModel(request: ModelRequest, label?: string): Promise<ModelT
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     retry: {
-      initialInterval: RETRY_INITIAL_INTERVAL,
+      initialInterval: MODEL_RETRY_INITIAL_INTERVAL,
       backoffCoefficient: 2,
       maximumInterval: '1 minute',
       maximumAttempts: 8,
@@ -101,7 +103,7 @@ export function toolActivity(
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     startToCloseTimeout: policy.startToCloseTimeoutMs,
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-    retry: { initialInterval: RETRY_INITIAL_INTERVAL, maximumAttempts: policy.maximumAttempts },
+    retry: { initialInterval: TOOL_RETRY_INITIAL_INTERVAL, maximumAttempts: policy.maximumAttempts },
     // An interrupted call is over only when its worker says so: a command's process group is killed by then, and a
     // write (which does not stop midway) has committed or not.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
