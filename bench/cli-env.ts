@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { findTemporalBinary } from '../src/host/temporal-binary.js';
 import { buildCliIfStale } from '../test/support/cli-build.js';
-import { findFreePorts } from '../test/support/temporal-server.js';
+import { findFreePorts } from '../test/support/ports.js';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repositoryRoot, 'bin', 'durable-agent.js');

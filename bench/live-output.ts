@@ -13,7 +13,7 @@ import { startScriptedModelServer } from '../src/scripted-model/server.js';
 import type { ScriptTurn } from '../src/scripted-model/server.js';
 import { chainHistories, eventBytes } from '../test/support/history-size.js';
 import { buildCliIfStale } from '../test/support/cli-build.js';
-import { findFreePorts } from '../test/support/temporal-server.js';
+import { findFreePorts } from '../test/support/ports.js';
 import type { BenchRow } from './measure.js';
 import { formatMs } from './measure.js';
 

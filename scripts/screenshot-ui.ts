@@ -22,7 +22,8 @@ import { createDirectoryStore } from '../src/store/directory-store.js';
 import { createAgentWorkers } from '../src/worker.js';
 import { stateQuery } from '../src/protocol/run-messages.js';
 import { sendMessage } from '../src/protocol/run-control.js';
-import { findFreePorts, startTestTemporalServer } from '../test/support/temporal-server.js';
+import { findFreePorts } from '../test/support/ports.js';
+import { startTestTemporalServer } from '../test/support/temporal-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const output = process.argv[2] ?? join(root, 'docs', 'img', 'web-ui-history.png');

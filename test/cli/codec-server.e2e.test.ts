@@ -8,7 +8,7 @@ import { refString } from '../../src/protocol/content-key.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { defaultUiOrigins, uiOrigins } from '../../src/dev-server/ui-origins.js';
 import { durableAgentBin } from '../support/cli.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 

@@ -11,7 +11,8 @@ import { startCodecServer } from '../../src/store/codec-server.js';
 import type { CodecServer } from '../../src/store/codec-server.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import { requireChromium } from '../support/optional-tools.js';
-import { findFreePorts, startTestTemporalServer } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
+import { startTestTemporalServer } from '../support/temporal-server.js';
 import type { TestTemporalServer } from '../support/temporal-server.js';
 
 const SECRET = 'DB_PASSWORD=correct-horse-battery-staple';

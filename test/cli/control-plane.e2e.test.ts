@@ -21,7 +21,7 @@ import type { ScriptTurn } from '../../src/scripted-model/server.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
 import { durableAgentBin } from '../support/cli.js';
 import { workspaceFrom } from '../support/harness.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 import { pendingApproval, waitFor } from '../support/wait.js';
 
 const TASK_QUEUE = 'durable-agent';

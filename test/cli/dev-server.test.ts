@@ -22,7 +22,7 @@ import {
 import type { DevServerInfo } from '../../src/dev-server/index.js';
 import { HTTP_API_HOST } from '../../src/dev-server/ports.js';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 
 const run = promisify(execFile);
 const devServerModule = fileURLToPath(new URL('../../src/dev-server/index.ts', import.meta.url));

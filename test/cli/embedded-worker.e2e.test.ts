@@ -12,7 +12,7 @@ import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { RecordedRequest, ScriptTurn } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { workspaceFrom } from '../support/harness.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 import { waitFor } from '../support/wait.js';
 
 let stateDir: string;

@@ -10,7 +10,7 @@ import { ensureDevServer, stopDevServer } from '../../src/dev-server/index.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { workspaceFrom } from '../support/harness.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 import { waitFor } from '../support/wait.js';
 
 let stateDir: string;

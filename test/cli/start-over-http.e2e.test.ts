@@ -14,7 +14,7 @@ import { workerProcessCommand } from '../../src/cli/worker-command.js';
 import { readyEmbeddedServer, startOverHttp } from '../../src/cli/start-over-http.js';
 import { agentDataConverter } from '../../src/store/data-converter.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 
 let stateDir: string;
 let server: DevServerInfo;

@@ -12,7 +12,7 @@ import { ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/dev-s
 import { workerProcessCommand } from '../../src/cli/worker-command.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress } from '../support/harness.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 

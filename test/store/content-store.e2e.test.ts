@@ -21,7 +21,7 @@ import { createS3Store } from '../../src/store/s3-store.js';
 import { storeFromEnv } from '../../src/store/store-from-env.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { S3ServerUnavailableError, startS3Server } from '../support/s3-server.js';
-import { findFreePorts } from '../support/temporal-server.js';
+import { findFreePorts } from '../support/ports.js';
 
 /** A store under test plus the backdoor a test needs: the file behind an object, to age or damage it. */
 interface StoreFixture {

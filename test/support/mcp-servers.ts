@@ -1,11 +1,11 @@
 // Real MCP servers for end-to-end tests: @modelcontextprotocol/server-filesystem over stdio, server-everything over
 // Streamable HTTP (started here on a free port and stopped by the test), and the SDK-built fixture server.
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { McpHttpServer, McpStdioServer } from '../../src/protocol/mcp.js';
+import { findFreePort } from './ports.js';
 
 const require = createRequire(import.meta.url);
 const fixtureServerPath = fileURLToPath(new URL('../fixtures/mcp/fixture-server.ts', import.meta.url));
@@ -37,7 +37,7 @@ export interface HttpServer {
 
 /** Starts server-everything's Streamable HTTP transport on a free port and waits until it listens. */
 export async function startEverythingServer(): Promise<HttpServer> {
-  const port = await freePort();
+  const port = await findFreePort();
   const child = execa(process.execPath, [packageEntry('@modelcontextprotocol/server-everything'), 'streamableHttp'], {
     env: { PORT: String(port) },
     reject: false,
@@ -59,15 +59,4 @@ export async function startEverythingServer(): Promise<HttpServer> {
       await child;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

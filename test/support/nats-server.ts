@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { findClusterProgram, NATS_SERVER } from '../../src/cluster/binaries.js';
 import { natsServerConfig } from '../../src/cluster/nats-config.js';
-import { freePort, HOST, isListening } from '../../src/dev-server/ports.js';
+import { HOST, isListening } from '../../src/dev-server/ports.js';
+import { findFreePort } from './ports.js';
 import { waitFor } from './wait.js';
 
 export interface TestNatsServer {
@@ -21,7 +22,7 @@ export interface TestNatsServer {
 export async function startTestNatsServer(): Promise<TestNatsServer> {
   const binary = await findClusterProgram(NATS_SERVER, { log: (line) => console.error(line) });
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'nats-test-'));
-  const port = await freePort();
+  const port = await findFreePort();
   const token = 'test-token-' + Math.random().toString(16).slice(2);
   const config = path.join(directory, 'nats.conf');
   await fs.writeFile(config, natsServerConfig({ host: HOST, port, storeDir: path.join(directory, 'js'), token }));

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import type { Options } from 'execa';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { durableAgentBin } from './cli.js';
-import { findFreePorts } from './temporal-server.js';
+import { findFreePorts } from './ports.js';
 
 /** Who a process runs as. */
 export interface Identity {

@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { cacheDir } from '../../src/host/state-dir.js';
 import { watchChild } from './child-process.js';
 import type { WatchedChild } from './child-process.js';
-import { findFreePorts } from './temporal-server.js';
+import { findFreePorts } from './ports.js';
 
 /** The s3proxy release provisioned (its jar-with-dependencies needs Java 17). */
 export const S3PROXY_VERSION = '4.1.0';

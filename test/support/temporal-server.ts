@@ -4,12 +4,12 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { temporalServerArgs, waitForTemporalServer } from '../../src/dev-server/index.js';
 import { findTemporalBinary } from '../../src/host/temporal-binary.js';
 import { watchChild } from './child-process.js';
+import { findFreePorts } from './ports.js';
 import type { WatchedChild } from './child-process.js';
 
 /** A running test server. */
@@ -31,24 +31,6 @@ export interface StartTestTemporalServerOptions {
   log?: (line: string) => void;
   /** The codec endpoint the Web UI decodes payloads with. */
   codecUrl?: string;
-}
-
-/** Distinct ports that were free a moment ago (bound to port 0 together, then released). */
-export async function findFreePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const server = net.createServer();
-          server.once('error', reject);
-          server.listen({ port: 0, host: '127.0.0.1' }, () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }
 
 /** Starts a dev server owned by this process; it dies with `stop()` (or with the process group). */
