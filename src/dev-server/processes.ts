@@ -128,9 +128,13 @@ export async function logTail(logFile: string, lines = 20): Promise<string> {
   }
 }
 
-/** True only while the pid runs the argv we started: a recycled pid belongs to someone else. */
+/**
+ * True only while the pid runs the argv we started, as our user: a recycled pid belongs to someone else, and another
+ * user of the machine can start a process with any argv (root may signal it, so being alive proves nothing).
+ */
 export async function isOurProcess(record: ProcessRecord): Promise<boolean> {
   if (!(await isProcessAlive(record.pid))) return false;
+  if (!(await runsAsUs(record.pid))) return false;
   const commandLine = await readCommandLine(record.pid);
   if (commandLine === undefined) return false;
   // ps joins the argv with spaces, so compare word by word there.
@@ -160,6 +164,25 @@ export async function isProcessAlive(pid: number): Promise<boolean> {
     return true;
   } catch {
     // ESRCH: gone. EPERM: alive but another user's, so certainly not a process we started.
+    return false;
+  }
+}
+
+/** Whether the process's real and effective uid are ours (true where there are no uids). */
+async function runsAsUs(pid: number): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true;
+  try {
+    const status = await fsp.readFile(`/proc/${pid}/status`, 'utf8');
+    const [real, effective] = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)?.slice(1).map(Number) ?? [];
+    return real === uid && effective === uid;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync('/proc/self')) {
+      const { execa } = await import('execa');
+      const result = await execa('ps', ['-o', 'ruid=,uid=', '-p', String(pid)], { reject: false });
+      const [real, effective] = result.stdout.trim().split(/\s+/).map(Number);
+      return !result.failed && real === uid && effective === uid;
+    }
     return false;
   }
 }

@@ -1,7 +1,9 @@
 // Red team, the embedded control plane, with a root operator and with an unprivileged one: another local user cannot
 // make the operator's worker act (a run started on its queue does nothing), nobody but the operator's CLI can approve
 // (a signal from another user, a cross-site simple POST to the HTTP API and an Update without proof are refused, and
-// the operator is told), and the codec endpoint serves no stored byte to another user or a foreign Host or Origin.
+// the operator is told), the codec endpoint serves no stored byte to another user or a foreign Host or Origin, and a
+// process of another user posing as the recorded server (its pid, argv and HTTP port) is sent nothing and not signalled.
+import { once } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -269,6 +271,66 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         `origin: ${uiOrigin}`,
       ]);
       expect(leaks(String(operatorView.stdout))).toBe(true);
+    },
+    REDTEAM_TEST_MS,
+  );
+
+  it(
+    "a process of another user that takes the recorded server's pid, argv and HTTP port is not the operator's server",
+    async () => {
+      const recordFile = path.join(operator().stateDir, 'dev-server.json');
+      const recorded = JSON.parse(await readFile(recordFile, 'utf8')) as {
+        server: { pid: number; command: string[]; httpUrl: string };
+      };
+      const stopped = await operator().cli(['dev-server', '--stop'], { timeoutMs: 30_000 });
+      expect(stopped.exitCode, stopped.stderr).toBe(0);
+      // The attacker runs the recorded argv (a script's argv ends with it) and listens on the recorded HTTP port,
+      // writing down every request it is sent.
+      const heard = path.join(attackerHome, 'heard.txt');
+      const listener = `
+        const http = require('node:http');
+        const fs = require('node:fs');
+        http.createServer((request, response) => {
+          let body = '';
+          request.on('data', (chunk) => (body += chunk));
+          request.on('end', () => {
+            fs.appendFileSync(${JSON.stringify(heard)}, request.method + ' ' + request.url + ' ' + body + '\\n');
+            response.end('{}');
+          });
+        }).listen(${new URL(recorded.server.httpUrl).port}, '127.0.0.1', () => console.log('listening'));`;
+      const impostor = runAs(attacker, process.execPath, ['-e', listener, ...recorded.server.command], {
+        timeout: REDTEAM_TEST_MS,
+      });
+      try {
+        await Promise.race([
+          once(impostor.stdout!, 'data'),
+          impostor.then((result) => Promise.reject(new Error(`the impostor exited: ${String(result.stderr)}`))),
+        ]);
+        // The pid is recycled: the record now names the impostor (what a reused pid would do).
+        await writeFile(recordFile, JSON.stringify({ ...recorded, server: { ...recorded.server, pid: impostor.pid } }));
+        const model = await startScriptedModelServer({ script: [{ content: 'done' }] });
+        try {
+          const workspace = await operator().workspace({});
+          const run = await operator().cli(['run', '--cwd', workspace, '--base-url', model.url, `task ${SECRET}`]);
+          expect(run.exitCode).not.toBe(0);
+          expect(run.stderr).toMatch(/in use by another process/);
+        } finally {
+          await model.close();
+        }
+        const status = JSON.parse((await operator().cli(['dev-server', '--status', '--json'])).stdout) as {
+          server: { running: boolean };
+        };
+        expect(status.server.running).toBe(false);
+        // Stopping the operator's server does not signal the impostor.
+        expect((await operator().cli(['dev-server', '--stop'])).exitCode).toBe(0);
+        expect(impostor.exitCode).toBeNull();
+        expect(await absent(heard)).toBe(true);
+      } finally {
+        impostor.kill('SIGKILL');
+        await impostor;
+      }
+      const restarted = await operator().cli(['dev-server']);
+      expect(restarted.exitCode, restarted.stderr).toBe(0);
     },
     REDTEAM_TEST_MS,
   );
