@@ -12,6 +12,7 @@ import type { StreamChunk } from './openai-chat/stream-assembler.js';
 import { chatDeltaRule } from './openai-chat/stream-assembler.js';
 import type { MergeRule } from './delta-runs.js';
 import { DeltaRunReader } from './delta-runs.js';
+import type { EventFraming } from './delta-runs.js';
 
 // An event ends at a blank line; servers may use any of the three line endings.
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
@@ -71,23 +72,16 @@ export async function* readEventData<T>(
       const { done, value } = await reader.read();
       buffered += done ? decoder.decode() : decoder.decode(value, { stream: true });
       // At the end, whatever is left is the last event even without its blank line.
-      const { events, rest } = takeEvents(done ? `${buffered}\n\n` : buffered, searchFrom);
-      buffered = rest;
+      const text = done ? `${buffered}\n\n` : buffered;
+      const { values, at, ended } = takeEvents(text, searchFrom, runs, (one, values) => {
+        if (options.skip?.(one.name)) return;
+        if (runs) runs.take(one.data, one.name, values, one.framing);
+        else values.push(parse(one.data, one.name));
+      });
+      buffered = text.slice(at);
       meter?.checkPending(buffered.length);
-      searchFrom = Math.max(0, rest.length - 3);
-      const data: EventData[] = [];
-      let ended = false;
-      for (const event of events) {
-        const one = toData(event);
-        if (one === undefined || options.skip?.(one.name)) continue;
-        if (one.data.startsWith('[DONE]')) {
-          ended = true;
-          break;
-        }
-        data.push(one);
-      }
-      const chunks = runs ? runs.read(data) : data.map((one) => parse(one.data, one.name));
-      if (chunks.length > 0) yield chunks;
+      searchFrom = Math.max(0, buffered.length - 3);
+      if (values.length > 0) yield values;
       if (done || ended) return;
     }
   } finally {
@@ -96,34 +90,63 @@ export async function* readEventData<T>(
   }
 }
 
-/** The complete events in `text` (searched from `from`) and what follows the last one. */
-function takeEvents(text: string, from: number): { events: string[]; rest: string } {
-  const events: string[] = [];
-  let start = 0;
-  EVENT_END.lastIndex = from;
-  for (let match = EVENT_END.exec(text); match; match = EVENT_END.exec(text)) {
-    events.push(text.slice(start, match.index));
-    start = match.index + match[0].length;
+/**
+ * The events of `text` that are complete, searched for their ends from `searchFrom`, each handed to `take` (but for
+ * the runs `runs` takes straight from the text), up to `[DONE]`; where the first incomplete one starts.
+ */
+function takeEvents<T>(
+  text: string,
+  searchFrom: number,
+  runs: DeltaRunReader<T> | undefined,
+  take: (event: EventData, values: T[]) => void,
+): { values: T[]; at: number; ended: boolean } {
+  const values: T[] = [];
+  let at = 0;
+  let ended = false;
+  for (;;) {
+    if (runs) at = runs.extendInText(text, at);
+    EVENT_END.lastIndex = Math.max(at, searchFrom);
+    const match = EVENT_END.exec(text);
+    if (!match) break;
+    const one = toData(text.slice(at, match.index), match[0]);
+    at = match.index + match[0].length;
+    if (one === undefined) continue;
+    if (one.data.startsWith('[DONE]')) {
+      ended = true;
+      break;
+    }
+    take(one, values);
   }
-  return { events, rest: text.slice(start) };
+  runs?.flushInto(values);
+  return { values, at, ended };
 }
 
 interface EventData {
   data: string;
   name: string | undefined;
+  /** The event's text before its data and the end that closed it, when the data is the rest of the event. */
+  framing?: EventFraming;
 }
 
 /** One event's data and name; undefined for comments and events without data. */
-function toData(event: string): EventData | undefined {
+function toData(event: string, end: string): EventData | undefined {
   // Nearly every event is one `data:` line: it needs no splitting.
   if (event.startsWith('data: ') && event.indexOf('\n') === -1 && event.indexOf('\r') === -1)
-    return { data: event.slice(6), name: undefined };
+    return { data: event.slice(6), name: undefined, framing: { head: 'data: ', end } };
   let name: string | undefined;
   const data: string[] = [];
-  for (const line of event.split(/\r\n|\n|\r/)) {
+  const lines = event.split(/\r\n|\n|\r/);
+  for (const line of lines) {
     if (line.startsWith('data:')) data.push(line.slice(line[5] === ' ' ? 6 : 5));
     else if (line.startsWith('event:')) name = line.slice(6).trim();
   }
   if (data.length === 0) return undefined;
-  return { data: data.join('\n'), name };
+  const joined = data.join('\n');
+  // One data line, the last: the event is its head and then the data (an Anthropic `event:` line, then `data:`).
+  const single = data.length === 1 && lines.at(-1)?.startsWith('data:') && event.endsWith(joined);
+  return {
+    data: joined,
+    name,
+    ...(single ? { framing: { head: event.slice(0, event.length - joined.length), end } } : {}),
+  };
 }

@@ -1,6 +1,7 @@
 // Reading runs of deltas as one (src/providers/delta-runs.ts) changes nothing the assembler makes of a stream: for
 // generated hostile turns, split into network reads anywhere, the turn, the live pieces joined and the event count
-// are those of taking every event alone; a look-alike of the string's key elsewhere in an event is never taken for it.
+// are those of taking every event alone, with any line ending and a read ending anywhere in an escape; a look-alike of
+// the string's key elsewhere in an event is never taken for it.
 import fc from 'fast-check';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { AnthropicStreamAssembler, anthropicDeltaRule } from '../../src/provider
 import { DeltaRunReader, eventsIn } from '../../src/providers/delta-runs.js';
 import type { StreamChunk } from '../../src/providers/openai-chat/stream-assembler.js';
 import { StreamAssembler, assembleStream } from '../../src/providers/openai-chat/stream-assembler.js';
-import { readChatChunks } from '../../src/providers/sse-reader.js';
+import { readChatChunks, readEventData } from '../../src/providers/sse-reader.js';
 import { renderChunks } from '../../src/scripted-model/script.js';
 import type { ScriptTurn } from '../../src/scripted-model/script.js';
 import { hostileTurnArbitrary, toScriptTurn } from '../support/hostile-turns.js';
@@ -142,6 +143,85 @@ describe('runs of deltas read as one', () => {
       const merged = new AnthropicStreamAssembler('claude');
       const read = reader.read(events.map(({ event, data }) => ({ data: JSON.stringify(data), name: event })));
       for (const event of read) merged.push(event, eventsIn(event));
+      expect(merged.finish()).toEqual(alone.finish());
+      expect(merged.progress()).toEqual(alone.progress());
+    }
+  });
+
+  it('read the same with every line ending servers use, the reads falling anywhere', async () => {
+    const cuts = fc.sample(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 40 }), {
+      numRuns: 12,
+      seed: 20_261_204,
+    });
+    for (const [index, turn] of sampleTurns(12, 20_261_207).entries()) {
+      const chunks = renderChunks({ ...toScriptTurn(turn), chunk_size: 3 }, RENDER) as StreamChunk[];
+      for (const end of ['\n', '\r\n', '\r']) {
+        const text = [...chunks.map((data) => JSON.stringify(data)), '[DONE]']
+          .map((data) => `data: ${data}${end}${end}`)
+          .join('');
+        const merged = await readChat(text, cuts[index] ?? []);
+        expect(merged.turn).toEqual(assembleStream(chunks, 'scripted'));
+        expect(merged.events).toBe(chunks.length);
+      }
+    }
+  });
+
+  it('reads arguments full of escapes the same with a read ending at every character', async () => {
+    const argumentsText = JSON.stringify({ path: 'a"b\\c.txt', content: 'line\n\t"quoted" \\ \u2028 ü 😀 \u0000 end' });
+    const chunks = renderChunks(
+      { tool_calls: [{ id: 'c', name: 'WriteFile', arguments: argumentsText }], chunk_size: 2 },
+      RENDER,
+    ) as StreamChunk[];
+    const text = `${sse(chunks.map((data) => ({ data })))}data: [DONE]\n\n`;
+    const expected = assembleStream(chunks, 'scripted');
+    expect(expected.toolCalls[0]?.arguments).toBe(argumentsText);
+    for (let cut = 1; cut < text.length; cut++) {
+      const merged = await readChat(text, [cut / text.length]);
+      expect(merged.turn).toEqual(expected);
+      expect(merged.events).toBe(chunks.length);
+    }
+  });
+
+  it('fails a stream whose string carries a raw control character, as JSON does, inside a run or not', async () => {
+    const chunk = (text: string) => ({
+      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: text } }] } }],
+    });
+    const first = {
+      choices: [
+        { index: 0, delta: { tool_calls: [{ index: 0, id: 'a', function: { name: 'ReadFile', arguments: '' } }] } },
+      ],
+    };
+    for (const raw of ['\u000b', '\u001f', '\t']) {
+      const events = [first, chunk('{"pa'), chunk('th":'), chunk('"x'), chunk('zz'), chunk('y"}')].map((data) => ({
+        data,
+      }));
+      const text = `${sse(events).replace('zz', `z${raw}`)}data: [DONE]\n\n`;
+      await expect(readChat(text, [])).rejects.toThrow(SyntaxError);
+    }
+  });
+
+  it('read Anthropic streams, named events and pings between them, as their events one by one do', async () => {
+    const samples = fc.sample(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }), {
+      numRuns: 20,
+      seed: 20_261_205,
+    });
+    const turns = sampleTurns(20, 20_261_206);
+    for (const [index, turn] of turns.entries()) {
+      const events = anthropicDialect.renderEvents({ ...toScriptTurn(turn), chunk_size: 3 }, {
+        ...RENDER,
+        requestModel: 'claude',
+      } as never) as { event?: string; data: RawMessageStreamEvent }[];
+      const alone = new AnthropicStreamAssembler('claude');
+      for (const { data } of events) alone.push(data);
+      const withPings = events.flatMap((event, at) =>
+        at % 5 === 2 ? [{ event: 'ping', data: { type: 'ping' } }, event] : [event],
+      );
+      const merged = new AnthropicStreamAssembler('claude');
+      const read = readEventData<RawMessageStreamEvent>(responseOf(sse(withPings), samples[index] ?? []), undefined, {
+        merge: anthropicDeltaRule,
+        skip: (name) => name === undefined || name === 'ping',
+      });
+      for await (const batch of read) for (const event of batch) merged.push(event, eventsIn(event));
       expect(merged.finish()).toEqual(alone.finish());
       expect(merged.progress()).toEqual(alone.progress());
     }
