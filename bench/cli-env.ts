@@ -31,6 +31,21 @@ export interface CliEnv {
   cli: (args: string[]) => Promise<Output>;
   /** FILE ARGS in a fresh process of the same environment (`extraEnv` on top); throws unless it exits 0. */
   run: (file: string, args: string[], extraEnv?: Record<string, string>) => Promise<Output>;
+  /** FILE ARGS started in the environment and not awaited, so its output can be read as it comes; never rejects. */
+  spawn: ReturnType<typeof spawnIn>;
+  /** The CLI's bin, to `spawn` with the Node running the bench. */
+  bin: string;
+}
+
+function spawnIn(env: Record<string, string | undefined>) {
+  return (file: string, args: string[], extraEnv: Record<string, string> = {}) =>
+    execa(file, args, {
+      cwd: repositoryRoot,
+      env: { ...env, ...extraEnv },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
 }
 
 /** Builds the CLI if stale, starts the embedded server and worker (`dev-server`), runs `body`, stops them. */
@@ -49,14 +64,7 @@ export async function withCliEnv<T>(log: (line: string) => void, body: (cli: Cli
     DURABLE_AGENT_DEV_CODEC_PORT: String(codecPort),
     NO_COLOR: '1',
   };
-  const spawn = (file: string, args: string[], extraEnv: Record<string, string> = {}) =>
-    execa(file, args, {
-      cwd: repositoryRoot,
-      env: { ...env, ...extraEnv },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-    });
+  const spawn = spawnIn(env);
   const cli = async (args: string[]): Promise<Output> => {
     const result = await spawn(process.execPath, [bin, ...args]);
     // A source changed since the build makes the bin run the sources through tsx (and say so): not what is measured.
@@ -72,7 +80,7 @@ export async function withCliEnv<T>(log: (line: string) => void, body: (cli: Cli
   try {
     await cli(['dev-server']);
     const temporal = (await findTemporalBinary({ build: true, log })).path;
-    return await body({ state, address: `127.0.0.1:${port}`, temporal, env, cli, run });
+    return await body({ state, address: `127.0.0.1:${port}`, temporal, env, cli, run, spawn, bin });
   } finally {
     await spawn(process.execPath, [bin, 'dev-server', '--stop']).catch(() => undefined);
     await rm(state, { recursive: true, force: true });

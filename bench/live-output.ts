@@ -2,23 +2,15 @@
 // embedded server (its background worker publishing through the state directory's files), beside the same chunks
 // streamed by the openai SDK straight to a process that prints them (no workflow, no worker, no channel); and the
 // history bytes streaming adds: the same run with --stream and --no-stream, histories compared.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { execa } from 'execa';
 import { startScriptedModelServer } from '../src/scripted-model/server.js';
 import type { ScriptTurn } from '../src/scripted-model/server.js';
 import { chainHistories, eventBytes } from '../test/support/history-size.js';
-import { buildCliIfStale } from '../test/support/cli-build.js';
-import { findFreePorts } from '../test/support/ports.js';
+import { withCliEnv } from './cli-env.js';
 import type { BenchRow } from './measure.js';
 import { formatMs } from './measure.js';
 
-const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(repositoryRoot, 'bin', 'durable-agent.js');
 const TARGET_P95_MS = 150;
 
 // The same chunks through the SDK alone: each delta printed the moment it arrives.
@@ -86,36 +78,22 @@ function percentile(values: readonly number[], fraction: number): number {
 export async function benchLiveOutput(options: { quick: boolean; log: (line: string) => void }): Promise<BenchRow[]> {
   const chunks = options.quick ? 40 : 240;
   const gapMs = 10;
-  await buildCliIfStale(options.log);
-  const state = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-bench-live-'));
-  const [port, uiPort, codecPort] = (await findFreePorts(3)) as [number, number, number];
-  const { OPENAI_API_KEY: _key, TEMPORAL_ADDRESS: _address, ...inherited } = process.env;
-  const env = {
-    ...inherited,
-    DURABLE_AGENT_STATE_DIR: state,
-    DURABLE_AGENT_DEV_PORT: String(port),
-    DURABLE_AGENT_DEV_UI_PORT: String(uiPort),
-    DURABLE_AGENT_DEV_CODEC_PORT: String(codecPort),
-    NO_COLOR: '1',
-  };
-  const cli = (args: string[]) =>
-    execa(process.execPath, [bin, ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
-  const runArgs = (url: string, stream: boolean) => [
-    'run',
-    stream ? '--stream' : '--no-stream',
-    '--json',
-    '--provider',
-    'scripted',
-    '--base-url',
-    url,
-    '--model',
-    'm',
-    '--cwd',
-    state,
-    'print the numbered chunks',
-  ];
-  try {
-    if ((await cli(['dev-server'])).exitCode !== 0) throw new Error('the embedded server did not start');
+  return await withCliEnv(options.log, async ({ state, address, spawn, bin }) => {
+    const cli = (args: string[]) => spawn(process.execPath, [bin, ...args]);
+    const runArgs = (url: string, stream: boolean) => [
+      'run',
+      stream ? '--stream' : '--no-stream',
+      '--json',
+      '--provider',
+      'scripted',
+      '--base-url',
+      url,
+      '--model',
+      'm',
+      '--cwd',
+      state,
+      'print the numbered chunks',
+    ];
     // One run first, so the background worker is up and warm before anything is timed.
     await chunkLatencies(10, gapMs, (url) => {
       const child = cli(runArgs(url, true));
@@ -133,11 +111,7 @@ export async function benchLiveOutput(options: { quick: boolean; log: (line: str
       };
     });
     const direct = await chunkLatencies(chunks, gapMs, (url) => {
-      const child = execa(process.execPath, ['--input-type=module', '-e', DIRECT_PRINTER], {
-        cwd: repositoryRoot,
-        env: { ...env, MODEL_URL: url },
-        extendEnv: false,
-      });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', DIRECT_PRINTER], { MODEL_URL: url });
       return { stream: child.stdout, done: child };
     });
     const server = await startScriptedModelServer({ script: [numberedTurn(chunks, gapMs)] });
@@ -148,7 +122,7 @@ export async function benchLiveOutput(options: { quick: boolean; log: (line: str
     } finally {
       await server.close();
     }
-    const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+    const connection = await Connection.connect({ address });
     const client = new Client({ connection });
     const historyOf = async (workflowId: string) => {
       const events = (await chainHistories(client, workflowId)).flat();
@@ -195,8 +169,5 @@ export async function benchLiveOutput(options: { quick: boolean; log: (line: str
         conclusion: `${sameEvents ? 'the same events' : 'different events'} (${streamed.types.length}); ${difference} B apart, ${(difference / chunks).toFixed(2)} B per streamed chunk: the chunks never enter history (ids and timestamps vary by a byte or two).`,
       },
     ];
-  } finally {
-    await cli(['dev-server', '--stop']).catch(() => undefined);
-    await rm(state, { recursive: true, force: true });
-  }
+  });
 }
