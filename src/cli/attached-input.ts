@@ -62,6 +62,7 @@ export function startAttachedInput(
   connected: Connected,
   workflowId: string,
   onDetach: () => void,
+  options: { hinted: boolean } = { hinted: false },
 ): AttachedInput | undefined {
   const stdin = process.stdin;
   if (!stdin.isTTY) return undefined;
@@ -104,7 +105,7 @@ export function startAttachedInput(
     stdin.setRawMode(false);
     stdin.pause();
   };
-  log(color.dim(ATTACHED_HINT));
+  if (!options.hinted) log(color.dim(ATTACHED_HINT));
   const input: AttachedInput = { suspend, resume, stop: suspend };
   resume();
   return input;

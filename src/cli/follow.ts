@@ -249,6 +249,8 @@ export async function followStarted(
     detach: boolean;
     prompt: boolean;
     signer?: OperatorSigner;
+    /** The typing hint is on the screen already. */
+    hinted?: boolean;
     /** Shows the run's live output while it is followed (not detached). */
     live?: (workflowId: string) => Promise<LiveOutput | undefined>;
   },
@@ -264,7 +266,9 @@ export async function followStarted(
   const onInterrupt = (): void => abort.abort();
   process.once('SIGINT', onInterrupt);
   connected.keepWorkerAlive();
-  const keys = options.json ? undefined : startAttachedInput(connected, workflowId, onInterrupt);
+  const keys = options.json
+    ? undefined
+    : startAttachedInput(connected, workflowId, onInterrupt, { hinted: options.hinted ?? false });
   try {
     const live = await options.live?.(workflowId);
     // A line being typed is not broken up by the model's text: live output waits until it is sent.

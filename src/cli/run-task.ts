@@ -10,6 +10,7 @@ import type { agentWorkflow } from '../workflows/agent.js';
 import type { Connected } from './connect.js';
 import { UsageError } from './exit-codes.js';
 import { wantsLiveOutput } from './live-option.js';
+import type { LiveOutput } from './live-output.js';
 import { PRICES_ENV_VARIABLE } from './load-prices.js';
 import { operatorSigner } from './operator-signing.js';
 import { parseCommandLine } from './option-table.js';
@@ -89,9 +90,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
   const stream = wantsLiveOutput(values);
 
   // The scripted server, the model lister (the OpenAI client) and the price file's reader load only when used.
-  const scripted = values.script
-    ? await (await import('../scripted-model/server.js')).startScriptedModelServer({ script: resolve(values.script) })
-    : undefined;
+  const scripted = values.script ? await serveScript(values.script) : undefined;
   const model =
     values.model ??
     (scripted
@@ -166,6 +165,28 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
         details,
       })
     : undefined;
+  const announce = (link: string | undefined): void => {
+    log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
+    if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(visibleText(profile.reason))}`);
+  };
+  // Live output reads the state directory, not the server: started with the run, it shows the first model call's
+  // text as it comes while the client that follows the run is still loading and connecting.
+  let early: Promise<LiveOutput | undefined> | undefined;
+  let hinted = false;
+  if (ready && fastRunId !== undefined) {
+    announce(runUrl(ready, workflowId, fastRunId));
+    if (stream && !detach && !session) {
+      // The typing hint comes first: the model's text may start before the keys are read.
+      hinted = !values.json && Boolean(process.stdin.isTTY);
+      early = Promise.all([import('./live-output.js'), hinted ? import('./attached-input.js') : undefined]).then(
+        ([{ followLiveOutput }, input]) => {
+          if (input) log(color.dim(input.ATTACHED_HINT));
+          return followLiveOutput(stream, workflowId, { from: 'start', json: values.json });
+        },
+      );
+    }
+  }
+  let handedOver = false;
   let connected: Connected | undefined;
   try {
     const { connect, connectAfterStart } = await import('./connect.js');
@@ -193,8 +214,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
           });
     const runId = handle.firstExecutionRunId;
     const link = runUrl(connected, workflowId, runId);
-    log(`${color.bold('run')} ${workflowId}${link ? `  ${color.dim(link)}` : ''}`);
-    if (profile) log(`${color.bold('profile')} ${profile.profile.name}  ${color.dim(visibleText(profile.reason))}`);
+    if (fastRunId === undefined) announce(link);
     // A session is followed until its first answer (it then waits for the next request, which may be days away).
     if (session && !detach) {
       const { FIRST_REQUEST, followRequest } = await import('./follow-request.js');
@@ -204,16 +224,31 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
       import('./follow.js'),
       import('./live-output.js'),
     ]);
+    handedOver = true;
     return await followStarted(connected, handle, {
       link,
       json: values.json,
       detach,
       prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
       ...(signer ? { signer } : {}),
-      live: (id) => followLiveOutput(stream, id, { from: 'start', json: values.json }),
+      hinted,
+      live: (id) => early ?? followLiveOutput(stream, id, { from: 'start', json: values.json }),
     });
   } finally {
+    if (!handedOver) await (await early?.catch(() => undefined))?.stop();
     await connected?.close();
     await scripted?.close();
   }
+}
+
+/** The scripted model server of `--script FILE`; a file that cannot be read or is no script is a usage error. */
+async function serveScript(file: string) {
+  const [{ loadScript }, { startScriptedModelServer }] = await Promise.all([
+    import('../scripted-model/script.js'),
+    import('../scripted-model/server.js'),
+  ]);
+  const script = await loadScript(resolve(file)).catch((error: unknown) => {
+    throw new UsageError(`--script: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return await startScriptedModelServer({ script });
 }

@@ -127,6 +127,18 @@ describe('durable-agent CLI', () => {
     expect((await cli(['run'])).exitCode).toBe(2);
     expect((await cli(['run', '--max-steps', 'zero', 'x'])).exitCode).toBe(2);
     expect((await cli(['frobnicate'])).exitCode).toBe(2);
+    // A --script that is no script, or no file, names the problem in one line, without a stack.
+    const notScript = join(workspace, 'not-a-script.json');
+    await writeFile(notScript, JSON.stringify({ turns: [] }));
+    for (const [script, reason] of [
+      [notScript, /^error: --script: .*not-a-script\.json: turn 1 is invalid/m],
+      [join(workspace, 'missing.json'), /^error: --script: ENOENT/m],
+    ] as const) {
+      const run = await cli(['run', '--cwd', workspace, '--script', script, 'x']);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toMatch(reason);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 
   it('start (= run --detach) returns at once with exit 4, and watch follows the run to its end', async () => {
