@@ -192,6 +192,22 @@ export function faultProblems(outcome: FaultOutcome): string[] {
   ];
 }
 
+/**
+ * The script of a run a fault hits between two ledger lines: a command writes `one`, the turn in flight during the
+ * fault (answered after `delayMs`) creates new.txt, a command writes `two`, then `answer`.
+ */
+export function ledgerScript(delayMs: number, answer: string): ScriptTurn[] {
+  return [
+    { tool_calls: [{ id: 'before', name: 'Bash', arguments: { command: 'echo one >> ledger.txt' } }] },
+    {
+      delay_ms: delayMs,
+      tool_calls: [{ id: 'during', name: 'WriteFile', arguments: { path: 'new.txt', content: 'created\n' } }],
+    },
+    { tool_calls: [{ id: 'after', name: 'Bash', arguments: { command: 'echo two >> ledger.txt' } }] },
+    { content: answer },
+  ];
+}
+
 /** Which expected lines are missing from `content`, and which appear more than once. */
 export function ledgerCheck(content: string, expected: string[]): { lost: string[]; duplicated: string[] } {
   const lines = content.split('\n').filter(Boolean);

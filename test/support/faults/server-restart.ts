@@ -3,7 +3,7 @@
 // restarted server, and nothing the run did before is lost or done again.
 import { toolResult } from '../tool-result.js';
 import { faultMarker } from './markers.js';
-import { finishFaultRun, startFaultRun } from './fault-run.js';
+import { finishFaultRun, ledgerScript, startFaultRun } from './fault-run.js';
 import type { FaultOutcome } from './fault-run.js';
 import { startRestartableTemporalServer } from '../temporal-server.js';
 import { waitFor } from '../wait.js';
@@ -17,16 +17,8 @@ export async function serverRestart(options: { bundlePath: string }): Promise<Fa
       { address: server.address, bundlePath: options.bundlePath },
       {
         files: { 'notes.txt': 'alpha\n' },
-        script: [
-          { tool_calls: [{ id: 'before', name: 'Bash', arguments: { command: 'echo one >> ledger.txt' } }] },
-          // Answered while the server is down or just back: the worker has to deliver it to the restarted server.
-          {
-            delay_ms: 4_000,
-            tool_calls: [{ id: 'during', name: 'WriteFile', arguments: { path: 'new.txt', content: 'created\n' } }],
-          },
-          { tool_calls: [{ id: 'after', name: 'Bash', arguments: { command: 'echo two >> ledger.txt' } }] },
-          { content: ANSWER },
-        ],
+        // The turn in flight is answered while the server is down or just back: the worker delivers it to the restarted one.
+        script: ledgerScript(4_000, ANSWER),
       },
     );
     try {

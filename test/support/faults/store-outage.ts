@@ -1,7 +1,7 @@
 // The S3-compatible content store (s3proxy) is SIGKILLed while a model call is in flight and kept down for a while,
 // then started again on the same port and data. The run waits (its activities fail with a message naming the store
 // and are retried), then goes on; nothing it did before is lost or done again.
-import { finishFaultRun, startFaultRun } from './fault-run.js';
+import { finishFaultRun, ledgerScript, startFaultRun } from './fault-run.js';
 import type { FaultEnv, FaultOutcome } from './fault-run.js';
 import { faultMarker } from './markers.js';
 import { pendingFailures } from './pending-failures.js';
@@ -30,16 +30,8 @@ export async function storeOutage(env: FaultEnv, options: { downMs: number }): P
   try {
     const { run } = await startFaultRun(env, {
       workerEnv: s3.storeEnv('outage/'),
-      script: [
-        { tool_calls: [{ id: 'before', name: 'Bash', arguments: { command: 'echo one >> ledger.txt' } }] },
-        // In flight when the store goes away: its answer has to be stored once the store is back.
-        {
-          delay_ms: 2_000,
-          tool_calls: [{ id: 'during', name: 'WriteFile', arguments: { path: 'new.txt', content: 'created\n' } }],
-        },
-        { tool_calls: [{ id: 'after', name: 'Bash', arguments: { command: 'echo two >> ledger.txt' } }] },
-        { content: ANSWER },
-      ],
+      // The turn in flight when the store goes away: its answer is stored once the store is back.
+      script: ledgerScript(2_000, ANSWER),
     });
     try {
       await waitFor(async () => (run.servedAt.has(2) ? true : undefined), 'the second model call', faultMarker);
