@@ -77,10 +77,11 @@ export class DeltaRunReader<T> {
 
   /**
    * Takes the events at `from` in the stream's `text` that are exactly the current run's event around another
-   * string body, and returns where the first other one starts. Nothing is sliced or searched but the body itself: this
-   * is what reading a megabyte streamed a token at a time costs. An event it leaves (cut off by the read's end, not a
-   * valid body, another shape) is read the ordinary way. The text matched is char for char the first event's with only the body changed, and a body holds no
-   * line break, so the event ends where that one did and reads as the same event with that string.
+   * string body, and returns where the first other one starts. Nothing is parsed or searched for: the text around
+   * the body is compared with the template's, and only the body is read, which is what reading a megabyte streamed a
+   * token at a time costs. An event it leaves (cut off by the read's end, not a valid body, another shape) is read
+   * the ordinary way. The text matched is char for char the first event's with only the body changed, and a body
+   * holds no line break, so the event ends where that one did and reads as the same event with that string.
    */
   extendInText(text: string, from: number): number {
     const framed = this.template?.framed;
