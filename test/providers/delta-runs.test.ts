@@ -169,7 +169,7 @@ describe('runs of deltas read as one', () => {
   it('reads arguments full of escapes the same with a read ending at every character', async () => {
     const argumentsText = JSON.stringify({ path: 'a"b\\c.txt', content: 'line\n\t"quoted" \\ \u2028 ü 😀 \u0000 end' });
     const chunks = renderChunks(
-      { tool_calls: [{ id: 'c', name: 'WriteFile', arguments: argumentsText }], chunk_size: 2 },
+      { tool_calls: [{ id: 'c', name: 'WriteFile', arguments: argumentsText }], chunk_size: 5 },
       RENDER,
     ) as StreamChunk[];
     const text = `${sse(chunks.map((data) => ({ data })))}data: [DONE]\n\n`;
