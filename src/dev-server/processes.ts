@@ -172,36 +172,51 @@ export async function isProcessAlive(pid: number): Promise<boolean> {
 async function runsAsUs(pid: number): Promise<boolean> {
   const uid = process.getuid?.();
   if (uid === undefined) return true;
-  try {
-    const status = await fsp.readFile(`/proc/${pid}/status`, 'utf8');
-    const [real, effective] = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)?.slice(1).map(Number) ?? [];
-    return real === uid && effective === uid;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync('/proc/self')) {
-      const { execa } = await import('execa');
-      const result = await execa('ps', ['-o', 'ruid=,uid=', '-p', String(pid)], { reject: false });
-      const [real, effective] = result.stdout.trim().split(/\s+/).map(Number);
-      return !result.failed && real === uid && effective === uid;
-    }
-    return false;
-  }
+  const ids = await readProcess(
+    pid,
+    'status',
+    (status) => /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)?.slice(1).map(Number),
+    'ruid=,uid=',
+    (line) => line.split(/\s+/).map(Number),
+  );
+  return ids !== undefined && ids[0] === uid && ids[1] === uid;
 }
 
-async function readCommandLine(pid: number): Promise<{ argv: string[]; exact: boolean } | undefined> {
-  try {
-    const raw = await fsp.readFile(`/proc/${pid}/cmdline`, 'utf8');
+interface CommandLine {
+  argv: string[];
+  exact: boolean;
+}
+
+async function readCommandLine(pid: number): Promise<CommandLine | undefined> {
+  return await readProcess<CommandLine>(
+    pid,
+    'cmdline',
     // A zombie has an empty command line: it has exited.
-    if (raw === '') return undefined;
-    return { argv: raw.replace(/\0$/, '').split('\0'), exact: true };
+    (raw) => (raw === '' ? undefined : { argv: raw.replace(/\0$/, '').split('\0'), exact: true }),
+    'command=',
+    (line) => ({ argv: line.split(' '), exact: false }),
+  );
+}
+
+/**
+ * What `/proc/<pid>/<file>` says of a process (`fromProc`), or without procfs (macOS) what `ps -o <fields>` prints
+ * (`fromPs`, given the trimmed line): ps is the portable way to read another process. Undefined when it is gone.
+ */
+async function readProcess<T>(
+  pid: number,
+  file: string,
+  fromProc: (text: string) => T | undefined,
+  fields: string,
+  fromPs: (line: string) => T,
+): Promise<T | undefined> {
+  try {
+    return fromProc(await fsp.readFile(`/proc/${pid}/${file}`, 'utf8'));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync('/proc/self')) {
-      // No procfs (macOS): ps is the portable way to read another process's arguments. execa is loaded only here,
-      // so a command that merely checks its processes does not pay for it where /proc answers.
-      const { execa } = await import('execa');
-      const result = await execa('ps', ['-o', 'command=', '-p', String(pid)], { reject: false });
-      return result.failed ? undefined : { argv: result.stdout.trim().split(' '), exact: false };
-    }
-    return undefined;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || fs.existsSync('/proc/self')) return undefined;
+    // execa is loaded only here, so a command that merely checks its processes does not pay for it where /proc answers.
+    const { execa } = await import('execa');
+    const result = await execa('ps', ['-o', fields, '-p', String(pid)], { reject: false });
+    return result.failed ? undefined : fromPs(result.stdout.trim());
   }
 }
 
