@@ -21,8 +21,9 @@ function ephemeralStart(): number {
 
 /** This worker's slice of the ports below the ephemeral range: [start, start + SLICE). */
 function slice(): number {
-  const lowest = ephemeralStart() - SLICE * SLICES;
-  if (lowest < 1024) throw new Error(`the ephemeral port range starts too low (${ephemeralStart()}) for test ports`);
+  const ephemeral = ephemeralStart();
+  const lowest = ephemeral - SLICE * SLICES;
+  if (lowest < 1024) throw new Error(`the ephemeral port range starts too low (${ephemeral}) for test ports`);
   const pool = Number(process.env.VITEST_POOL_ID ?? 0);
   return lowest + (pool % SLICES) * SLICE;
 }
