@@ -96,3 +96,23 @@ export function closingEvent(json: JsonHistory): JsonEvent {
 export function startAttributes(json: JsonHistory): Record<string, any> {
   return json.events[0]!.workflowExecutionStartedEventAttributes;
 }
+
+/**
+ * A history in one line — "19:WORKFLOW_TASK_SCHEDULED 22:WORKFLOW_EXECUTION_UPDATE_ACCEPTED(pause@19) …" — printed when
+ * a test that interleaves workers, Updates and timers fails, so the interleaving that broke it can be read off the log.
+ */
+export function outline(json: JsonHistory): string {
+  return json.events
+    .map((event) => {
+      const type = event.eventType.replace(/^EVENT_TYPE_/, '');
+      const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      const update = event.workflowExecutionUpdateAcceptedEventAttributes;
+      const detail = activity
+        ? `(${activity})`
+        : update
+          ? `(${update.acceptedRequest?.input?.name}@${update.acceptedRequestSequencingEventId})`
+          : (event.workflowTaskTimedOutEventAttributes?.timeoutType ?? '').replace(/^TIMEOUT_TYPE_/, '');
+      return `${event.eventId}:${type}${detail ? (detail.startsWith('(') ? detail : `(${detail})`) : ''}`;
+    })
+    .join(' ');
+}

@@ -12,6 +12,9 @@ import { writeWorkflowBundle } from '../support/worker-process.js';
 import { waitFor } from '../support/wait.js';
 import { laterUserMessages } from '../support/model-requests.js';
 import { CONTROL_UPDATES } from '../../src/protocol/run-control.js';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import type { JsonHistory } from '../support/history-json.js';
+import { outline } from '../support/history-json.js';
 
 let directory: string;
 let env: FaultEnv;
@@ -90,6 +93,10 @@ describe('control messages across worker SIGKILLs', () => {
       const view = await run.handle.query(stateQuery);
       const control = view.progress.filter((entry) => entry.kind === 'control').map((entry) => entry.status);
       expect(control).toEqual(['paused', 'resumed', 'interrupted']);
+    } catch (error) {
+      const history = JSON.parse(historyToJSON(await run.handle.fetchHistory())) as JsonHistory;
+      console.error(`[control-durability] the run's history when it failed: ${outline(history)}`);
+      throw error;
     } finally {
       await run.close();
     }
