@@ -22,6 +22,7 @@ const HOST_LISTED = [
   'test/activities/bash-network.test.ts',
   'test/activities/bash-sandbox.test.ts',
   'test/activities/grep-engines.test.ts',
+  'test/activities/search/rg-translation.test.ts',
   'test/activities/read-file-memory.test.ts',
   'test/activities/mcp-connections.test.ts',
   'test/activities/mcp-stdio-launch.test.ts',

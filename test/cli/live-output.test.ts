@@ -87,7 +87,11 @@ describe('live output on the terminal', () => {
   });
 
   it('with --json prints each event as one JSON line, the exact strings kept', async () => {
-    const events = [event(1, { kind: 'start', model: 'm' }), event(1, { kind: 'text', text: 'a\u202eb\nc' })];
+    const events = [
+      event(1, { kind: 'start', model: 'm' }),
+      event(1, { kind: 'text', text: 'a\u202eb\nc' }),
+      event(1, { kind: 'end', finishReason: 'stop' }),
+    ];
     const channel = channelOf(events);
     const live = startLiveOutput(channel, 'agent-x', { from: 'start', json: true });
     channel.release();

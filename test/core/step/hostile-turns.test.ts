@@ -5,7 +5,7 @@
 import { describe, it } from 'vitest';
 import { checkHostileTurns } from '../../support/hostile-turn-property.js';
 
-const TURNS = 50;
+const TURNS = 25;
 
 describe('hostile model output through the pure turn pipeline', () => {
   it(`answers every call of ${TURNS} generated turns with one valid envelope, in order, never throwing`, () => {
