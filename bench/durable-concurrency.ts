@@ -68,9 +68,10 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
       ratio: floorRatio,
       ratioRange: pairedRange(floor.batches, floor.singles),
       conclusion:
-        `what Temporal alone costs here: a step is an activity waiting ${sizes.latencyMs} ms (the model call), an upsert ` +
-        `of three search attributes and a local activity reading a ${FILE_BYTES / 1024} KB file, on a worker with ` +
-        `default options (slowest single run of a batch ${formatMs(floor.slowest)}; ${work}). ` +
+        `what Temporal alone costs here: a step is an activity streaming the same scripted turn from the same model ` +
+        `server through the openai client (${sizes.latencyMs} ms), an upsert of three search attributes and a local ` +
+        `activity reading a ${FILE_BYTES / 1024} KB file, on a worker with default options (slowest single run of a ` +
+        `batch ${formatMs(floor.slowest)}; ${work}). ` +
         cpuText(floor, 'worker, client', steps, sizes),
     },
   ];

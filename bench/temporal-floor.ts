@@ -1,15 +1,21 @@
 // The Temporal floor of the concurrency bench: workflows with a durable run's step shape (temporal-floor-workflow.ts)
-// on a worker with default options, on the same dev server. What many of them at once cost against one is what
-// Temporal itself costs on this machine, with no agent code in the step.
+// on a worker with default options, on the same dev server. Each run streams the same scripted turns from its own model
+// server through the same openai client, sending the task, the tools and what it has read so far, as a run does; what
+// many of them at once cost against one is what Temporal itself costs on this machine, with no agent code in the step.
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { systemPrompt } from '../src/core/system-prompt.js';
+import { builtinTools, toToolSchema } from '../src/tools/index.js';
 import type { DurableEnv } from './durable-env.js';
-import { quietLogger } from './durable-env.js';
+import { BENCH_TASK, quietLogger } from './durable-env.js';
+import { readScript } from './durable-scripts.js';
 import type { FloorActivities } from './temporal-floor-workflow.js';
 import { temporalFloorWorkflow } from './temporal-floor-workflow.js';
 
@@ -25,14 +31,68 @@ export async function startTemporalFloor(env: DurableEnv, workspace: string): Pr
     logger: quietLogger,
   });
   const taskQueue = `bench-floor-${randomBytes(4).toString('hex')}`;
-  let latencyMs = 0;
+  const tools = builtinTools.map((tool) => toToolSchema(tool));
+  const system = systemPrompt({ workspace, mode: 'default' });
+  // Each run's conversation, kept in the worker as a run keeps its transcript in the content store.
+  const conversations = new Map<string, ChatCompletionMessageParam[]>();
+  const conversation = (): ChatCompletionMessageParam[] => {
+    const workflowId = Context.current().info.workflowExecution?.workflowId;
+    if (!workflowId) throw new Error('floor activity outside a workflow');
+    let messages = conversations.get(workflowId);
+    if (!messages) {
+      messages = [
+        { role: 'system', content: system },
+        { role: 'user', content: BENCH_TASK },
+      ];
+      conversations.set(workflowId, messages);
+    }
+    return messages;
+  };
   const activities: FloorActivities = {
-    async modelCall(step) {
-      await sleep(latencyMs);
-      return JSON.stringify({ step, content: `turn-${step}` });
+    async modelCall(step, modelUrl) {
+      const messages = conversation();
+      const client = new OpenAI({ apiKey: 'unused', baseURL: modelUrl, maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model: 'scripted-model',
+        messages,
+        tools: tools as OpenAI.Chat.Completions.ChatCompletionTool[],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let content = '';
+      const calls: { id: string; name: string; arguments: string }[] = [];
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta;
+        content += delta?.content ?? '';
+        for (const call of delta?.tool_calls ?? []) {
+          const slot = (calls[call.index] ??= { id: '', name: '', arguments: '' });
+          slot.id += call.id ?? '';
+          slot.name += call.function?.name ?? '';
+          slot.arguments += call.function?.arguments ?? '';
+        }
+      }
+      messages.push({
+        role: 'assistant',
+        content: content || null,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      });
+      return JSON.stringify({ step, content, tools: calls.map((call) => call.name) });
     },
     async readFile(file) {
-      return (await readFile(file)).length;
+      const text = await readFile(file, 'utf8');
+      const messages = conversation();
+      const last = messages.at(-1);
+      const callId = last?.role === 'assistant' ? last.tool_calls?.[0]?.id : undefined;
+      if (callId) messages.push({ role: 'tool', tool_call_id: callId, content: text });
+      return text.length;
     },
   };
   const connection = await NativeConnection.connect({ address: env.address });
@@ -50,14 +110,23 @@ export async function startTemporalFloor(env: DurableEnv, workspace: string): Pr
     await connection.close();
   });
   return async (options) => {
-    latencyMs = options.latencyMs;
-    const started = performance.now();
-    const bytes = await env.client.workflow.execute(temporalFloorWorkflow, {
-      workflowId: `bench-floor-${options.label}-${randomBytes(4).toString('hex')}`,
-      taskQueue,
-      args: [{ steps: options.steps, files }],
-    });
-    if (bytes <= 0) throw new Error(`floor run ${options.label} read nothing`);
-    return performance.now() - started;
+    const model = await env.startModel({ script: readScript(options.steps), latencyMs: options.latencyMs });
+    const workflowId = `bench-floor-${options.label}-${randomBytes(4).toString('hex')}`;
+    try {
+      const started = performance.now();
+      const bytes = await env.client.workflow.execute(temporalFloorWorkflow, {
+        workflowId,
+        taskQueue,
+        args: [{ steps: options.steps, files, modelUrl: model.url }],
+      });
+      if (bytes <= 0) throw new Error(`floor run ${options.label} read nothing`);
+      if (model.remaining() !== 0 || model.failures.length > 0) {
+        throw new Error(`floor run ${options.label} left the script unfinished: ${model.failures.join('; ')}`);
+      }
+      return performance.now() - started;
+    } finally {
+      conversations.delete(workflowId);
+      await model.close();
+    }
   };
 }
