@@ -10,6 +10,7 @@ import type { OperatorSigner } from './operator-signing.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { pollPause } from './poll-pause.js';
+import { unseenFinalProgress } from './final-progress.js';
 import type { AgentResult } from '../protocol/run-report.js';
 import { emptyUsage } from '../core/state.js';
 import type { agentWorkflow } from '../workflows/agent.js';
@@ -85,8 +86,11 @@ export async function followRun(
     await live?.stop();
   }
   if (options.signal?.aborted) throw new DetachedError();
-  await printNew().catch(() => undefined);
-  return outcome;
+  const ended = await outcome;
+  const unseen = unseenFinalProgress(ended.result, printer.seen);
+  if (unseen) printer.show({ progress: unseen, pendingApprovals: [] });
+  else await printNew().catch(() => undefined);
+  return ended;
 }
 
 /** What a follower prints of a run: its new progress lines, and each pending approval once. */
@@ -94,7 +98,7 @@ export interface ProgressPrinter {
   /** The sequence number of the last progress line shown (the `state` query's `afterSeq`). */
   readonly seen: number;
   /** Prints what `view` adds and returns the approvals announced for the first time. */
-  show(view: AgentStateView): PendingApproval[];
+  show(view: Pick<AgentStateView, 'progress' | 'pendingApprovals'>): PendingApproval[];
 }
 
 /** A printer for `workflowId` that has shown the lines up to `afterSeq`; `quiet` prints nothing but still tracks. */

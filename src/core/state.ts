@@ -224,6 +224,8 @@ export function addEvent(state: AgentState, type: string, at: number, data: Reco
 
 /** Keeps follower progress bounded in workflow memory. */
 export const MAX_PROGRESS_ENTRIES = 500;
+/** How many of the last progress lines a run's result carries: those of its last steps (a follower that missed more asks). */
+export const RESULT_PROGRESS_ENTRIES = 20;
 
 /** A ledger with nothing spent. */
 export function emptyUsage(): UsageLedger {
@@ -298,5 +300,6 @@ export function toResult(state: AgentState, input?: Pick<AgentInput, 'parent'>):
     // A run with children reports its tree's spending too; a child, where its parent can read its whole transcript.
     ...(state.children ? { totalUsage: treeUsage(state) } : {}),
     ...(input?.parent && state.transcript.head ? { transcript: state.transcript.head } : {}),
+    ...(state.progress.length > 0 ? { lastProgress: state.progress.slice(-RESULT_PROGRESS_ENTRIES) } : {}),
   };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/model.js';
 import type { AgentInput } from '../../src/core/state.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
@@ -33,7 +33,7 @@ function quietRuntime(): void {
   const printErrors = new DefaultLogger('ERROR');
   const logger = new DefaultLogger('WARN', (entry) => {
     runtimeWarnings.push(entry.message);
-    noteIfSlowTask(entry.message);
+    noteIfSlowTask(entry.message, expect.getState().testPath);
     if (entry.level === 'ERROR') printErrors.log(entry.level, entry.message, entry.meta);
   });
   Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} } } });

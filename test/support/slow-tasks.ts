@@ -12,10 +12,15 @@ export function prepareSlowTaskLog(): void {
   process.env[FILE_VARIABLE] ??= path.join(mkdtempSync(path.join(os.tmpdir(), 'durable-agent-slow-tasks-')), 'log');
 }
 
-/** Records a runtime warning when it is a slow workflow task. */
-export function noteIfSlowTask(message: string): void {
+/** Names the test file a worker process serves, for the slow tasks it records. */
+export const TEST_FILE_VARIABLE = 'DURABLE_AGENT_TEST_FILE';
+
+/** Records a runtime warning when it is a slow workflow task, with the test file whose worker saw it. */
+export function noteIfSlowTask(message: string, testFile = process.env[TEST_FILE_VARIABLE]): void {
   const file = process.env[FILE_VARIABLE];
-  if (file && message.includes('TMPRL1104')) appendFileSync(file, `${message.replace(/\n/g, ' ')}\n`);
+  if (!file || !message.includes('TMPRL1104')) return;
+  const where = testFile ? `${path.relative(process.cwd(), testFile)}: ` : '';
+  appendFileSync(file, `${where}${message.replace(/\n/g, ' ')}\n`);
 }
 
 /** The slow workflow tasks recorded in this run (none when the e2e setup did not run). */

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
+import { expect } from 'vitest';
+import { TEST_FILE_VARIABLE } from './slow-tasks.js';
 import { sharedWorkflowModules, workflowsPath } from '../../src/worker.js';
 
 /** What the worker process is told (as one JSON argument). */
@@ -58,6 +60,7 @@ export async function startWorkerProcess(config: WorkerProcessConfig): Promise<W
     reject: false,
     all: true,
     stdin: 'ignore',
+    env: { [TEST_FILE_VARIABLE]: expect.getState().testPath },
   });
   let output = '';
   let ended = false;
