@@ -300,6 +300,9 @@ export function toResult(state: AgentState, input?: Pick<AgentInput, 'parent'>):
     // A run with children reports its tree's spending too; a child, where its parent can read its whole transcript.
     ...(state.children ? { totalUsage: treeUsage(state) } : {}),
     ...(input?.parent && state.transcript.head ? { transcript: state.transcript.head } : {}),
-    ...(state.progress.length > 0 ? { lastProgress: state.progress.slice(-RESULT_PROGRESS_ENTRIES) } : {}),
+    // Not a child's: its result is recorded in its parent's history, which must not grow with the child's steps.
+    ...(!input?.parent && state.progress.length > 0
+      ? { lastProgress: state.progress.slice(-RESULT_PROGRESS_ENTRIES) }
+      : {}),
   };
 }

@@ -79,8 +79,9 @@ export interface AgentResult {
   /** A sub-agent's run: the key of its transcript's newest node (`durable-agent output` expands it). */
   transcript?: string;
   /**
-   * The run's last progress lines (RESULT_PROGRESS_ENTRIES at most): a follower that has seen the lines before them
-   * prints the rest from here, instead of asking the finished run, which a worker would have to replay to answer.
+   * The run's last progress lines (RESULT_PROGRESS_ENTRIES at most; none for a sub-agent): a follower that has seen the
+   * lines before them prints the rest from here, instead of asking the finished run, which a worker would have to
+   * replay to answer.
    */
   lastProgress?: ProgressEntry[];
 }

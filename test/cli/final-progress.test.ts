@@ -43,4 +43,11 @@ describe('the progress lines a follower prints when its run has ended', () => {
     expect(unseenFinalProgress(toResult(state), 4)).toBeUndefined();
     expect(unseenFinalProgress(toResult(state), 20)?.map((line) => line.seq)).toEqual([21, 22, 23, 24, 25]);
   });
+
+  it('are not carried by a sub-agent’s result, which its parent’s history records', () => {
+    const state = initialState('task', 'system', 'do it');
+    addProgress(state, { kind: 'tool', step: 1, text: 'call' });
+    const parent = { rootWorkflowId: 'root', parentWorkflowId: 'root', path: 'task-1-0', depth: 1 };
+    expect(toResult(state, { parent }).lastProgress).toBeUndefined();
+  });
 });
