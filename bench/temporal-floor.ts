@@ -12,6 +12,8 @@ import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { systemPrompt } from '../src/core/system-prompt.js';
+import { normalizeToolCallIds, toAssistantToolCalls } from '../src/core/tool-calls.js';
+import { StreamAssembler } from '../src/providers/openai-chat/stream-assembler.js';
 import { builtinTools, toToolSchema } from '../src/tools/index.js';
 import type { DurableEnv } from './durable-env.js';
 import { BENCH_TASK, quietLogger } from './durable-env.js';
@@ -59,32 +61,17 @@ export async function startTemporalFloor(env: DurableEnv, workspace: string): Pr
         stream: true,
         stream_options: { include_usage: true },
       });
-      let content = '';
-      const calls: { id: string; name: string; arguments: string }[] = [];
-      for await (const chunk of stream) {
-        const delta = chunk.choices[0]?.delta;
-        content += delta?.content ?? '';
-        for (const call of delta?.tool_calls ?? []) {
-          const slot = (calls[call.index] ??= { id: '', name: '', arguments: '' });
-          slot.id += call.id ?? '';
-          slot.name += call.function?.name ?? '';
-          slot.arguments += call.function?.arguments ?? '';
-        }
-      }
+      const assembler = new StreamAssembler('scripted-model');
+      for await (const chunk of stream) assembler.push(chunk);
+      const turn = assembler.finish();
       messages.push({
         role: 'assistant',
-        content: content || null,
-        ...(calls.length > 0
-          ? {
-              tool_calls: calls.map((call) => ({
-                id: call.id,
-                type: 'function' as const,
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
+        content: turn.content,
+        ...(turn.toolCalls.length > 0
+          ? { tool_calls: toAssistantToolCalls(turn.toolCalls, normalizeToolCallIds(turn.toolCalls, step)) }
           : {}),
       });
-      return JSON.stringify({ step, content, tools: calls.map((call) => call.name) });
+      return JSON.stringify({ step, content: turn.content, tools: turn.toolCalls.map((call) => call.name) });
     },
     async readFile(file) {
       const text = await readFile(file, 'utf8');
