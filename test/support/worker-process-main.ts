@@ -3,7 +3,7 @@
 // a crash is interesting: the new bytes are durable in the temp file, the rename has not happened. It then writes that
 // marker file and waits to be killed.
 //
-// Usage: node --import tsx test/support/worker-process-main.ts '<WorkerProcessConfig as JSON>'
+// Usage (compiled by worker-process.ts): node worker-process-main.mjs '<WorkerProcessConfig as JSON>'
 import { writeFile } from 'node:fs/promises';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { builtinExecutors } from '../../src/activities/executors/index.js';
