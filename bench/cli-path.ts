@@ -3,7 +3,8 @@
 // event time; bench and server share this machine's clock) and how soon it exits, beside `temporal workflow start` and
 // `temporal workflow execute` of the same workflow with the same input; and the durability tax through the CLI: a
 // 30-step run (one ReadFile a step), start-up included, against the in-process floor (floor-loop.ts) making the same
-// model calls to the same scripted server at the same latency.
+// model calls to the same scripted server at the same latency, and beside it Temporal alone: the floor workflow
+// (temporal-floor.ts) on the same server against the same in-process floor.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import type { CliEnv } from './cli-env.js';
 import { withCliEnv } from './cli-env.js';
 import { ANSWER, readScript, writeReadFiles } from './durable-scripts.js';
 import { createFloor } from './floor-loop.js';
+import { startTemporalFloor } from './temporal-floor.js';
 import type { BenchRow } from './measure.js';
 import { formatMs, formatRatio, median, pairedRange, speedVerdict } from './measure.js';
 
@@ -57,8 +59,12 @@ export async function benchCliPath(options: { quick: boolean; log: (line: string
     return await withCliEnv(options.log, async (cli) => {
       const connection = await Connection.connect({ address: cli.address });
       try {
-        const runs = cliRuns(cli, new Client({ connection }), workspace);
-        return [...(await startRows(runs, sizes)), ...(await taxRows(runs, workspace, sizes))];
+        const client = new Client({ connection });
+        const runs = cliRuns(cli, client, workspace);
+        return [
+          ...(await startRows(runs, sizes)),
+          ...(await taxRows(runs, workspace, sizes, { address: cli.address, client })),
+        ];
       } finally {
         await connection.close();
       }
@@ -212,7 +218,12 @@ async function startRows(runs: CliRuns, sizes: Sizes): Promise<BenchRow[]> {
   ];
 }
 
-async function taxRows(runs: CliRuns, workspace: string, sizes: Sizes): Promise<BenchRow[]> {
+async function taxRows(
+  runs: CliRuns,
+  workspace: string,
+  sizes: Sizes,
+  server: { address: string; client: Client },
+): Promise<BenchRow[]> {
   const script = readScript(sizes.steps);
   const floor = createFloor(createDirectoryStore(await mkdtemp(path.join(os.tmpdir(), 'durable-agent-bench-floor-'))));
   const inProcess = async (latencyMs: number): Promise<number> => {
@@ -232,7 +243,7 @@ async function taxRows(runs: CliRuns, workspace: string, sizes: Sizes): Promise<
       await model.close();
     }
   };
-  const rows: BenchRow[] = [];
+  const rows: BenchRow[] = [await temporalFloorRow(workspace, sizes, server, inProcess)];
   for (const [latencyMs, repetitions] of [
     [sizes.latencyMs, sizes.taxRepetitions],
     [0, sizes.zeroLatencyRepetitions],
@@ -264,4 +275,45 @@ async function taxRows(runs: CliRuns, workspace: string, sizes: Sizes): Promise<
     );
   }
   return rows;
+}
+
+/**
+ * What the durability tax target leaves room for on this machine: Temporal alone, the same step shape (temporal-floor.ts)
+ * on the same embedded server, its worker in this process and no CLI, against the same in-process floor.
+ */
+async function temporalFloorRow(
+  workspace: string,
+  sizes: Sizes,
+  server: { address: string; client: Client },
+  inProcess: (latencyMs: number) => Promise<number>,
+): Promise<BenchRow> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const floorRun = await startTemporalFloor(
+      {
+        ...server,
+        namespace: 'default',
+        onClose: (closer) => closers.push(closer),
+        startModel: (options) =>
+          startScriptedModelServer({ script: options.script, latencyMs: options.latencyMs, keepRequests: 2 }),
+      },
+      workspace,
+    );
+    const measured = await paired(
+      sizes.taxRepetitions,
+      () => floorRun({ steps: sizes.steps, latencyMs: sizes.latencyMs, label: 'cli-path' }),
+      () => inProcess(sizes.latencyMs),
+    );
+    return row(
+      `${sizes.steps} steps at ${sizes.latencyMs} ms, Temporal alone: floor workflow, client waiting (vs in-process floor)`,
+      measured.ours,
+      measured.baseline,
+      (ours, baseline, ratio) =>
+        `what Temporal itself costs here, no agent and no CLI: ${formatRatio(ratio)} the in-process floor, ` +
+        `${formatMs((ours - baseline) / sizes.steps)} a step (medians of ${sizes.taxRepetitions}); the ` +
+        `${formatRatio(TAX_TARGET)} target for the CLI run ${ratio <= TAX_TARGET ? 'leaves' : 'leaves no'} room above it.`,
+    );
+  } finally {
+    for (const closer of closers.reverse()) await closer().catch(() => undefined);
+  }
 }

@@ -24,6 +24,8 @@ it. *Workflow started* is the server's WorkflowExecutionStarted event time minus
 process (same machine, same clock); *exit* is when the process ended. The baselines start the same workflow with the
 same signed input through the Temporal CLI. The 30-step rows run \`durable-agent run\` from spawn to exit (start-up,
 following and exit included) against the in-process floor making the same model calls to the same scripted server.
+Beside them, Temporal alone: the concurrency section's floor workflow (the same step shape, no agent code) on the same
+embedded server, its worker in the bench's process and no CLI, against the same in-process floor.
 `,
   'live-output': `
 ## Live output

@@ -24,8 +24,11 @@ import { temporalFloorWorkflow } from './temporal-floor-workflow.js';
 /** Runs floor workflows to the end; returns the wall time of one from start to result. */
 export type TemporalFloorRun = (options: { steps: number; latencyMs: number; label: string }) => Promise<number>;
 
+/** What the floor needs of its environment: a server, a client waiting for results, and scripted model servers. */
+export type TemporalFloorEnv = Pick<DurableEnv, 'address' | 'namespace' | 'client' | 'onClose' | 'startModel'>;
+
 /** Starts a floor worker reading the files under `workspace`/files (writeReadFiles) and returns how to run one. */
-export async function startTemporalFloor(env: DurableEnv, workspace: string): Promise<TemporalFloorRun> {
+export async function startTemporalFloor(env: TemporalFloorEnv, workspace: string): Promise<TemporalFloorRun> {
   const filesDirectory = path.join(workspace, 'files');
   const files = (await readdir(filesDirectory)).sort().map((name) => path.join(filesDirectory, name));
   const bundle = await bundleWorkflowCode({

@@ -85,6 +85,15 @@ export async function writeWorkflowBundle(directory: string): Promise<string> {
   return file;
 }
 
+/** The test file being run, or undefined outside a test (`npm run soak`, where vitest has no state to ask). */
+function currentTestFile(): string | undefined {
+  try {
+    return expect.getState().testPath;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts a worker process and resolves once it polls its task queue. */
 export async function startWorkerProcess(config: WorkerProcessConfig): Promise<WorkerProcess> {
   const command = [...(config.launcher ?? []), process.execPath, await compiledWorkerMain(), JSON.stringify(config)];
@@ -92,7 +101,7 @@ export async function startWorkerProcess(config: WorkerProcessConfig): Promise<W
     reject: false,
     all: true,
     stdin: 'ignore',
-    env: { [TEST_FILE_VARIABLE]: expect.getState().testPath },
+    env: { [TEST_FILE_VARIABLE]: currentTestFile() },
   });
   let output = '';
   let ended = false;
