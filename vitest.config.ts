@@ -13,8 +13,8 @@ const E2E_PATTERN = 'test/**/*.e2e.test.ts';
 const LONG_PATTERN = 'test/**/*.long.test.ts';
 const E2E_LISTED = ['test/cli/dev-server.test.ts'];
 // No server, but real programs on this host, each started many times: the command sandbox (bubblewrap, network
-// namespaces), rg, nats-server, MCP servers over stdio, dependency-cruiser and the workflow bundler. `host` runs them,
-// outside the quick loop.
+// namespaces), rg, nats-server, MCP servers over stdio, the CLI's launcher, dependency-cruiser and the workflow bundler.
+// `host` runs them, outside the quick loop.
 const HOST_LISTED = [
   'test/activities/sandbox-host.test.ts',
   'test/activities/sandbox-escapes.test.ts',
@@ -23,6 +23,8 @@ const HOST_LISTED = [
   'test/activities/bash-sandbox.test.ts',
   'test/activities/grep-engines.test.ts',
   'test/activities/search/rg-translation.test.ts',
+  'test/activities/search/grep-regex.test.ts',
+  'test/cli/bin.test.ts',
   'test/activities/read-file-memory.test.ts',
   'test/activities/mcp-connections.test.ts',
   'test/activities/mcp-stdio-launch.test.ts',

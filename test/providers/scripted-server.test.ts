@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { parseScriptText } from '../../src/scripted-model/script.js';
+import { compiledEntry } from '../support/compiled-entry.js';
 
 let server: ScriptedModelServer | undefined;
 let directory: string;
@@ -270,7 +271,7 @@ describe('scripted-server-main', () => {
     const script = join(directory, 'turns.jsonl');
     await writeFile(script, '{"content":"from the cli"}\n');
     const entry = fileURLToPath(new URL('../../src/scripted-model/main.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, '--script', script, '--port', '0'], {
+    const child = spawn(process.execPath, [await compiledEntry(entry), '--script', script, '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

@@ -1,16 +1,15 @@
 // Agent workers in their own processes, so a test can SIGKILL one mid-activity (or measure its memory alone), and a
-// workflow bundle written to a file once, so each of them starts without bundling. The worker's own code is compiled
-// once into one JavaScript file, run without a loader: through tsx's module hooks a worker process spent about 1.7 s of
-// CPU starting, which — with a dozen of them starting at once on a small machine — slowed every other process's work.
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+// workflow bundle written to a file once, so each of them starts without bundling. The worker's own code runs compiled
+// (compiled-entry.ts): through tsx's module hooks a worker process spent about 1.7 s of CPU starting, which — with a
+// dozen of them starting at once on a small machine — slowed every other process's work.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { build } from 'esbuild';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import { expect } from 'vitest';
+import { compiledEntry } from './compiled-entry.js';
 import { TEST_FILE_VARIABLE } from './slow-tasks.js';
 import { sharedWorkflowModules, workflowsPath } from '../../src/worker.js';
 
@@ -42,34 +41,6 @@ export interface WorkerProcess {
 }
 
 const main = fileURLToPath(new URL('./worker-process-main.ts', import.meta.url));
-// Inside the repository, so the compiled file resolves packages from its node_modules as the sources do.
-const compiledDirectory = fileURLToPath(new URL('../../node_modules/.cache/durable-agent-tests/', import.meta.url));
-let compiledMain: Promise<string> | undefined;
-
-/**
- * worker-process-main.ts and the sources it imports as one ES module (packages stay imports), written once per test
- * process: to a file of its own, renamed into place, so processes building at once never run a half-written file.
- */
-function compiledWorkerMain(): Promise<string> {
-  compiledMain ??= (async () => {
-    await mkdir(compiledDirectory, { recursive: true });
-    const target = path.join(compiledDirectory, 'worker-process-main.mjs');
-    const partial = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-    await build({
-      entryPoints: [main],
-      outfile: partial,
-      bundle: true,
-      packages: 'external',
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      logLevel: 'silent',
-    });
-    await rename(partial, target);
-    return target;
-  })();
-  return compiledMain;
-}
 const ignore = (): undefined => undefined;
 const quietLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: ignore };
 
@@ -96,7 +67,7 @@ function currentTestFile(): string | undefined {
 
 /** Starts a worker process and resolves once it polls its task queue. */
 export async function startWorkerProcess(config: WorkerProcessConfig): Promise<WorkerProcess> {
-  const command = [...(config.launcher ?? []), process.execPath, await compiledWorkerMain(), JSON.stringify(config)];
+  const command = [...(config.launcher ?? []), process.execPath, await compiledEntry(main), JSON.stringify(config)];
   const child: ResultPromise = execa(command[0]!, command.slice(1), {
     reject: false,
     all: true,

@@ -5,19 +5,20 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ToolActivityResult } from '../../../src/protocol/tool-activity.js';
 import type { ReadStateStore } from '../../../src/protocol/read-state.js';
+import { compiledEntry } from '../../support/compiled-entry.js';
 
 const script = fileURLToPath(new URL('./run-executor.ts', import.meta.url));
 const DROP_DAC = ['--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_override,-dac_read_search'];
 
 /** The executor's result, computed by a process that file permissions apply to. */
-export function runAsUnprivileged(request: {
+export async function runAsUnprivileged(request: {
   tool: 'ReadFile' | 'WriteFile' | 'EditFile';
   root: string;
   input: Record<string, unknown>;
   readState?: ReadStateStore;
 }): Promise<ToolActivityResult> {
   const asRoot = process.getuid?.() === 0;
-  const node = [process.execPath, '--import', 'tsx', script, JSON.stringify(request)];
+  const node = [process.execPath, await compiledEntry(script), JSON.stringify(request)];
   const [command, ...args] = asRoot ? ['setpriv', ...DROP_DAC, '--', ...node] : node;
   return new Promise((resolve, reject) => {
     execFile(command!, args, { timeout: 30_000, cwd: process.cwd() }, (error, stdout, stderr) => {
