@@ -14,7 +14,7 @@ import { loadOrCreateOperatorKey } from '../src/authorization/operator-key.js';
 import { signRun } from '../src/authorization/signing.js';
 import { hostToolQueue } from '../src/config.js';
 import type { AgentInput } from '../src/core/state.js';
-import type { ScriptTurn } from '../src/scripted-model/server.js';
+import type { ScriptTurn, ScriptedModelServer, ScriptedModelServerOptions } from '../src/scripted-model/server.js';
 import { startScriptedModelServer } from '../src/scripted-model/server.js';
 import { createDirectoryStore } from '../src/store/directory-store.js';
 import type { CliEnv } from './cli-env.js';
@@ -40,6 +40,11 @@ interface Sizes {
   latencyMs: number;
   taxRepetitions: number;
   zeroLatencyRepetitions: number;
+}
+
+/** The scripted model every measured run of this section talks to, keeping only the last two requests. */
+function startModel(script: ScriptedModelServerOptions['script'], latencyMs: number): Promise<ScriptedModelServer> {
+  return startScriptedModelServer({ script, latencyMs, keepRequests: 2 });
 }
 
 /** One measured command: spawn to workflow start, and spawn to exit. */
@@ -88,7 +93,7 @@ function cliRuns(cli: CliEnv, client: Client, workspace: string): CliRuns {
     return timestampMs(first.eventTime);
   };
   const withModel = async <T>(script: ScriptTurn[], latencyMs: number, body: (url: string) => Promise<T>) => {
-    const model = await startScriptedModelServer({ script, latencyMs, keepRequests: 2 });
+    const model = await startModel(script, latencyMs);
     try {
       return await body(model.url);
     } finally {
@@ -227,7 +232,7 @@ async function taxRows(
   const script = readScript(sizes.steps);
   const floor = createFloor(createDirectoryStore(await mkdtemp(path.join(os.tmpdir(), 'durable-agent-bench-floor-'))));
   const inProcess = async (latencyMs: number): Promise<number> => {
-    const model = await startScriptedModelServer({ script, latencyMs, keepRequests: 2 });
+    const model = await startModel(script, latencyMs);
     try {
       const started = Date.now();
       const result = await floor({
@@ -294,8 +299,7 @@ async function temporalFloorRow(
         ...server,
         namespace: 'default',
         onClose: (closer) => closers.push(closer),
-        startModel: (options) =>
-          startScriptedModelServer({ script: options.script, latencyMs: options.latencyMs, keepRequests: 2 }),
+        startModel: (options) => startModel(options.script, options.latencyMs),
       },
       workspace,
     );
