@@ -50,33 +50,38 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
 }
 
 /**
- * The task's MCP tools, listed once by a worker that owns the servers' connections: the run's tool queue, or — for a
- * run on the shared queue — the workflow's own worker, as a local activity (no round trip through the server for a
- * worker without servers). Connecting may start servers, hence the longer timeout; a server that fails is reported in
- * the result.
+ * The listings recorded once per task, so every replay and continuation sees the same tools: the worker's function
+ * tools, and the MCP servers' tools, listed by a worker that owns the servers' connections (the run's tool queue, or
+ * any worker of the run's queue). Ordinary activities, not local ones: a local activity runs inside the workflow task
+ * that asks for it, and on a worker that has just started — or one starting a stdio server for the run — the run's
+ * first task would last seconds, unable to answer a query or take a signal meanwhile. Connecting may start servers,
+ * hence the longer timeout; a server that fails is reported in the result.
  */
+export const { [ACTIVITY.listFunctionTools]: listFunctionTools } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+  summary: 'listFunctionTools',
+});
+
 export function listMcpTools(input: AgentInput): Promise<McpListing> {
-  const options = {
+  const { [ACTIVITY.listMcpTools]: activity } = proxyActivities<AgentActivities>({
+    ...(input.toolTaskQueue ? { taskQueue: input.toolTaskQueue } : {}),
     startToCloseTimeout: '3 minutes',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
     summary: `listMcpTools${input.mcpServers ? ` (${Object.keys(input.mcpServers).join(', ')} and the worker's)` : ''}`,
-  } as const;
-  const { [ACTIVITY.listMcpTools]: activity } = input.toolTaskQueue
-    ? proxyActivities<AgentActivities>({ ...options, taskQueue: input.toolTaskQueue })
-    : proxyLocalActivities<AgentActivities>(options);
+  });
   return activity({ workspace: input.workspace, ...(input.mcpServers ? { servers: input.mcpServers } : {}) });
 }
 
 /**
- * Local activities: short, and any worker of the run's queue can do them, so they run in the workflow's own worker
- * and are recorded as markers without a round trip through the server: the worker's function tools (recorded once
- * per task), and the content a finished run made last (written to the content store every worker shares).
+ * A local activity: short, and any worker of the run's queue can do it, so it runs in the workflow's own worker and is
+ * recorded as a marker without a round trip through the server: the content a finished run made last (written to the
+ * content store every worker shares).
  */
-export const { [ACTIVITY.listFunctionTools]: listFunctionTools, [ACTIVITY.storeContent]: storeContent } =
-  proxyLocalActivities<AgentActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { maximumAttempts: 3 },
-  });
+export const { [ACTIVITY.storeContent]: storeContent } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
 
 /**
  * The activity of one tool call: the tool's own retry policy and start-to-close limit, heartbeats (HEARTBEAT_TIMEOUT_MS:

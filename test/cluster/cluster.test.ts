@@ -111,6 +111,10 @@ async function runStatus(run: Run): Promise<{ status: string; step: number }> {
   return JSON.parse(result.stdout) as { status: string; step: number };
 }
 
+// What a pinned run does on the shared queue, any host's worker taking it: its model calls, and the one listing of the
+// worker's function tools when it starts.
+const SHARED_QUEUE_ACTIVITIES = new Set(['callModel', 'listFunctionTools']);
+
 /** The tool activities of a run: the queue each was scheduled on and the pid of the worker that ran it. */
 async function toolActivities(run: Run): Promise<{ taskQueue: string; pid: number }[]> {
   const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
@@ -118,7 +122,7 @@ async function toolActivities(run: Run): Promise<{ taskQueue: string; pid: numbe
   const activities: { taskQueue: string; pid: number }[] = [];
   for (const event of history.events ?? []) {
     const attributes = event.activityTaskScheduledEventAttributes;
-    if (attributes && attributes.activityType?.name !== 'callModel')
+    if (attributes && !SHARED_QUEUE_ACTIVITIES.has(attributes.activityType?.name ?? ''))
       scheduled.set(Number(event.eventId), attributes.taskQueue?.name ?? '');
     const started = event.activityTaskStartedEventAttributes;
     const queue = started ? scheduled.get(Number(started.scheduledEventId)) : undefined;
