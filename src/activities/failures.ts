@@ -1,8 +1,6 @@
 // Node: model errors classified once, at the activity boundary. Temporal's retry policy is the only retry loop,
 // so every error leaves here as an ApplicationFailure that says whether (and when) to try again.
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import * as anthropic from '@anthropic-ai/sdk';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 /** Why a model call failed; the suffix of the `ModelInvocationError.<Reason>` failure type. */
 export type ModelFailureReason =
@@ -97,23 +95,13 @@ export function retryAfterMs(headers: HeaderSource, now: number = Date.now()): n
 
 function reasonFor(error: HttpLikeError, status: number | undefined): ModelFailureReason {
   if (status === undefined) {
-    if (
-      error instanceof APIConnectionTimeoutError ||
-      error instanceof anthropic.APIConnectionTimeoutError ||
-      error.name === 'TimeoutError'
-    )
-      return 'Timeout';
-    if (error instanceof APIConnectionError || error instanceof anthropic.APIConnectionError) return 'Connection';
-    if (
-      error instanceof APIUserAbortError ||
-      error instanceof anthropic.APIUserAbortError ||
-      error.name === 'AbortError'
-    )
-      return 'Aborted';
+    if (isSdkError(error, 'APIConnectionTimeoutError') || error.name === 'TimeoutError') return 'Timeout';
+    if (isSdkError(error, 'APIConnectionError')) return 'Connection';
+    if (isSdkError(error, 'APIUserAbortError') || error.name === 'AbortError') return 'Aborted';
     // Anthropic reports overload inside a stream too, as an `error` event.
     if (error.type === 'overloaded_error') return 'Overloaded';
     // An `error` event inside an SSE stream carries no status.
-    if (error instanceof APIError || error instanceof anthropic.APIError) return 'StreamError';
+    if (isSdkError(error, 'APIError')) return 'StreamError';
     return 'Unexpected';
   }
   // Its own type only names the cause; it is handled like any 400: not retried, the request goes to the next model of
@@ -121,6 +109,23 @@ function reasonFor(error: HttpLikeError, status: number | undefined): ModelFailu
   // to it: compaction runs before a step, when the transcript's estimated size reaches the run's `compactAtTokens`.
   if (error.code === 'context_length_exceeded' || isPromptTooLong(error)) return 'ContextLengthExceeded';
   return REASON_BY_STATUS[status] ?? (status >= 500 ? 'ServerError' : 'ClientError');
+}
+
+/**
+ * Whether `error` is an instance of the SDK error class `name`. The OpenAI and Anthropic SDKs share one error
+ * hierarchy (APIError > APIConnectionError > APIConnectionTimeoutError, APIUserAbortError), matched by class name so
+ * that classifying an error does not load an SDK the worker never called (the Anthropic SDK costs a quarter of a
+ * second of its start).
+ */
+function isSdkError(error: Error, name: string): boolean {
+  let sawApiError = false;
+  let matched = false;
+  for (let proto: unknown = Object.getPrototypeOf(error); proto; proto = Object.getPrototypeOf(proto)) {
+    const className = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (className === name) matched = true;
+    if (className === 'APIError') sawApiError = true;
+  }
+  return matched && sawApiError;
 }
 
 // Anthropic says it in the message of an invalid_request_error: "prompt is too long: 210000 tokens > 200000 maximum".

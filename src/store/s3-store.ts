@@ -16,6 +16,7 @@ import type { ContentKey } from '../protocol/content-key.js';
 import type { ContentStore, DeleteOptions, StoredObject } from './content-store.js';
 import { CorruptContentError, MissingContentError, StoreOutageError, StoreUnavailableError } from './content-store.js';
 import { contentBytes, keyHex, sha256Hex } from './object-key.js';
+import { s3KeyPrefix, s3StoreDescription } from './s3-location.js';
 
 /** Where and how to reach the bucket. */
 export interface S3StoreOptions {
@@ -40,8 +41,8 @@ export const S3_REFRESH_AFTER_MS = 24 * 3600_000;
 /** A content store in an S3 bucket. Requests are retried by the SDK's standard retry strategy (3 attempts). */
 export function createS3Store(options: S3StoreOptions): ContentStore {
   const bucket = options.bucket;
-  const prefix = normalizePrefix(options.prefix);
-  const description = `s3://${bucket}/${prefix}${options.endpoint ? ` (${options.endpoint})` : ''}`;
+  const prefix = s3KeyPrefix(options.prefix);
+  const description = s3StoreDescription(options);
   const objects = `${prefix}objects/`;
   const objectKey = (hex: string): string => `${objects}${hex}`;
   // The SDK is pinned to an exact release that supports Node 20; its notice is about later releases only.
@@ -208,11 +209,6 @@ export function createS3Store(options: S3StoreOptions): ContentStore {
 }
 
 /** `team/agent` → `team/agent/`; empty stays empty (the objects live at the bucket's top). */
-function normalizePrefix(prefix: string | undefined): string {
-  const trimmed = (prefix ?? '').replace(/^\/+/, '');
-  return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
-}
-
 function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { ConfigError } from '../config.js';
 import type { ContentStore } from './content-store.js';
 import { createDirectoryStore } from './directory-store.js';
-import { createS3Store } from './s3-store.js';
 import type { S3StoreOptions } from './s3-store.js';
+import { s3StoreDescription } from './s3-location.js';
 
 // Bucket names as S3 accepts them: 3–63 lowercase letters, digits, dots and hyphens.
 const S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/;
@@ -24,7 +24,23 @@ export function storeFromEnv(env: NodeJS.ProcessEnv = process.env, defaults: { s
       `Invalid DURABLE_AGENT_STORE: expected "dir" or "s3://bucket/prefix", got "${setting}"` +
         (setting.startsWith('s3://') ? ' (bucket names are 3-63 lowercase letters, digits, dots and hyphens)' : ''),
     );
-  return createS3Store(s3Options(env, match[1]!, match[2] ?? ''));
+  return deferredS3Store(s3Options(env, match[1]!, match[2] ?? ''));
+}
+
+/** The S3 store, its SDK loaded at the first request: the CLI and the worker load only the store they use. */
+function deferredS3Store(options: S3StoreOptions): ContentStore {
+  let loading: Promise<ContentStore> | undefined;
+  const store = () => (loading ??= import('./s3-store.js').then(({ createS3Store }) => createS3Store(options)));
+  return {
+    description: s3StoreDescription(options),
+    put: async (content) => (await store()).put(content),
+    get: async (key) => (await store()).get(key),
+    has: async (key) => (await store()).has(key),
+    delete: async (key, deleteOptions) => (await store()).delete(key, deleteOptions),
+    async *list() {
+      yield* (await store()).list();
+    },
+  };
 }
 
 function s3Options(env: NodeJS.ProcessEnv, bucket: string, prefix: string): S3StoreOptions {

@@ -1,5 +1,6 @@
 import { CONTEXT_LENGTH_EXCEEDED } from '../../src/core/run/steps.js';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import * as anthropic from '@anthropic-ai/sdk';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { classifyModelError, retryAfterMs, toModelFailure } from '../../src/activities/failures.js';
@@ -45,7 +46,13 @@ describe('toModelFailure', () => {
     [new APIConnectionTimeoutError(), 'Timeout'],
     [new APIUserAbortError(), 'Aborted'],
     [new APIError(undefined, { message: 'upstream overloaded' }, undefined, undefined), 'StreamError'],
+    [new anthropic.APIConnectionError({ message: 'ECONNRESET' }), 'Connection'],
+    [new anthropic.APIConnectionTimeoutError(), 'Timeout'],
+    [new anthropic.APIUserAbortError(), 'Aborted'],
+    [new anthropic.APIError(undefined, { message: 'stream broke' }, undefined, new Headers()), 'StreamError'],
     [new TypeError('fetch failed'), 'Unexpected'],
+    // Named like an SDK class, outside an SDK's hierarchy: nothing is read from the name alone.
+    [new (class APIConnectionError extends Error {})('look-alike'), 'Unexpected'],
     [Object.assign(new Error('The operation timed out'), { name: 'TimeoutError' }), 'Timeout'],
   ])('maps %s to a retryable ModelInvocationError.%s', (error, reason) => {
     const failure = classify(error);

@@ -3,9 +3,7 @@
 // workspaces would otherwise keep a stdio server per workspace for ever) and when the worker shuts down. How a stdio
 // server is started, and where, is stdio-launch.ts.
 import { createHash } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { envPassRefusal } from '../../core/env-pass.js';
@@ -24,6 +22,16 @@ const STDERR_TAIL_CHARS = 2_000;
 const STDERR_TAIL_LINES = 5;
 /** A connection no call has used for this long is closed (a stdio server exits); the next call connects again. */
 export const DEFAULT_MCP_IDLE_MS = 10 * 60_000;
+
+// The SDK's client is loaded with the first connection: a worker whose runs use no MCP server never pays for it.
+const importClientSdk = () =>
+  Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+let clientSdk: ReturnType<typeof importClientSdk> | undefined;
+const loadClientSdk = () => (clientSdk ??= importClientSdk());
 
 /** A live connection and the tools its server offered when it was made. */
 export interface McpConnection {
@@ -182,6 +190,7 @@ async function open(
   config: McpServerConfig,
   context: Parameters<typeof stdioLaunch>[2],
 ): Promise<McpConnection> {
+  const [{ Client }] = await loadClientSdk();
   let stderr = '';
   const { transport, cleanup } = await transportFor(server, config, context, (chunk) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
@@ -213,6 +222,7 @@ async function transportFor(
   context: Parameters<typeof stdioLaunch>[2],
   onStderr: (chunk: string) => void,
 ): Promise<{ transport: Transport; cleanup: () => Promise<void> }> {
+  const [, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await loadClientSdk();
   if (config.type === 'http') {
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
