@@ -32,8 +32,9 @@ export function createRunBindings(directory: string): RunBindings {
     bind(mac, firstRunId) {
       let answer = known.get(mac);
       if (!answer) {
-        answer = bindOnDisk(directory, mac, firstRunId, pruneNowAndThen);
+        answer = bindOnDisk(directory, mac, firstRunId);
         known.set(mac, answer);
+        pruneNowAndThen();
         answer.catch(() => known.delete(mac));
       }
       return answer;
@@ -41,14 +42,13 @@ export function createRunBindings(directory: string): RunBindings {
   };
 }
 
-async function bindOnDisk(directory: string, mac: string, firstRunId: string, onBound: () => void): Promise<string> {
+async function bindOnDisk(directory: string, mac: string, firstRunId: string): Promise<string> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const file = path.join(directory, createHash('sha256').update(mac).digest('hex').slice(0, 32));
   const draft = `${file}.${randomUUID()}.draft`;
   await writeFile(draft, firstRunId, { flag: 'wx', mode: 0o600 });
   try {
     await link(draft, file);
-    onBound();
     return firstRunId;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -29,7 +29,7 @@ describe('createRunBindings', () => {
     expect((await stat(path.join(directory, file!))).mode & 0o777).toBe(0o600);
   });
 
-  it('gives one run’s activities asking at once, across worker processes, its own id — never an empty one', async () => {
+  it('gives one run’s activities asking at once, through several bindings of one process, its own id — never an empty one', async () => {
     for (let round = 0; round < 20; round += 1) {
       const workers = Array.from({ length: 16 }, () => createRunBindings(directory));
       const mac = `mac-${round}`;
@@ -42,14 +42,19 @@ describe('createRunBindings', () => {
   });
 
   it('gives worker processes racing for the same proofs one complete answer each, never an empty one', async () => {
-    const entry = await compiledEntry(path.join(import.meta.dirname, 'bind-race.ts'));
-    const racers = [1, 2, 3, 4].map(() => execa(process.execPath, [entry, directory, 'run-a', '40']));
-    await Promise.all(racers.map((racer) => once(racer.stdout, 'data')));
-    for (const racer of racers) racer.stdin.write('go\n');
-    for (const { stdout } of await Promise.all(racers)) {
-      expect(new Set(JSON.parse(stdout.replace('ready\n', '')))).toEqual(new Set(['run-a']));
+    for (const answers of await raceProcesses(['run-a', 'run-a', 'run-a', 'run-a'])) {
+      expect(new Set(answers)).toEqual(new Set(['run-a']));
     }
     expect((await readdir(directory)).filter((name) => name.endsWith('.draft'))).toEqual([]);
+  });
+
+  it('gives a proof replayed by another chain, racing its own run from other worker processes, to one chain only', async () => {
+    const byProcess = await raceProcesses(['run-a', 'run-replayed', 'run-a', 'run-replayed']);
+    for (let proof = 0; proof < PROOFS; proof += 1) {
+      const owners = new Set(byProcess.map((answers) => answers[proof]));
+      expect(owners.size).toBe(1);
+      expect(['run-a', 'run-replayed']).toContain([...owners][0]);
+    }
   });
 
   it('lets exactly one of two chains racing for a proof have it, and tells the other whose it is', async () => {
@@ -63,3 +68,14 @@ describe('createRunBindings', () => {
     }
   });
 });
+
+const PROOFS = 40;
+
+/** One process per run id, released together, each binding the same PROOFS proofs; their answers, by process. */
+async function raceProcesses(runIds: string[]): Promise<string[][]> {
+  const entry = await compiledEntry(path.join(import.meta.dirname, 'bind-race.ts'));
+  const racers = runIds.map((run) => execa(process.execPath, [entry, directory, run, String(PROOFS)]));
+  await Promise.all(racers.map((racer) => once(racer.stdout, 'data')));
+  for (const racer of racers) racer.stdin.write('go\n');
+  return (await Promise.all(racers)).map(({ stdout }) => JSON.parse(stdout.replace('ready\n', '')) as string[]);
+}
