@@ -110,6 +110,8 @@ export interface AgentWorkerOptions {
   /** A prebuilt workflow bundle (tests share one); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
+  /** How long a task of a run this worker has cached waits on the worker's own queue before any worker may take it. */
+  stickyQueueScheduleToStartTimeoutMs?: number;
   /** Function tools (docs/tools.md §12) offered to every run this worker serves. */
   functions?: readonly FunctionToolDefinition[];
   /**
@@ -204,7 +206,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
     // A workflow task for a run this worker has cached goes to its own (sticky) queue first; when the worker was
     // killed, the server moves the task to the shared queue only once this passes (10 s by default), so a run whose
     // worker died would wait that long for its next step. A live worker polls its sticky queue at once.
-    stickyQueueScheduleToStartTimeout: '1 second',
+    stickyQueueScheduleToStartTimeout: options.stickyQueueScheduleToStartTimeoutMs ?? 1_000,
     ...(options.identity ? { identity: options.identity } : {}),
   };
   const workers = [

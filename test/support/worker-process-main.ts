@@ -51,6 +51,9 @@ const agent = await createAgentWorkers({
   // The directory store, unless the test's settings name another one (an S3 bucket) as a deployment would.
   store: storeFromEnv({ DURABLE_AGENT_STORE_DIR: config.storeDir, ...config.env }, { stateDir: config.storeDir }),
   workflowBundle: { codePath: config.bundlePath },
+  ...(config.stickyQueueScheduleToStartTimeoutMs
+    ? { stickyQueueScheduleToStartTimeoutMs: config.stickyQueueScheduleToStartTimeoutMs }
+    : {}),
   ...(config.pauseBeforeCommit
     ? {
         executors: {

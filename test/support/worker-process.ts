@@ -23,6 +23,8 @@ export interface WorkerProcessConfig {
   bundlePath: string;
   /** Stop every WriteFile and EditFile just before its rename, after writing this marker file. */
   pauseBeforeCommit?: string;
+  /** Overrides the worker's (see AgentWorkerOptions), e.g. to hold a dead worker's task on its queue for longer. */
+  stickyQueueScheduleToStartTimeoutMs?: number;
   /** Added to the worker's environment (its settings). */
   env?: Record<string, string>;
   /** A command the worker runs under, its own command line appended (`unshare -rm sh -c '… && exec "$@"' …`). */

@@ -1,5 +1,6 @@
 // Steering, pause, resume and interrupt across worker SIGKILLs: each message is taken by a worker that is then killed;
 // a new worker replays the run, and every message is applied exactly once — nothing lost, nothing doubled.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,8 +11,10 @@ import type { FaultEnv } from '../support/faults/fault-run.js';
 import { startFaultRun } from '../support/faults/fault-run.js';
 import { writeWorkflowBundle } from '../support/worker-process.js';
 import { waitFor } from '../support/wait.js';
+import { whenPolled } from '../support/when-polled.js';
 import { laterUserMessages } from '../support/model-requests.js';
 import { CONTROL_UPDATES } from '../../src/protocol/run-control.js';
+import { untilNoTaskWaits } from '../../src/cli/task-settled.js';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { JsonHistory } from '../support/history-json.js';
 import { outline } from '../support/history-json.js';
@@ -32,27 +35,18 @@ describe('control messages across worker SIGKILLs', () => {
   it('say, pause, resume and interrupt each apply exactly once', async () => {
     const { run, first } = await startFaultRun(env, {
       script: [
-        { tool_calls: [{ id: 'nap', name: 'Bash', arguments: { command: 'sleep 4' } }] },
+        { tool_calls: [{ id: 'nap', name: 'Bash', arguments: { command: 'touch nap-started && sleep 4' } }] },
         { content: 'An answer the interrupt drops.', delay_ms: 20_000 },
         { content: 'All done.' },
         { content: 'All done.' },
       ],
     });
-    // A worker just started may not have polled yet, and the server takes no Update or Query until one has: a sender
-    // retries (the same id is applied once).
-    const whenPolled = async <T>(call: () => Promise<T>): Promise<T> => {
-      for (let tries = 1; ; tries++) {
-        try {
-          return await call();
-        } catch (error) {
-          if (tries >= 60 || !/no poller seen/i.test(`${(error as Error).message} ${String((error as Error).cause)}`))
-            throw error;
-          await new Promise((resolve) => setTimeout(resolve, 500));
-        }
-      }
-    };
+    // An Update waits, as the CLI's do, while a task of the run waits unstarted.
     const send = (kind: ControlKind, request: ControlRequest) =>
-      whenPolled(() => run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] }));
+      whenPolled(async () => {
+        await untilNoTaskWaits(run.handle, Date.now() + 30_000);
+        return run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] });
+      });
     const status = async () => (await whenPolled(() => run.handle.query(stateQuery))).status;
     try {
       await waitFor(async () => (run.servedAt.has(1) ? true : undefined), 'the first model call', {
@@ -61,6 +55,13 @@ describe('control messages across worker SIGKILLs', () => {
       // Taken by the first worker, which is then killed mid-command.
       expect(await send('message', { id: 'm-1', text: 'also update the docs' })).toMatchObject({ queued: 1 });
       expect(await send('pause', { id: 'p-1', text: 'overnight' })).toMatchObject({ kind: 'pause' });
+      await waitFor(
+        async () => (existsSync(path.join(run.workspace, 'nap-started')) ? true : undefined),
+        'the command',
+        {
+          timeoutMs: 30_000,
+        },
+      );
       await first.kill();
       const second = await run.startWorker();
       await waitFor(async () => ((await status()) === 'paused' ? true : undefined), 'the run to pause', {

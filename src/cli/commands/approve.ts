@@ -10,6 +10,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import type { ApprovalDecision, ApprovalOutcome } from '../../protocol/approval.js';
 import { approveToolCall, stateQuery } from '../../protocol/run-messages.js';
 import { operatorSigner } from '../operator-signing.js';
+import { untilNoTaskWaits } from '../task-settled.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { parseCommandLine } from '../option-table.js';
@@ -98,7 +99,8 @@ async function decide(config: Config, asked: string, askedDecision: ApprovalDeci
     connected.keepWorkerAlive();
     const signer = operatorSigner(connected);
     try {
-      outcome = await connected.client.connection.withDeadline(Date.now() + DECISION_TIMEOUT_MS, async () => {
+      const deadline = Date.now() + DECISION_TIMEOUT_MS;
+      outcome = await connected.client.connection.withDeadline(deadline, async () => {
         const sent: ApprovalDecision = { ...decision, decided_by: operatorName() };
         // Signed for the pending call by that id (what it does, not only its id); a call not pending is sent as it is
         // and refused by the run with its own reason.
@@ -106,6 +108,7 @@ async function decide(config: Config, asked: string, askedDecision: ApprovalDeci
           ? (await handle.query(stateQuery)).pendingApprovals.find((entry) => entry.callId === decision.tool_call_id)
           : undefined;
         const signed = signer && pending ? signer.decision(workflowId, pending, sent) : sent;
+        await untilNoTaskWaits(handle, deadline);
         return await handle.executeUpdate(approveToolCall, { args: [signed] });
       });
     } catch (error) {

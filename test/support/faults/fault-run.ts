@@ -13,7 +13,7 @@ import { startScriptedModelServer } from '../../../src/scripted-model/server.js'
 import type { ScriptTurn, ScriptedModelServer } from '../../../src/scripted-model/server.js';
 import { agentWorkflow } from '../../../src/workflows/agent.js';
 import { startWorkerProcess } from '../worker-process.js';
-import type { WorkerProcess } from '../worker-process.js';
+import type { WorkerProcess, WorkerProcessConfig } from '../worker-process.js';
 
 /** Where a scenario runs: a Temporal server and a workflow bundle file its worker processes load. */
 export interface FaultEnv {
@@ -57,9 +57,12 @@ export interface FaultRun {
   taskQueue: string;
   storeDir: string;
   /** Starts another worker process on the run's queue (and stops it with close()). */
-  startWorker(options?: { pauseBeforeCommit?: string }): Promise<WorkerProcess>;
+  startWorker(options?: WorkerTuning): Promise<WorkerProcess>;
   close(): Promise<void>;
 }
+
+/** What one worker process of a fault run is started with beyond the run's own settings. */
+type WorkerTuning = Pick<WorkerProcessConfig, 'pauseBeforeCommit' | 'stickyQueueScheduleToStartTimeoutMs'>;
 
 /** Writes `files` into a fresh workspace, starts a worker process and a run of `script` against it. */
 export async function startFaultRun(
@@ -74,6 +77,8 @@ export async function startFaultRun(
     workerEnv?: Record<string, string>;
     /** The command every worker process runs under (see WorkerProcessConfig.launcher). */
     launcher?: string[];
+    /** How the first worker process is tuned (the one `first` names). */
+    firstWorker?: Pick<WorkerTuning, 'stickyQueueScheduleToStartTimeoutMs'>;
   },
 ): Promise<{ run: FaultRun; first: WorkerProcess }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-fault-'));
@@ -110,7 +115,10 @@ export async function startFaultRun(
     await connection.close();
   };
   try {
-    const first = await startWorker(options.pauseBeforeCommit ? { pauseBeforeCommit: options.pauseBeforeCommit } : {});
+    const first = await startWorker({
+      ...options.firstWorker,
+      ...(options.pauseBeforeCommit ? { pauseBeforeCommit: options.pauseBeforeCommit } : {}),
+    });
     const client = new Client({ connection });
     const input: AgentInput = {
       task: 'Do the scripted task.',
