@@ -32,7 +32,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs', 'bin/*.js'] },
+        projectService: {
+          allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs', 'bin/*.js', 'scripts/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

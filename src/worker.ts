@@ -1,9 +1,9 @@
 // Node: the composition root: configuration → store, command sandbox, operator key, providers → activities → Worker.
 // The `worker` command and the tests' workers come through here; nothing else assembles a worker's dependencies.
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { NativeConnectionOptions, WorkerOptions } from '@temporalio/worker';
+import type { BundleOptions, NativeConnectionOptions, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import type { Activities, ActivityDependencies } from './activities/index.js';
 import type { FunctionToolDefinition } from './activities/executors/function-tool.js';
@@ -61,9 +61,18 @@ const UNSHAREABLE_PACKAGES = new Set(['picomatch']);
 
 const RUNTIME_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm;
 
+/** Sets the depth of the stacks recorded in a workflow context; preloaded, as it must run before the context freezes. */
+const workflowStackDepthPath = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? './workflows/stack-depth.ts' : './workflows/stack-depth.js',
+    import.meta.url,
+  ),
+);
+
 /**
- * The modules a reusable workflow context evaluates once, before any workflow, and shares between runs: every module
- * of the pure layers that loads no unshareable package. Pass as `preloadModules` wherever the workflows are bundled.
+ * The modules a reusable workflow context evaluates once, before any workflow, and shares between runs: the stack
+ * depth setting, and every module of the pure layers that loads no unshareable package. Pass as `preloadModules`
+ * wherever the workflows are bundled.
  */
 export function sharedWorkflowModules(): string[] {
   const source = path.dirname(path.dirname(workflowsPath));
@@ -87,7 +96,36 @@ export function sharedWorkflowModules(): string[] {
     unshareable.set(file, found);
     return found;
   };
-  return files.filter((file) => !loadsUnshareable(file));
+  return [workflowStackDepthPath, ...files.filter((file) => !loadsUnshareable(file))];
+}
+
+/** How the agent's workflows are bundled: the same for a worker bundling at start and for `npm run build`. */
+export function agentBundleOptions(): BundleOptions {
+  return {
+    workflowsPath,
+    workflowInterceptorModules: [workflowInterceptorsPath],
+    preloadModules: sharedWorkflowModules(),
+  };
+}
+
+/** Where `npm run build` writes the bundle of the compiled workflows (scripts/bundle-workflows.mjs). */
+export const prebuiltBundlePath = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
+
+/**
+ * The bundle `npm run build` made of the compiled workflows, when this is the compiled worker and the bundle is at
+ * least as new as every compiled module: bundling at start costs a first run about 4 s of waiting for its first
+ * workflow task. A source checkout (run with tsx) or a bundle older than its modules bundles at start.
+ */
+export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
+  if (path.extname(workflowsPath) !== '.js' || !existsSync(prebuiltBundlePath)) return undefined;
+  const bundled = statSync(prebuiltBundlePath).mtimeMs;
+  const source = path.dirname(path.dirname(workflowsPath));
+  const modules = ['workflows', ...SHARED_WORKFLOW_LAYERS].flatMap((layer) =>
+    readdirSync(path.join(source, layer), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => path.join(source, layer, file)),
+  );
+  return modules.every((file) => statSync(file).mtimeMs <= bundled) ? { codePath: prebuiltBundlePath } : undefined;
 }
 
 /** Where and how a worker runs. */
@@ -310,6 +348,12 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   log(
     `worker: live output ${live ? (env[LIVE_URL_VARIABLE] ? 'through NATS JetStream' : 'in the state directory') : 'off'}`,
   );
+  const workflowBundle = prebuiltWorkflowBundle();
+  log(
+    workflowBundle
+      ? `worker: workflows from the bundle ${workflowBundle.codePath}`
+      : 'worker: workflows bundled at start (no bundle of npm run build as new as the modules)',
+  );
   try {
     await runWorker({
       address: options.address,
@@ -324,6 +368,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
       commandSandbox,
       ...(operatorKey ? { operatorKey } : {}),
       ...(live ? { live } : {}),
+      ...(workflowBundle ? { workflowBundle } : {}),
     });
   } finally {
     await live?.close();

@@ -50,7 +50,17 @@ export function createModelCallActivity(deps: ModelCallDependencies): (request: 
   // A call whose attempt the server gave up on (it restarted mid-call) is finished for the next attempt, not made again.
   const leftRunning = new LeftRunningCalls<ModelTurn>();
   return async function callModel(request: ModelRequest): Promise<ModelTurn> {
-    await transcripts.writeAll(request.writes);
+    // What the workflow made (the transcript's new nodes) is checked and readable here at once and stored while the
+    // model answers; the call returns only once it is stored, for the next step may run on another worker.
+    const written = transcripts.stage(request.writes);
+    written.catch(() => undefined); // awaited below, unless the call fails first
+    const turn = await answer(request);
+    // The model has answered (and been paid): a failed write waits for the store rather than the model being asked again.
+    await waitingOutStoreOutage(() => written.catch(() => transcripts.writeAll(request.writes)));
+    return turn;
+  };
+
+  async function answer(request: ModelRequest): Promise<ModelTurn> {
     const messages = await transcripts.load(request.transcript);
     if (request.purpose === 'compaction') return compact(deps, request, messages);
     // A schema that cannot be used fails before the model is paid for.
@@ -75,7 +85,7 @@ export function createModelCallActivity(deps: ModelCallDependencies): (request: 
       externalizeTurn(transcripts, { ...answered, ...(finalResult ? { finalResult } : {}) }),
     );
     return request.echoTranscript ? { ...turn, transcriptTail: messages.slice(request.messages?.length ?? 0) } : turn;
-  };
+  }
 }
 
 /**

@@ -20,6 +20,11 @@ export interface TranscriptStore {
   readonly store: ContentStore;
   /** Stores content the workflow made (checking each key), so the reads that follow find it. */
   writeAll(writes: PendingWrites | undefined): Promise<void>;
+  /**
+   * Checks each key of content the workflow made (throwing at once on a mismatch) and makes it readable here at once;
+   * the promise settles when it is stored. What another worker may need must be awaited before the activity returns.
+   */
+  stage(writes: PendingWrites | undefined): Promise<void>;
   /** The transcript's messages in order, with every reference expanded. */
   load(transcript: TranscriptRef): Promise<ChatMessage[]>;
   /** Stores a message and returns its reference. */
@@ -39,9 +44,11 @@ export function createTranscriptStore(store: ContentStore, options: { cacheChars
   });
   // Parsed messages, so a step parses only the messages that are new since the last one.
   const messages = new LRUCache<string, ChatMessage>({ maxSize: options.cacheChars ?? DEFAULT_CACHE_CHARS });
+  // Content being stored (stage): readable meanwhile, but not in `cache`, whose entries are known to be stored.
+  const staged = new Map<string, { content: string; writers: number }>();
 
   async function text(key: ContentKey): Promise<string> {
-    const cached = cache.get(key);
+    const cached = cache.get(key) ?? staged.get(key)?.content;
     if (cached !== undefined) return cached;
     let bytes: Uint8Array;
     try {
@@ -97,21 +104,32 @@ export function createTranscriptStore(store: ContentStore, options: { cacheChars
     return { ...expanded, tool_calls: calls };
   }
 
+  function stage(writes: PendingWrites | undefined): Promise<void> {
+    const unstored = Object.entries(writes ?? {}).filter(([key]) => !cache.has(key));
+    for (const [key, content] of unstored) {
+      if (contentKey(content) !== key)
+        throw ApplicationFailure.nonRetryable(
+          `Content written as ${key} does not hash to that key.`,
+          'StoredContentCorrupt',
+        );
+    }
+    const writing = unstored.map(async ([key, content]) => {
+      const entry = staged.get(key) ?? { content, writers: 0 };
+      entry.writers++;
+      staged.set(key, entry);
+      try {
+        await put(content);
+      } finally {
+        if (--entry.writers === 0) staged.delete(key);
+      }
+    });
+    return Promise.all(writing).then(() => undefined);
+  }
+
   return {
     store,
-    async writeAll(writes) {
-      await Promise.all(
-        Object.entries(writes ?? {}).map(async ([key, content]) => {
-          if (cache.has(key)) return;
-          if (contentKey(content) !== key)
-            throw ApplicationFailure.nonRetryable(
-              `Content written as ${key} does not hash to that key.`,
-              'StoredContentCorrupt',
-            );
-          await put(content);
-        }),
-      );
-    },
+    writeAll: async (writes) => stage(writes),
+    stage,
     async load(transcript) {
       const keys: ContentKey[][] = [];
       for (let node = transcript.head; node;) {

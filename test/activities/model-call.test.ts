@@ -10,7 +10,10 @@ import type { ProviderResolver } from '../../src/providers/resolve-provider.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
+import { contentKey } from '../../src/protocol/content-key.js';
+import { StoreOutageError } from '../../src/store/content-store.js';
 import { createMemoryStore } from '../support/memory-store.js';
+import { waitFor } from '../support/wait.js';
 import { declaredTool } from '../support/provider-suite.js';
 
 const schemas: Record<string, ToolSchema> = {
@@ -202,5 +205,77 @@ describe('callModel', () => {
     expect(failure.type).toBe('ModelInvocationError.UnsupportedProvider');
     expect(failure.nonRetryable).toBe(true);
     expect(server!.requests).toHaveLength(0);
+  });
+});
+
+describe('callModel and the content the workflow made', () => {
+  /** A store whose writes wait until released; `failNext` makes the next write fail with `error`. */
+  function gatedStore() {
+    const inner = createMemoryStore();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let failNext: Error | undefined;
+    const store = {
+      ...inner,
+      async put(content: string | Uint8Array) {
+        await released;
+        if (failNext) {
+          const error = failNext;
+          failNext = undefined;
+          throw error;
+        }
+        return inner.put(content);
+      },
+    };
+    return { store, inner, release, failWith: (error: Error) => (failNext = error) };
+  }
+
+  /** A request whose transcript the workflow made in this step: its node and message are writes, not yet stored. */
+  function requestWithWrites(): ModelRequest {
+    const writes: Record<string, string> = {};
+    const message = { role: 'user' as const, content: 'made by the workflow this step' };
+    const text = JSON.stringify(message);
+    writes[contentKey(text)] = text;
+    const transcript = transcriptOf([{ key: contentKey(text), tokens: 5, role: 'user' }], writes);
+    return request({ transcript, writes });
+  }
+
+  it('asks the model while they are stored, and answers only once they are', async () => {
+    const gated = gatedStore();
+    server = await startScriptedModelServer({ script: [{ content: 'seen' }] });
+    const callModel = createModelCallActivity({
+      transcripts: createTranscriptStore(gated.store),
+      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: server.url }),
+      resolveTools: (names) => names.map((name) => contracts[name]!),
+    });
+    const request = requestWithWrites();
+    let answered = false;
+    const call = callModel(request).then((turn) => ((answered = true), turn));
+    await waitFor(async () => (server!.requests.length > 0 ? true : undefined), 'the model request');
+    expect(server.requests[0]!.messages.at(-1)).toMatchObject({ content: 'made by the workflow this step' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    expect(gated.inner.objects.size).toBe(0);
+    gated.release();
+    expect((await call).content).toBe('seen');
+    expect([...gated.inner.objects.keys()].sort()).toEqual(Object.keys(request.writes!).sort());
+  });
+
+  it('stores them again when the first write fails after the model answered, asking the model once', async () => {
+    const gated = gatedStore();
+    gated.failWith(new StoreOutageError('content store unreachable'));
+    gated.release();
+    server = await startScriptedModelServer({ script: [{ content: 'once' }] });
+    const callModel = createModelCallActivity({
+      transcripts: createTranscriptStore(gated.store),
+      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: server.url }),
+      resolveTools: (names) => names.map((name) => contracts[name]!),
+    });
+    const request = requestWithWrites();
+    const environment = new MockActivityEnvironment({ startToCloseTimeoutMs: 30_000 });
+    const turn = await environment.run<[ModelRequest], ModelTurn, typeof callModel>(callModel, request);
+    expect(turn.content).toBe('once');
+    expect(server.requests).toHaveLength(1);
+    expect([...gated.inner.objects.keys()].sort()).toEqual(Object.keys(request.writes!).sort());
   });
 });

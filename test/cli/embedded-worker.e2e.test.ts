@@ -4,6 +4,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevServer, stopDevServer } from '../../src/dev-server/index.js';
@@ -15,6 +16,7 @@ import { workspaceFrom } from '../support/harness.js';
 import { findFreePorts } from '../support/ports.js';
 import { waitFor } from '../support/wait.js';
 
+const repository = fileURLToPath(new URL('../..', import.meta.url));
 let stateDir: string;
 
 beforeAll(async () => {
@@ -162,6 +164,23 @@ describe('supervision of the background worker', () => {
       // The check runs every 2 s; the retried model call waits for the first attempt's heartbeat timeout (30 s).
       expect(restartMs).toBeLessThan(5_000);
       expect(completedMs).toBeLessThan(45_000);
+    } finally {
+      await model.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('start of the background worker', () => {
+  it('takes the workflows from the bundle the build made, so it polls without bundling first', async () => {
+    const workspace = await workspaceFrom();
+    const model = await startScriptedModelServer({ script: [{ content: 'done' }] });
+    try {
+      const result = await cli(['run', '--cwd', workspace, '--base-url', model.url, 'answer']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const log = await readFile(path.join(stateDir, 'logs', 'worker.log'), 'utf8');
+      expect(log).toContain(`worker: workflows from the bundle ${path.join(repository, 'dist', 'workflow-bundle.js')}`);
+      expect(log).not.toContain('workflows bundled at start');
     } finally {
       await model.close();
       await rm(workspace, { recursive: true, force: true });

@@ -7,7 +7,10 @@ import { staleBuild } from '../../bin/build-state.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `tsc -p tsconfig.build.json` (as `npm run build` does, without emptying dist/) when dist/ is out of date. */
+/**
+ * Runs `tsc -p tsconfig.build.json` and bundles the workflows (as `npm run build` does, without emptying dist/) when
+ * dist/ is out of date.
+ */
 export async function buildCliIfStale(log: (line: string) => void): Promise<void> {
   const reason = staleBuild(root);
   if (reason === undefined) return;
@@ -24,5 +27,6 @@ export async function buildCliIfStale(log: (line: string) => void): Promise<void
     throw new Error(`tsc -p tsconfig.build.json left dist/ out of date (${still}):\n${result.all}`);
   // tsc writes its output despite type errors; the CLI tests can run, and `npm run typecheck` reports the errors.
   if (result.exitCode !== 0) log(`tsc reported errors (dist/ was written all the same):\n${result.all}`);
+  await execa(process.execPath, ['scripts/bundle-workflows.mjs'], { cwd: root });
   log(`built dist/ in ${Date.now() - started} ms`);
 }

@@ -18,13 +18,15 @@ describe('workflow bundle', () => {
       expect(code).not.toContain(forbidden);
   });
 
-  it('preloads every module of protocol, tools and core, and none of the workflow shell', () => {
+  it('preloads the stack depth setting, every module of protocol, tools and core, and nothing else of the shell', () => {
     const modules = sharedWorkflowModules().map((file) =>
       path.relative(path.dirname(path.dirname(workflowsPath)), file),
     );
     expect(modules).toContain(path.join('protocol', 'content-key.ts'));
     expect(modules).toContain(path.join('tools', 'index.ts'));
     expect(modules).toContain(path.join('core', 'run', 'steps.ts'));
-    expect(modules.filter((file) => !/^(protocol|tools|core)\//.test(file) || file.endsWith('.d.ts'))).toEqual([]);
+    expect(modules.filter((file) => !/^(protocol|tools|core)\//.test(file) || file.endsWith('.d.ts'))).toEqual([
+      path.join('workflows', 'stack-depth.ts'),
+    ]);
   });
 });

@@ -199,6 +199,34 @@ function upsertsByTask(events: Awaited<ReturnType<typeof historyEvents>>): Map<s
   return byTask;
 }
 
+describe('stack trace', () => {
+  it("answers the Web UI's stack trace query of a waiting run, five frames deep at most", async () => {
+    const { handle, model } = await startScriptedRun(harness, {
+      workspace: await workspaceFrom(),
+      script: [
+        { tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] },
+        { content: 'done' },
+      ],
+      input: { askPolicy: 'wait' },
+    });
+    try {
+      await waitFor(async () => (await handle.query(stateQuery)).pendingApprovals[0], 'the pending call');
+      const stacks = (await handle.query<string>('__stack_trace')).split('\n\n').filter((stack) => stack.trim());
+      expect(stacks.length).toBeGreaterThan(0);
+      const frames = stacks.map((stack) => stack.split('\n').filter((line) => line.trim().startsWith('at ')));
+      expect(
+        frames.flat().some((line) => line.includes('src/workflows/')),
+        stacks.join('\n\n'),
+      ).toBe(true);
+      for (const stack of frames) expect(stack.length).toBeLessThanOrEqual(5);
+      await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'wipe', decision: 'reject' }] });
+      await handle.result();
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('published state', () => {
   it('is written at most once per workflow task: the wait, the decision and its outcome, the ending', async () => {
     const { handle, model } = await startScriptedRun(harness, {

@@ -1,0 +1,20 @@
+// Bundles the compiled workflows into dist/workflow-bundle.js (the last step of `npm run build`), so that a worker
+// process starts polling at once instead of bundling first.
+import { writeFileSync } from 'node:fs';
+import process from 'node:process';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { agentBundleOptions, prebuiltBundlePath } from '../dist/worker.js';
+
+const quiet = () => undefined;
+const { code } = await bundleWorkflowCode({
+  ...agentBundleOptions(),
+  logger: {
+    log: quiet,
+    trace: quiet,
+    debug: quiet,
+    info: quiet,
+    warn: quiet,
+    error: (message) => process.stderr.write(`${message}\n`),
+  },
+});
+writeFileSync(prebuiltBundlePath, code);
