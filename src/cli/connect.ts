@@ -8,6 +8,7 @@ import { CommandFailure } from './exit-codes.js';
 import type { DevServerInfo, DevWorkerSupervision } from '../dev-server/index.js';
 import { visibleLines } from '../core/terminal-text.js';
 import { color, log } from './output.js';
+import { updateAfterWaitingTask } from './task-settled.js';
 import { codecProcessCommand, workerProcessCommand } from './worker-command.js';
 import { withEnvOffer } from '../dev-server/worker-environment.js';
 
@@ -74,7 +75,13 @@ function connectedOf(
   const dataConverter = dataConverterFromEnv(cliStore(), process.env);
   let supervision: DevWorkerSupervision | undefined;
   return {
-    client: new Client({ connection, namespace: config.namespace, dataConverter }),
+    client: new Client({
+      connection,
+      namespace: config.namespace,
+      dataConverter,
+      // Every Update this CLI sends waits until no task of its run waits unstarted (task-settled.ts).
+      interceptors: { workflow: [updateAfterWaitingTask(connection, config.namespace)] },
+    }),
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     ...where,

@@ -7,7 +7,6 @@ import type {
 import type { Connected } from './connect.js';
 import { operatorName } from './operator.js';
 import type { OperatorSigner } from './operator-signing.js';
-import { untilNoTaskWaits } from './task-settled.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { pollPause } from './poll-pause.js';
@@ -35,8 +34,6 @@ export interface FollowOutcome {
 }
 
 const POLL_MS = 300;
-/** The longest a decision waits for a run's task to be taken up by a worker before it is sent anyway. */
-const DECISION_WAIT_MS = 10_000;
 
 /** Prints progress lines while the run works, then returns its result (also for failed or cancelled runs). */
 export async function followRun(
@@ -193,12 +190,10 @@ async function askAtTerminal(
       decided_by: operatorName(),
     };
     // The embedded worker takes only decisions signed with the operator's key, for this very call.
-    await untilNoTaskWaits(handle, Date.now() + DECISION_WAIT_MS)
-      .then(() =>
-        handle.executeUpdate(approveToolCall, {
-          args: [signer ? signer.decision(handle.workflowId, approval, decision) : decision],
-        }),
-      )
+    await handle
+      .executeUpdate(approveToolCall, {
+        args: [signer ? signer.decision(handle.workflowId, approval, decision) : decision],
+      })
       .catch((error: unknown) =>
         log(
           color.red(

@@ -13,7 +13,6 @@ import { CONTROL_UPDATES } from '../protocol/run-control.js';
 import type { Connected } from './connect.js';
 import { operatorName } from './operator.js';
 import { operatorSigner } from './operator-signing.js';
-import { untilNoTaskWaits } from './task-settled.js';
 
 /** How long the CLI waits for a worker to take or refuse the message. */
 const CONTROL_TIMEOUT_MS = 60_000;
@@ -47,7 +46,6 @@ export async function sendControl(
   const deadline = Date.now() + CONTROL_TIMEOUT_MS;
   for (;;) {
     try {
-      await untilNoTaskWaits(handle, deadline);
       return await connected.client.connection.withDeadline(deadline, () =>
         // Signed last, just before it is sent: a signature is good for minutes only.
         handle.executeUpdate(CONTROL_UPDATES[kind], {

@@ -15,6 +15,7 @@ import { whenPolled } from '../support/when-polled.js';
 import { laterUserMessages } from '../support/model-requests.js';
 import { CONTROL_UPDATES } from '../../src/protocol/run-control.js';
 import { untilNoTaskWaits } from '../../src/cli/task-settled.js';
+import { pendingTaskOf } from '../support/pending-task.js';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { JsonHistory } from '../support/history-json.js';
 import { outline } from '../support/history-json.js';
@@ -44,7 +45,7 @@ describe('control messages across worker SIGKILLs', () => {
     // An Update waits, as the CLI's do, while a task of the run waits unstarted.
     const send = (kind: ControlKind, request: ControlRequest) =>
       whenPolled(async () => {
-        await untilNoTaskWaits(run.handle, Date.now() + 30_000);
+        await untilNoTaskWaits(pendingTaskOf(run.handle), Date.now() + 30_000);
         return run.handle.executeUpdate(CONTROL_UPDATES[kind], { args: [request] });
       });
     const status = async () => (await whenPolled(() => run.handle.query(stateQuery))).status;

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { untilNoTaskWaits } from '../../src/cli/task-settled.js';
+import { pendingTaskOf } from '../support/pending-task.js';
 import { CONTROL_UPDATES } from '../../src/protocol/run-control.js';
 import type { ControlKind, ControlRequest } from '../../src/protocol/run-control.js';
 import { stateQuery } from '../../src/protocol/run-messages.js';
@@ -125,12 +126,12 @@ describe('an Update right after a Query while the run changes workers', () => {
 
   it('sent once the task has started, as the CLI sends it, the run replays, resumes and reads the message', async () => {
     const { run, rodeAlong } = await messageWhileTaskWaits((waiting) =>
-      untilNoTaskWaits(waiting.handle, Date.now() + 30_000),
+      untilNoTaskWaits(pendingTaskOf(waiting.handle), Date.now() + 30_000),
     );
     try {
       expect(rodeAlong).toBe(false);
       expect((await whenPolled(() => run.handle.query(stateQuery))).status).toBe('paused');
-      await untilNoTaskWaits(run.handle, Date.now() + 30_000);
+      await untilNoTaskWaits(pendingTaskOf(run.handle), Date.now() + 30_000);
       await whenPolled(() => run.handle.executeUpdate(CONTROL_UPDATES.resume, { args: [{ id: 'r-1' }] }));
       const result = await run.handle.result();
       expect(result.status).toBe('completed');

@@ -10,7 +10,6 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import type { ApprovalDecision, ApprovalOutcome } from '../../protocol/approval.js';
 import { approveToolCall, stateQuery } from '../../protocol/run-messages.js';
 import { operatorSigner } from '../operator-signing.js';
-import { untilNoTaskWaits } from '../task-settled.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { parseCommandLine } from '../option-table.js';
@@ -108,7 +107,6 @@ async function decide(config: Config, asked: string, askedDecision: ApprovalDeci
           ? (await handle.query(stateQuery)).pendingApprovals.find((entry) => entry.callId === decision.tool_call_id)
           : undefined;
         const signed = signer && pending ? signer.decision(workflowId, pending, sent) : sent;
-        await untilNoTaskWaits(handle, deadline);
         return await handle.executeUpdate(approveToolCall, { args: [signed] });
       });
     } catch (error) {
