@@ -11,6 +11,7 @@ import { createProviderResolver } from '../../src/providers/resolve-provider.js'
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn, ScriptedModelServer } from '../../src/scripted-model/server.js';
 import { contentKey } from '../../src/protocol/content-key.js';
+import type { ContentStore } from '../../src/store/content-store.js';
 import { StoreOutageError } from '../../src/store/content-store.js';
 import { createMemoryStore } from '../support/memory-store.js';
 import { waitFor } from '../support/wait.js';
@@ -230,6 +231,15 @@ describe('callModel and the content the workflow made', () => {
     return { store, inner, release, failWith: (error: Error) => (failNext = error) };
   }
 
+  /** The activity over `store`, asking the scripted model at `url`. */
+  function callModelStoringIn(store: ContentStore, url: string) {
+    return createModelCallActivity({
+      transcripts: createTranscriptStore(store),
+      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: url }),
+      resolveTools: (names) => names.map((name) => contracts[name]!),
+    });
+  }
+
   /** A request whose transcript the workflow made in this step: its node and message are writes, not yet stored. */
   function requestWithWrites(): ModelRequest {
     const writes: Record<string, string> = {};
@@ -243,11 +253,7 @@ describe('callModel and the content the workflow made', () => {
   it('asks the model while they are stored, and answers only once they are', async () => {
     const gated = gatedStore();
     server = await startScriptedModelServer({ script: [{ content: 'seen' }] });
-    const callModel = createModelCallActivity({
-      transcripts: createTranscriptStore(gated.store),
-      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: server.url }),
-      resolveTools: (names) => names.map((name) => contracts[name]!),
-    });
+    const callModel = callModelStoringIn(gated.store, server.url);
     const request = requestWithWrites();
     let answered = false;
     const call = callModel(request).then((turn) => ((answered = true), turn));
@@ -266,11 +272,7 @@ describe('callModel and the content the workflow made', () => {
     gated.failWith(new StoreOutageError('content store unreachable'));
     gated.release();
     server = await startScriptedModelServer({ script: [{ content: 'once' }] });
-    const callModel = createModelCallActivity({
-      transcripts: createTranscriptStore(gated.store),
-      resolveProvider: createProviderResolver({ DURABLE_AGENT_PROVIDER: 'scripted', OPENAI_BASE_URL: server.url }),
-      resolveTools: (names) => names.map((name) => contracts[name]!),
-    });
+    const callModel = callModelStoringIn(gated.store, server.url);
     const request = requestWithWrites();
     const environment = new MockActivityEnvironment({ startToCloseTimeoutMs: 30_000 });
     const turn = await environment.run<[ModelRequest], ModelTurn, typeof callModel>(callModel, request);

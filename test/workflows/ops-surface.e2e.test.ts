@@ -199,18 +199,24 @@ function upsertsByTask(events: Awaited<ReturnType<typeof historyEvents>>): Map<s
   return byTask;
 }
 
+/** A run whose one command (`rm -rf build`, call id `wipe`) waits for approval, once it waits. */
+async function startWaitingRun() {
+  const run = await startScriptedRun(harness, {
+    workspace: await workspaceFrom(),
+    script: [
+      { tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] },
+      { content: 'done' },
+    ],
+    input: { askPolicy: 'wait' },
+  });
+  await waitFor(async () => (await run.handle.query(stateQuery)).pendingApprovals[0], 'the pending call');
+  return run;
+}
+
 describe('stack trace', () => {
   it("answers the Web UI's stack trace query of a waiting run, five frames deep at most", async () => {
-    const { handle, model } = await startScriptedRun(harness, {
-      workspace: await workspaceFrom(),
-      script: [
-        { tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] },
-        { content: 'done' },
-      ],
-      input: { askPolicy: 'wait' },
-    });
+    const { handle, model } = await startWaitingRun();
     try {
-      await waitFor(async () => (await handle.query(stateQuery)).pendingApprovals[0], 'the pending call');
       const stacks = (await handle.query<string>('__stack_trace')).split('\n\n').filter((stack) => stack.trim());
       expect(stacks.length).toBeGreaterThan(0);
       const frames = stacks.map((stack) => stack.split('\n').filter((line) => line.trim().startsWith('at ')));
@@ -229,16 +235,8 @@ describe('stack trace', () => {
 
 describe('published state', () => {
   it('is written at most once per workflow task: the wait, the decision and its outcome, the ending', async () => {
-    const { handle, model } = await startScriptedRun(harness, {
-      workspace: await workspaceFrom(),
-      script: [
-        { tool_calls: [{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf build' } }] },
-        { content: 'done' },
-      ],
-      input: { askPolicy: 'wait' },
-    });
+    const { handle, model } = await startWaitingRun();
     try {
-      await waitFor(async () => (await handle.query(stateQuery)).pendingApprovals[0], 'the pending call');
       await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'wipe', decision: 'approve' }] });
       await handle.result();
       const byTask = upsertsByTask(await historyEvents(handle));
