@@ -99,7 +99,7 @@ export function sharedWorkflowModules(): string[] {
   return [workflowStackDepthPath, ...files.filter((file) => !loadsUnshareable(file))];
 }
 
-/** How the agent's workflows are bundled: the same for a worker bundling at start and for `npm run build`. */
+/** How `npm run build` bundles the workflows: the entry, interceptors and preloaded modules a worker bundling at start is given. */
 export function agentBundleOptions(): BundleOptions {
   return {
     workflowsPath,
