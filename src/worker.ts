@@ -99,7 +99,10 @@ export function sharedWorkflowModules(): string[] {
   return [workflowStackDepthPath, ...files.filter((file) => !loadsUnshareable(file))];
 }
 
-/** How `npm run build` bundles the workflows: the entry, interceptors and preloaded modules a worker bundling at start is given. */
+/**
+ * How `npm run build` bundles the workflows: the entry, interceptors and preloaded modules that a worker bundling at
+ * start is given.
+ */
 export function agentBundleOptions(): BundleOptions {
   return {
     workflowsPath,
