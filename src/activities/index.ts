@@ -110,7 +110,10 @@ export function createActivities(deps: ActivityDependencies) {
     [ACTIVITY.classifyBash]: (input: ClassifyBashInput) =>
       classifyBash({ ...input, dataDir: deps.dataDir ?? defaultWorkerDataDir() }),
     /** The tools of the worker's and the run's MCP servers, listed once per task where the workspace is. */
-    [ACTIVITY.listMcpTools]: createListMcpTools(mcp),
+    [ACTIVITY.listMcpTools]: createListMcpTools({
+      ...mcp,
+      ...(deps.hostToolQueue ? { hostToolQueue: deps.hostToolQueue } : {}),
+    }),
     /** Every MCP tool call: the tool is named in the request, its server found in the task's catalog. */
     [ACTIVITY.callMcpTool]: toolActivity(ACTIVITY.callMcpTool, mcpCallExecutor(mcp)),
     ...builtinActivities,

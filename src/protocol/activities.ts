@@ -30,7 +30,7 @@ export interface AgentActivities {
   /** A Bash command's classification, where the workspace is. */
   [ACTIVITY.classifyBash]: (input: ClassifyBashInput) => Promise<BashClassification>;
   /** The tools of the worker's and the run's MCP servers, listed once per task. */
-  [ACTIVITY.listMcpTools]: (input: ListMcpToolsInput) => Promise<McpListing>;
+  [ACTIVITY.listMcpTools]: (input: ListMcpToolsInput) => Promise<McpListing | ElsewhereResult>;
   /** Every MCP tool call. */
   [ACTIVITY.callMcpTool]: ToolActivity;
 }

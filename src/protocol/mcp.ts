@@ -72,4 +72,10 @@ export interface McpListing {
 export interface ListMcpToolsInput {
   workspace: string;
   servers?: McpServers;
+  /**
+   * Asked as a local activity in the run's first workflow task: answered only when the listing is immediate (no server
+   * to connect to) on the run's host (`onlyOnHost`, the run's tool queue, when it is pinned to one); anything else
+   * answers `{ elsewhere: true }` and the workflow asks again as an ordinary activity.
+   */
+  local?: { onlyOnHost?: string };
 }

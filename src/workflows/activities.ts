@@ -1,12 +1,13 @@
 // Workflow-safe: activity proxies with their retry policies, typed by the protocol's activity interfaces.
-import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities, AuthorizationActivities, ToolActivity } from '../protocol/activities.js';
+import type { FunctionToolSpec } from '../protocol/function-tool-spec.js';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ModelRequest, ModelTurn } from '../protocol/model.js';
 import type { McpListing } from '../protocol/mcp.js';
 import type { AgentInput } from '../core/state.js';
 import { HEARTBEAT_TIMEOUT_MS, LOCAL_READ_BOUND_MS } from '../protocol/tool-activity.js';
-import type { ToolActivityPolicy } from '../protocol/tool-activity.js';
+import type { ElsewhereResult, ToolActivityPolicy } from '../protocol/tool-activity.js';
 
 // The first retry of a model call: soon after a lost worker is noticed, and as soon as the OpenAI SDK's own first
 // retry would be (a provider that asks for longer says so in its answer, which sets the next delay).
@@ -52,25 +53,66 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
 /**
  * The listings recorded once per task, so every replay and continuation sees the same tools: the worker's function
  * tools, and the MCP servers' tools, listed by a worker that owns the servers' connections (the run's tool queue, or
- * any worker of the run's queue). Ordinary activities, not local ones: a local activity runs inside the workflow task
- * that asks for it, and on a worker that has just started — or one starting a stdio server for the run — the run's
- * first task would last seconds, unable to answer a query or take a signal meanwhile. Connecting may start servers,
- * hence the longer timeout; a server that fails is reported in the result.
+ * any worker of the run's queue).
+ *
+ * Each is asked first as a local activity in the run's first workflow task, which answers only where that is
+ * immediate: the function tools are in the worker's memory, and the MCP listing is empty when there is no server to
+ * connect to on the run's host. That saves a run a round trip through the server before its first model call. A local
+ * listing that answers `elsewhere`, fails or outlasts LOCAL_READ_BOUND_MS is asked again as an ordinary activity, so a
+ * starting worker or a stdio server starting for the run never holds the workflow task (unable to answer a query or
+ * take a signal meanwhile). Connecting may start servers, hence the longer timeout; a server that fails is reported in
+ * the result.
  */
-export const { [ACTIVITY.listFunctionTools]: listFunctionTools } = proxyActivities<AgentActivities>({
+export function listTaskTools(input: AgentInput): Promise<[FunctionToolSpec[], McpListing]> {
+  const local = proxyLocalActivities<AgentActivities>({
+    startToCloseTimeout: LOCAL_READ_BOUND_MS,
+    retry: { maximumAttempts: 1 },
+  });
+  const onlyOnHost = input.toolTaskQueue ? { onlyOnHost: input.toolTaskQueue } : {};
+  return Promise.all([
+    hereOrElsewhere(() => local[ACTIVITY.listFunctionTools](), listFunctionTools),
+    input.mcpServers
+      ? listMcpTools(input)
+      : hereOrElsewhere(
+          () => local[ACTIVITY.listMcpTools]({ workspace: input.workspace, local: onlyOnHost }),
+          () => listMcpTools(input),
+        ),
+  ]);
+}
+
+/** The local answer, or the ordinary activity's when the local one answers `elsewhere` or fails. */
+async function hereOrElsewhere<T extends object>(
+  here: () => Promise<T | ElsewhereResult>,
+  elsewhere: () => Promise<T>,
+): Promise<T> {
+  try {
+    const answer = await here();
+    if (!('elsewhere' in answer)) return answer;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+  }
+  return await elsewhere();
+}
+
+const { [ACTIVITY.listFunctionTools]: listFunctionTools } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
   summary: 'listFunctionTools',
 });
 
-export function listMcpTools(input: AgentInput): Promise<McpListing> {
+async function listMcpTools(input: AgentInput): Promise<McpListing> {
   const { [ACTIVITY.listMcpTools]: activity } = proxyActivities<AgentActivities>({
     ...(input.toolTaskQueue ? { taskQueue: input.toolTaskQueue } : {}),
     startToCloseTimeout: '3 minutes',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
     summary: `listMcpTools${input.mcpServers ? ` (${Object.keys(input.mcpServers).join(', ')} and the worker's)` : ''}`,
   });
-  return activity({ workspace: input.workspace, ...(input.mcpServers ? { servers: input.mcpServers } : {}) });
+  const listing = await activity({
+    workspace: input.workspace,
+    ...(input.mcpServers ? { servers: input.mcpServers } : {}),
+  });
+  if ('elsewhere' in listing) throw new TypeError('listMcpTools answered elsewhere to an ordinary activity');
+  return listing;
 }
 
 /**

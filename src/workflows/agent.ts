@@ -49,7 +49,7 @@ import { systemPrompt } from '../core/system-prompt.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
 import { startProfile, stepTools } from '../core/tool-selection/step-tools.js';
 import { createTaskRegistry } from '../tools/task-registry.js';
-import { callModel, listFunctionTools, listMcpTools, storeContent } from './activities.js';
+import { callModel, listTaskTools, storeContent } from './activities.js';
 import { ApprovalBook } from './approvals.js';
 import { refusedDecisions, signedDecisionGuard } from './decision-guard.js';
 import type { AgentStateView, BreakerView } from '../protocol/run-messages.js';
@@ -116,7 +116,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       if (unknownProfile !== undefined) return fail(state, input, unknownProfile);
       // The worker's function tools are recorded once per task, so every replay and continuation sees the same tools;
       // so are the MCP servers' tools (after the function tools, which keep a name both claim). Both are asked at once.
-      const [functionTools, mcpTools] = await Promise.all([listFunctionTools(), listMcpTools(input)]);
+      const [functionTools, mcpTools] = await listTaskTools(input);
       state.functionTools = functionTools;
       recordMcpTools(state, mcpTools, Date.now());
       state.budget = initialCostLimits(input);

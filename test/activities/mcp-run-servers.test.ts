@@ -32,10 +32,12 @@ async function listWith(policy: McpRunServerPolicy | undefined, dir: string) {
     catalogs: createMcpCatalogs(createDirectoryStore(join(dir, 'store'))),
     ...(policy ? { runServers: policy } : {}),
   });
-  return list({
+  const listing = await list({
     workspace: dir,
     servers: { local: marker(dir), remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } },
   });
+  if ('elsewhere' in listing) throw new Error('an ordinary listing answered elsewhere');
+  return listing;
 }
 
 describe("a run's own MCP servers", () => {
@@ -156,4 +158,40 @@ describe("a run's own MCP servers", () => {
       await rm(scratch, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('the listing asked as a local activity in the first workflow task', () => {
+  const listing = (dir: string, servers: Record<string, ReturnType<typeof marker>>, hostToolQueue?: string) =>
+    createListMcpTools({
+      servers,
+      connections: createMcpConnectionPool({}, { sandbox: { kind: 'off' }, dataDir: join(dir, 'data') }),
+      catalogs: createMcpCatalogs(createDirectoryStore(join(dir, 'store'))),
+      ...(hostToolQueue ? { hostToolQueue } : {}),
+    });
+
+  it('answers an empty listing at once when there is no server to connect to on the run host', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-local-'));
+    const list = listing(dir, {}, 'agent@host-a');
+    await expect(list({ workspace: dir, local: { onlyOnHost: 'agent@host-a' } })).resolves.toEqual({
+      tools: [],
+      unavailable: [],
+    });
+    await expect(list({ workspace: dir, local: {} })).resolves.toEqual({ tools: [], unavailable: [] });
+  });
+
+  it('leaves a worker with servers to the ordinary activity, starting none of them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-local-'));
+    await expect(listing(dir, { local: marker(dir) })({ workspace: dir, local: {} })).resolves.toEqual({
+      elsewhere: true,
+    });
+    await expect(access(join(dir, 'started'))).rejects.toThrow();
+  });
+
+  it("leaves a run pinned to another host to that host's worker", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-local-'));
+    const list = listing(dir, {}, 'agent@host-a');
+    await expect(list({ workspace: dir, local: { onlyOnHost: 'agent@host-b' } })).resolves.toEqual({
+      elsewhere: true,
+    });
+  });
 });

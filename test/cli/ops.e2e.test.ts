@@ -221,16 +221,16 @@ describe('replay', () => {
     expect(byId.exitCode, byId.stderr).toBe(0);
     expect(JSON.parse(byId.stdout)).toMatchObject({ workflowId, deterministic: true });
 
-    // The fixture's agentWorkflow sleeps where the recorded run scheduled its first activity.
+    // The fixture's agentWorkflow sleeps where the recorded run ran its first (local) activity.
     const history = await suite.harness.client.workflow.getHandle(workflowId).fetchHistory();
-    const first = history.events!.find((event) => event.activityTaskScheduledEventAttributes)!;
+    const first = history.events!.find((event) => event.markerRecordedEventAttributes)!;
     const eventId = Number(first.eventId);
     const failing = await cli(['replay', file, '--workflows', incompatibleWorkflows]);
     expect(failing.exitCode).toBe(1);
     expect(failing.stderr).toContain(
-      `not deterministic: the current code diverges from the history of ${workflowId} at event ${eventId} (ActivityTaskScheduled listFunctionTools: listFunctionTools)`,
+      `not deterministic: the current code diverges from the history of ${workflowId} at event ${eventId} (MarkerRecorded local activity listFunctionTools)`,
     );
-    expect(failing.stderr).toContain('Timer machine does not handle this event');
+    expect(failing.stderr).toContain('Missing associated machine for LocalActivity(1)');
     expect(failing.stderr).not.toMatch(/WARN|temporalio_sdk_core/);
 
     const json = await cli(['replay', file, '--workflows', incompatibleWorkflows, '--json']);
@@ -238,7 +238,7 @@ describe('replay', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({
       workflowId,
       deterministic: false,
-      divergence: { eventId, event: 'ActivityTaskScheduled listFunctionTools: listFunctionTools' },
+      divergence: { eventId, event: 'MarkerRecorded local activity listFunctionTools' },
     });
 
     expect((await cli(['replay', join(directory, 'absent.json')])).exitCode).toBe(2);

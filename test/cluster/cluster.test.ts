@@ -111,8 +111,8 @@ async function runStatus(run: Run): Promise<{ status: string; step: number }> {
   return JSON.parse(result.stdout) as { status: string; step: number };
 }
 
-// What a pinned run does on the shared queue, any host's worker taking it: its model calls, and the one listing of the
-// worker's function tools when it starts.
+// What a pinned run does on the shared queue, any host's worker taking it: its model calls, and the listing of the
+// worker's function tools when it starts, should its local listing not answer.
 const SHARED_QUEUE_ACTIVITIES = new Set(['callModel', 'listFunctionTools']);
 
 /** The tool activities of a run: the queue each was scheduled on and the pid of the worker that ran it. */

@@ -7,6 +7,7 @@ import { historyIdentity, mergeRunHistories, readRunHistory } from '../../src/hi
 import {
   type JsonHistory,
   fixture,
+  localActivities,
   read,
   payloadValue,
   scheduled,
@@ -30,9 +31,10 @@ describe('readRunHistory on saved histories', () => {
     // One step per model turn: the function-tool listing and the Bash classifications are not steps.
     expect(run.steps.map((step) => step.step)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(scheduled(json, 'callModel')).toHaveLength(6);
-    // The task's tool listings are activities, once per task, and no step's.
-    expect(scheduled(json, 'listFunctionTools')).toHaveLength(1);
-    expect(scheduled(json, 'listMcpTools')).toHaveLength(1);
+    // The task's tool listings are answered by local activities in the first workflow task (markers), no step's.
+    expect(scheduled(json, 'listFunctionTools')).toHaveLength(0);
+    expect(scheduled(json, 'listMcpTools')).toHaveLength(0);
+    expect(localActivities(json).slice(0, 2)).toEqual(['listFunctionTools', 'listMcpTools']);
     expect(scheduled(json, 'classifyBash')).toHaveLength(2);
 
     const usage = payloadValue(

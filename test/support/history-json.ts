@@ -33,6 +33,15 @@ export function scheduled(json: JsonHistory, activityType: string): JsonEvent[] 
   return json.events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === activityType);
 }
 
+/** The activity types of the local activities' markers, in history order. */
+export function localActivities(json: JsonHistory): string[] {
+  return json.events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    return [payloadValue(marker.details?.data?.payloads)?.activity_type as string];
+  });
+}
+
 export function scheduledInput(event: JsonEvent): any {
   return payloadValue(event.activityTaskScheduledEventAttributes.input?.payloads);
 }

@@ -32,6 +32,7 @@ try {
     runServers: mcpRunServerPolicy(process.env),
   });
   const listing = await list({ workspace: input.workspace, servers: { probe: input.config } });
+  if ('elsewhere' in listing) throw new Error('an ordinary listing answered elsewhere');
   const answers: string[] = [];
   if (listing.tools.length > 0) {
     const root = await realWorkspaceRoot(input.workspace);

@@ -168,11 +168,12 @@ except Exception as error:
       approvedHosts,
     );
     const leftExited = await readdir(sockets);
+    // Long enough for the sandbox to start and the fetch to finish on a loaded machine; the sleep outlasts it.
     const timedOut = await run(
       `${fetchCode('before', `http://${own}:${port}/before-timeout`)} && sleep 30`,
       'network_write',
       [own],
-      1_500,
+      6_000,
     );
     const leftTimedOut = await readdir(sockets);
     return {

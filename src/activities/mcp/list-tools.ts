@@ -15,6 +15,7 @@ import type { McpConnectionPool } from './connections.js';
 import { expandCatalogServer } from './connections.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ListMcpToolsInput } from '../../protocol/mcp.js';
+import type { ElsewhereResult } from '../../protocol/tool-activity.js';
 
 /** Creates the `listMcpTools` activity over the worker's servers and connections. */
 export function createListMcpTools(deps: {
@@ -23,8 +24,12 @@ export function createListMcpTools(deps: {
   catalogs: McpCatalogs;
   /** Which servers a run may bring; default `http`. */
   runServers?: McpRunServerPolicy;
-}): (input: ListMcpToolsInput) => Promise<McpListing> {
+  /** The tool queue of the workspaces this worker owns (its host), if any. */
+  hostToolQueue?: string;
+}): (input: ListMcpToolsInput) => Promise<McpListing | ElsewhereResult> {
   return async (input) => {
+    const { local } = input;
+    if (local?.onlyOnHost !== undefined && local.onlyOnHost !== deps.hostToolQueue) return { elsewhere: true };
     const unavailable: McpServerFailure[] = [];
     const allowed: McpServers = {};
     for (const [server, config] of Object.entries(input.servers ?? {})) {
@@ -35,6 +40,8 @@ export function createListMcpTools(deps: {
     const servers = taskServers(deps.servers, allowed);
     const names = Object.keys(servers).sort();
     if (names.length === 0) return { tools: [], unavailable };
+    // Connecting may start a server: not in a workflow task.
+    if (local) return { elsewhere: true };
     const root = await realWorkspaceRoot(input.workspace);
     const listed = await Promise.all(
       names.map(async (server) => {
