@@ -68,7 +68,7 @@ export function eventTypeName(event: HistoryEvent): string {
 }
 
 /** The activity type a local activity's marker records (`listFunctionTools`, `storeContent`). */
-function localActivityType(event: HistoryEvent): string | undefined {
+export function localActivityType(event: HistoryEvent): string | undefined {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== 'core_local_activity') return undefined;
   const data = decodeEventPayloads(marker.details?.data?.payloads);

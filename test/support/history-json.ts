@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
+import { localActivityType } from '../../src/history/events.js';
 import { readRunHistory } from '../../src/history/history-reader.js';
 
 export type JsonEvent = Record<string, any> & { eventId: string; eventType: string; eventTime: string };
@@ -35,11 +36,7 @@ export function scheduled(json: JsonHistory, activityType: string): JsonEvent[] 
 
 /** The activity types of the local activities' markers, in history order. */
 export function localActivities(json: JsonHistory): string[] {
-  return json.events.flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_local_activity') return [];
-    return [payloadValue(marker.details?.data?.payloads)?.activity_type as string];
-  });
+  return historyFromJSON(json).events!.flatMap((event) => localActivityType(event) ?? []);
 }
 
 export function scheduledInput(event: JsonEvent): any {
