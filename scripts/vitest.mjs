@@ -1,0 +1,81 @@
+// `npm test`: vitest, run where the tests' second user can reach the checkout.
+// Run as root, the suite also starts workers, CLIs and browsers as uid 65534 (nobody) from this checkout. A clone in a
+// directory only root may enter (`mktemp -d` makes one 0700, as does /root) is out of that user's reach, and every
+// such test would fail on `Cannot find package 'tsx'`. Rather than change the permissions of the user's directories,
+// the run then goes on in a private mount namespace of its own, with the checkout bound at a path nobody can enter
+// read-only, under /run; the namespace, and the mount with it, ends with the run.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const NOBODY = '65534';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const vitest = ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)];
+
+/** @param {import('node:child_process').SpawnSyncReturns<Buffer>} result */
+function exit(result) {
+  if (result.error) throw result.error;
+  process.exit(result.status ?? 1);
+}
+
+/** @param {string} directory */
+function nobodyReaches(directory) {
+  const asNobody = [
+    '--reuid',
+    NOBODY,
+    '--regid',
+    NOBODY,
+    '--clear-groups',
+    'test',
+    '-r',
+    path.join(directory, 'package.json'),
+  ];
+  return spawnSync('setpriv', asNobody, { stdio: 'ignore' }).status === 0;
+}
+
+if (process.getuid?.() !== 0 || nobodyReaches(root)) {
+  exit(spawnSync(process.execPath, vitest, { cwd: root, stdio: 'inherit' }));
+}
+
+if (spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status !== 0) {
+  process.stderr.write(
+    `${root} is out of reach of uid ${NOBODY}, whom the tests also run as, and no mount namespace can be made here to ` +
+      `bind it elsewhere (unshare --mount needs CAP_SYS_ADMIN): clone it under a directory others may enter, or ` +
+      `\`chmod o+x\` the parent directory that keeps them out\n`,
+  );
+  process.exit(1);
+}
+
+const parent = mkdtempSync('/run/durable-agent-checkout-');
+chmodSync(parent, 0o755);
+const mountPoint = path.join(parent, path.basename(root));
+mkdirSync(mountPoint);
+process.stderr.write(
+  `${root} is out of reach of uid ${NOBODY}, whom the tests also run as (a parent directory only root may enter): ` +
+    `running them with the checkout bound at ${mountPoint}, in a mount namespace of their own\n`,
+);
+const script = 'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"';
+const result = spawnSync(
+  'unshare',
+  [
+    '--mount',
+    '--propagation',
+    'private',
+    '--',
+    'sh',
+    '-c',
+    script,
+    'sh',
+    root,
+    mountPoint,
+    process.execPath,
+    ...vitest,
+  ],
+  { stdio: 'inherit' },
+);
+// The mount lived in the namespace only; its empty mount point is left in the host's view.
+rmdirSync(mountPoint);
+rmdirSync(parent);
+exit(result);
