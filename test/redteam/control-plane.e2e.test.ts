@@ -56,6 +56,24 @@ async function historyPayloads(port: number, workflowId: string): Promise<unknow
   }
 }
 
+/** The activities and local activities of a run that the worker carried out (completed, or recorded with a result). */
+async function completedWork(port: number, workflowId: string): Promise<string[]> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+  try {
+    const { history } = await connection.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId },
+    });
+    return (history?.events ?? []).flatMap((event) => {
+      if (event.activityTaskCompletedEventAttributes) return [`activity ${String(event.eventId)}`];
+      const marker = event.markerRecordedEventAttributes;
+      return marker && !marker.failure ? [`local activity ${String(event.eventId)}`] : [];
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
 const operators = workerIdentities().flatMap((identity) => {
   const attacker = otherUser(identity);
   return attacker ? [{ identity, attacker }] : [];
@@ -101,7 +119,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
   }
 
   it(
-    "another local user's run on the operator's worker does nothing: no server started, no file written",
+    "another local user's run on the operator's worker does nothing: no server started, no file written, not even its tool listings",
     async () => {
       const model = await startScriptedModelServer({
         script: [
@@ -119,7 +137,14 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
         );
         await runAs({ label: 'root', uid: 0, gid: 0 }, 'chown', [`${attacker.uid}:${attacker.gid}`, config]);
         const hostQueue = `durable-agent@${os.hostname()}`;
-        for (const cwd of [target, operator().home]) {
+        // Without MCP servers, the run's first workflow task asks for its tool listings as local activities: the
+        // worker refuses those too, so the model is never called.
+        const attempts = [
+          { cwd: target, mcp: ['--mcp-config', config] },
+          { cwd: operator().home, mcp: ['--mcp-config', config] },
+          { cwd: target, mcp: [] },
+        ];
+        for (const { cwd, mcp } of attempts) {
           const attempt = await attackerCli([
             'run',
             '--cwd',
@@ -129,8 +154,7 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
             '--json',
             '--tool-queue',
             hostQueue,
-            '--mcp-config',
-            config,
+            ...mcp,
             '--base-url',
             model.url,
             '--model',
@@ -139,6 +163,8 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
           ]);
           expect(attempt.exitCode).not.toBe(0);
           expect(await absent(path.join(cwd, 'pwned.txt'))).toBe(true);
+          const { workflowId } = JSON.parse(attempt.stdout.trim().split('\n').at(-1)!) as { workflowId: string };
+          expect(await completedWork(operator().ports.frontend, workflowId)).toEqual([]);
         }
         expect(await absent(marker)).toBe(true);
         expect(model.requests.length).toBe(0);
