@@ -163,7 +163,9 @@ describe.each(operators)('the control plane, $identity.label operator', ({ ident
           ]);
           expect(attempt.exitCode).not.toBe(0);
           expect(await absent(path.join(cwd, 'pwned.txt'))).toBe(true);
-          const { workflowId } = JSON.parse(attempt.stdout.trim().split('\n').at(-1)!) as { workflowId: string };
+          const { workflowId } = JSON.parse(String(attempt.stdout).trim().split('\n').at(-1)!) as {
+            workflowId: string;
+          };
           expect(await completedWork(operator().ports.frontend, workflowId)).toEqual([]);
         }
         expect(await absent(marker)).toBe(true);
