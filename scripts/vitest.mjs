@@ -3,8 +3,9 @@
 // directory only root may enter (`mktemp -d` makes one 0700, as does /root) is out of that user's reach, and every
 // such test would fail on `Cannot find package 'tsx'`. Rather than change the permissions of the user's directories,
 // the run then goes on in a private mount namespace of its own, with the checkout bound at a path nobody can enter
-// read-only, under /run; the namespace, and the mount with it, ends with the run.
-import { spawnSync } from 'node:child_process';
+// read-only, under /var/tmp (the command sandbox keeps /tmp and /run private, so the repository's scripts would not be
+// found there); the namespace, and the mount with it, ends with the run.
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
@@ -13,12 +14,6 @@ import { fileURLToPath } from 'node:url';
 const NOBODY = '65534';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const vitest = ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)];
-
-/** @param {import('node:child_process').SpawnSyncReturns<Buffer>} result */
-function exit(result) {
-  if (result.error) throw result.error;
-  process.exit(result.status ?? 1);
-}
 
 /** @param {string} directory */
 function nobodyReaches(directory) {
@@ -35,47 +30,58 @@ function nobodyReaches(directory) {
   return spawnSync('setpriv', asNobody, { stdio: 'ignore' }).status === 0;
 }
 
-if (process.getuid?.() !== 0 || nobodyReaches(root)) {
-  exit(spawnSync(process.execPath, vitest, { cwd: root, stdio: 'inherit' }));
+/**
+ * Runs `command` and resolves to its exit code. A terminal's Ctrl-C reaches vitest itself (the whole process group gets
+ * it) and only waits here; a SIGTERM or SIGHUP sent to this process (a CI's timeout) is passed on.
+ * @param {string} command
+ * @param {string[]} args
+ * @returns {Promise<number>}
+ */
+function run(command, args) {
+  const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+  const wait = () => undefined;
+  const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
+  process.on('SIGINT', wait);
+  process.on('SIGTERM', forward);
+  process.on('SIGHUP', forward);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      process.off('SIGINT', wait);
+      process.off('SIGTERM', forward);
+      process.off('SIGHUP', forward);
+      resolve(code ?? (signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143));
+    });
+  });
 }
 
-if (spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status !== 0) {
+if (process.getuid?.() !== 0 || nobodyReaches(root)) {
+  process.exitCode = await run(process.execPath, vitest);
+} else if (spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status !== 0) {
   process.stderr.write(
     `${root} is out of reach of uid ${NOBODY}, whom the tests also run as, and no mount namespace can be made here to ` +
       `bind it elsewhere (unshare --mount needs CAP_SYS_ADMIN): clone it under a directory others may enter, or ` +
       `\`chmod o+x\` the parent directory that keeps them out\n`,
   );
-  process.exit(1);
+  process.exitCode = 1;
+} else {
+  const parent = mkdtempSync('/var/tmp/durable-agent-checkout-');
+  chmodSync(parent, 0o755);
+  const mountPoint = path.join(parent, path.basename(root));
+  mkdirSync(mountPoint);
+  process.stderr.write(
+    `${root} is out of reach of uid ${NOBODY}, whom the tests also run as (a parent directory only root may enter): ` +
+      `running them with the checkout bound at ${mountPoint}, in a mount namespace of their own\n`,
+  );
+  const script = 'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"';
+  try {
+    process.exitCode = await run('unshare', [
+      ...['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', root, mountPoint],
+      ...[process.execPath, ...vitest],
+    ]);
+  } finally {
+    // The mount lived in the namespace only; its empty mount point is left in the host's view.
+    rmdirSync(mountPoint);
+    rmdirSync(parent);
+  }
 }
-
-const parent = mkdtempSync('/run/durable-agent-checkout-');
-chmodSync(parent, 0o755);
-const mountPoint = path.join(parent, path.basename(root));
-mkdirSync(mountPoint);
-process.stderr.write(
-  `${root} is out of reach of uid ${NOBODY}, whom the tests also run as (a parent directory only root may enter): ` +
-    `running them with the checkout bound at ${mountPoint}, in a mount namespace of their own\n`,
-);
-const script = 'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"';
-const result = spawnSync(
-  'unshare',
-  [
-    '--mount',
-    '--propagation',
-    'private',
-    '--',
-    'sh',
-    '-c',
-    script,
-    'sh',
-    root,
-    mountPoint,
-    process.execPath,
-    ...vitest,
-  ],
-  { stdio: 'inherit' },
-);
-// The mount lived in the namespace only; its empty mount point is left in the host's view.
-rmdirSync(mountPoint);
-rmdirSync(parent);
-exit(result);
