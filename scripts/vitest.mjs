@@ -6,7 +6,7 @@
 // read-only, under /var/tmp (the command sandbox keeps /tmp and /run private, so the repository's scripts would not be
 // found there); the namespace, and the mount with it, ends with the run.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -35,10 +35,11 @@ function nobodyReaches(directory) {
  * it) and only waits here; a SIGTERM or SIGHUP sent to this process (a CI's timeout) is passed on.
  * @param {string} command
  * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} [env]
  * @returns {Promise<number>}
  */
-function run(command, args) {
-  const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+function run(command, args, env = process.env) {
+  const child = spawn(command, args, { cwd: root, stdio: 'inherit', env });
   const wait = () => undefined;
   const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
   process.on('SIGINT', wait);
@@ -74,11 +75,25 @@ if (process.getuid?.() !== 0 || nobodyReaches(root)) {
       `running them with the checkout bound at ${mountPoint}, in a mount namespace of their own\n`,
   );
   const script = 'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"';
+  // npm put the checkout's node_modules/.bin on PATH, and those of its parents, which mostly do not exist: the first is
+  // at the mount point now, and the others are left out, since the sandbox of the second user's commands could not
+  // even look for them behind the directory that keeps that user out.
+  const moved = (/** @type {string} */ entry) =>
+    entry === root || entry.startsWith(`${root}/`) ? mountPoint + entry.slice(root.length) : entry;
+  const PATH = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((entry) => existsSync(entry))
+    .map(moved)
+    .join(path.delimiter);
   try {
-    process.exitCode = await run('unshare', [
-      ...['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', root, mountPoint],
-      ...[process.execPath, ...vitest],
-    ]);
+    process.exitCode = await run(
+      'unshare',
+      [
+        ...['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', root, mountPoint],
+        ...[process.execPath, ...vitest],
+      ],
+      { ...process.env, PATH },
+    );
   } finally {
     // The mount lived in the namespace only; its empty mount point is left in the host's view.
     rmdirSync(mountPoint);
