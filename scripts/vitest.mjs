@@ -2,9 +2,9 @@
 // Run as root, the suite also starts workers, CLIs and browsers as uid 65534 (nobody) from this checkout. A clone in a
 // directory only root may enter (`mktemp -d` makes one 0700, as does /root) is out of that user's reach, and every
 // such test would fail on `Cannot find package 'tsx'`. Rather than change the permissions of the user's directories,
-// the run then goes on in a private mount namespace of its own, with the checkout bound at a path nobody can enter
-// read-only, under /var/tmp (the command sandbox keeps /tmp and /run private, so the repository's scripts would not be
-// found there); the namespace, and the mount with it, ends with the run.
+// the run then goes on in a private mount namespace of its own, with the checkout bound where that user can read it,
+// under /var/tmp (the command sandbox keeps /tmp and /run private, so the repository's scripts would not be found
+// there); the namespace, and the mount with it, ends with the run.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
 import path from 'node:path';

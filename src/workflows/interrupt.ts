@@ -1,7 +1,8 @@
 // Workflow-safe: the interrupt (protocol/run-control) as cancellation scopes. The model call of a step, and each tool
-// call's classification, approval wait and activity, run in a cancellation scope; an interrupt cancels the one the calls
-// under way share (never the run's own scope: that is `cancel`). A tool activity's cancellation waits until the worker reports it
-// done (WAIT_CANCELLATION_COMPLETED, workflows/activities), so a command's process group is gone before the run goes on.
+// call's classification, approval wait and activity, run in a cancellation scope; an interrupt cancels the one the
+// calls under way share (never the run's own scope: that is `cancel`). A tool activity's cancellation waits until the
+// worker reports it done (WAIT_CANCELLATION_COMPLETED, workflows/activities), so a command's process group is gone
+// before the run goes on.
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import { interruptRun, interruptSignal } from '../protocol/run-control.js';
 import type { AgentState } from '../core/state.js';
