@@ -1,6 +1,7 @@
 // Concurrency: many runs at once on one worker (default worker options, as `durable-agent worker` runs) against one
 // run alone, same script and latency; single and batch alternate, medians compared. The same is measured for the
-// Temporal floor (temporal-floor.ts): workflows of the same step shape with no agent code, on the same server.
+// Temporal floor (temporal-floor.ts), workflows of the same step shape with no agent code on the same server, in
+// repetitions taken in turn with the agent's.
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { childrenCpuMs, processCpuMs } from './cpu.js';
@@ -36,11 +37,11 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
   await writeReadFiles(workspace);
   const worker = await env.startWorker();
   const options = { script: readScript(sizes.steps), workspace, maxSteps: sizes.steps, latencyMs: sizes.latencyMs };
-  const agent = await measureBatches(sizes, async (label) => (await env.runToEnd(worker, { ...options, label })).ms);
   const floorRun = await startTemporalFloor(env, workspace);
-  const floor = await measureBatches(sizes, (label) =>
-    floorRun({ steps: sizes.steps, latencyMs: sizes.latencyMs, label }),
-  );
+  const { agent, floor } = await measureSideBySide(sizes, {
+    agent: async (label) => (await env.runToEnd(worker, { ...options, label })).ms,
+    floor: (label) => floorRun({ steps: sizes.steps, latencyMs: sizes.latencyMs, label }),
+  });
 
   const agentRatio = median(agent.batches) / median(agent.singles);
   const floorRatio = median(floor.batches) / median(floor.singles);
@@ -84,9 +85,34 @@ export async function benchConcurrency(env: DurableEnv, sizes: ConcurrencySizes)
   };
 }
 
-async function measureBatches(sizes: ConcurrencySizes, run: RunOnce): Promise<Batches> {
-  const measured: Batches = { singles: [], batches: [], slowest: 0, cpu: { bench: 0, server: 0 } };
-  const batch = async (repetition: number): Promise<number> => {
+/**
+ * The agent's and the floor's singles and batches, repetition by repetition, each repetition in the other order than
+ * the last: a machine that grows slower or faster over the minutes this takes moves both alike.
+ */
+async function measureSideBySide(
+  sizes: ConcurrencySizes,
+  runs: { agent: RunOnce; floor: RunOnce },
+): Promise<{ agent: Batches; floor: Batches }> {
+  const fresh = (): Batches => ({ singles: [], batches: [], slowest: 0, cpu: { bench: 0, server: 0 } });
+  const measured = { agent: fresh(), floor: fresh() };
+  // The workers' first workflow tasks and connections.
+  await runs.agent('warm-up');
+  await runs.floor('warm-up');
+  for (let repetition = 0; repetition < sizes.repetitions; repetition++) {
+    const order = repetition % 2 === 0 ? (['agent', 'floor'] as const) : (['floor', 'agent'] as const);
+    for (const subject of order) await measureRepetition(sizes, runs[subject], measured[subject], repetition);
+  }
+  return measured;
+}
+
+/** One single run and one batch of `sizes.runs` at once, in the order the repetition's number says. */
+async function measureRepetition(
+  sizes: ConcurrencySizes,
+  run: RunOnce,
+  measured: Batches,
+  repetition: number,
+): Promise<void> {
+  const batch = async (): Promise<number> => {
     const [benchBefore, serverBefore] = [processCpuMs(), childrenCpuMs()];
     const started = performance.now();
     const runs = await Promise.all(
@@ -102,17 +128,13 @@ async function measureBatches(sizes: ConcurrencySizes, run: RunOnce): Promise<Ba
     measured.slowest = Math.max(measured.slowest, ...runs);
     return ms;
   };
-  await run('warm-up'); // the worker's first workflow task and connections
-  for (let repetition = 0; repetition < sizes.repetitions; repetition++) {
-    if (repetition % 2 === 0) {
-      measured.singles.push(await run(`single-${repetition}`));
-      measured.batches.push(await batch(repetition));
-    } else {
-      measured.batches.push(await batch(repetition));
-      measured.singles.push(await run(`single-${repetition}`));
-    }
+  if (repetition % 2 === 0) {
+    measured.singles.push(await run(`single-${repetition}`));
+    measured.batches.push(await batch());
+  } else {
+    measured.batches.push(await batch());
+    measured.singles.push(await run(`single-${repetition}`));
   }
-  return measured;
 }
 
 /** Where a step's CPU went, and the bound it sets: a batch cannot end before its CPU spread over every core. */
