@@ -2,9 +2,9 @@
 // Run as root, the suite also starts workers, CLIs and browsers as uid 65534 (nobody) from this checkout. A clone in a
 // directory only root may enter (`mktemp -d` makes one 0700, as does /root) is out of that user's reach, and every
 // such test would fail on `Cannot find package 'tsx'`. Rather than change the permissions of the user's directories,
-// the run then goes on in a private mount namespace of its own, with the checkout bound where that user can read it,
-// under /var/tmp (the command sandbox keeps /tmp and /run private, so the repository's scripts would not be found
-// there); the namespace, and the mount with it, ends with the run.
+// the run then goes on in a private mount namespace of its own, with the checkout's entries bound where that user can
+// read them, under /var/tmp (the command sandbox keeps /tmp and /run private, so the repository's scripts would not be
+// found there); the namespace, and the mounts with it, end with the run.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
@@ -74,7 +74,19 @@ if (process.getuid?.() !== 0 || nobodyReaches(root)) {
     `${root} is out of reach of uid ${NOBODY}, whom the tests also run as (a parent directory only root may enter): ` +
       `running them with the checkout bound at ${mountPoint}, in a mount namespace of their own\n`,
   );
-  const script = 'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"';
+  // The checkout's own directory may be the one that keeps the second user out (`git clone . "$(mktemp -d)"`), and a
+  // bind mount keeps its mode: the mount point is a tmpfs that user may enter, with each entry of the checkout bound
+  // into it. dist/ is made first, so a build during the run writes into the checkout, not the tmpfs.
+  mkdirSync(path.join(root, 'dist'), { recursive: true });
+  const script = [
+    'mount -t tmpfs -o mode=0755 durable-agent-checkout "$2" || exit',
+    'for entry in "$1"/* "$1"/.[!.]* "$1"/..?*; do',
+    '  [ -e "$entry" ] || continue',
+    '  if [ -d "$entry" ]; then mkdir "$2/${entry##*/}"; else : > "$2/${entry##*/}"; fi',
+    '  mount --bind "$entry" "$2/${entry##*/}" || exit',
+    'done',
+    'cd "$2" && shift 2 && exec "$@"',
+  ].join('\n');
   // npm put the checkout's node_modules/.bin on PATH, and those of its parents, which mostly do not exist: the first is
   // at the mount point now, and the others are left out, since the sandbox of the second user's commands could not
   // even look for them behind the directory that keeps that user out.
@@ -95,7 +107,7 @@ if (process.getuid?.() !== 0 || nobodyReaches(root)) {
       { ...process.env, PATH },
     );
   } finally {
-    // The mount lived in the namespace only; its empty mount point is left in the host's view.
+    // The mounts lived in the namespace only; their empty mount point is left in the host's view.
     rmdirSync(mountPoint);
     rmdirSync(parent);
   }
