@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { localActivityType } from '../../src/history/events.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { otherUser, runAs, workerIdentities } from '../support/operator.js';
@@ -26,52 +27,48 @@ import { waitFor } from '../support/wait.js';
 
 const SECRET = 'redteam-secret-3f9a';
 
-/** Every payload of a run's history, in the codec endpoint's JSON form (base64 metadata values and data). */
-async function historyPayloads(port: number, workflowId: string): Promise<unknown[]> {
+/** A run's history, read from the operator's embedded server. */
+async function runHistory(port: number, workflowId: string) {
   const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
   try {
     const { history } = await connection.workflowService.getWorkflowExecutionHistory({
       namespace: 'default',
       execution: { workflowId },
     });
-    const found: unknown[] = [];
-    const visit = (value: unknown): void => {
-      if (value === null || typeof value !== 'object') return;
-      const candidate = value as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
-      if (candidate.metadata && candidate.data instanceof Uint8Array) {
-        found.push({
-          metadata: Object.fromEntries(
-            Object.entries(candidate.metadata).map(([key, bytes]) => [key, Buffer.from(bytes).toString('base64')]),
-          ),
-          data: Buffer.from(candidate.data).toString('base64'),
-        });
-        return;
-      }
-      for (const child of Object.values(value)) visit(child);
-    };
-    visit(history?.events ?? []);
-    return found;
+    return history?.events ?? [];
   } finally {
     await connection.close();
   }
 }
 
+/** Every payload of a run's history, in the codec endpoint's JSON form (base64 metadata values and data). */
+async function historyPayloads(port: number, workflowId: string): Promise<unknown[]> {
+  const found: unknown[] = [];
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object') return;
+    const candidate = value as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
+    if (candidate.metadata && candidate.data instanceof Uint8Array) {
+      found.push({
+        metadata: Object.fromEntries(
+          Object.entries(candidate.metadata).map(([key, bytes]) => [key, Buffer.from(bytes).toString('base64')]),
+        ),
+        data: Buffer.from(candidate.data).toString('base64'),
+      });
+      return;
+    }
+    for (const child of Object.values(value)) visit(child);
+  };
+  visit(await runHistory(port, workflowId));
+  return found;
+}
+
 /** The activities and local activities of a run that the worker carried out (completed, or recorded with a result). */
 async function completedWork(port: number, workflowId: string): Promise<string[]> {
-  const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
-  try {
-    const { history } = await connection.workflowService.getWorkflowExecutionHistory({
-      namespace: 'default',
-      execution: { workflowId },
-    });
-    return (history?.events ?? []).flatMap((event) => {
-      if (event.activityTaskCompletedEventAttributes) return [`activity ${String(event.eventId)}`];
-      const marker = event.markerRecordedEventAttributes;
-      return marker && !marker.failure ? [`local activity ${String(event.eventId)}`] : [];
-    });
-  } finally {
-    await connection.close();
-  }
+  return (await runHistory(port, workflowId)).flatMap((event) => {
+    if (event.activityTaskCompletedEventAttributes) return [`activity ${String(event.eventId)}`];
+    const local = localActivityType(event);
+    return local !== undefined && !event.markerRecordedEventAttributes?.failure ? [`local activity ${local}`] : [];
+  });
 }
 
 const operators = workerIdentities().flatMap((identity) => {
