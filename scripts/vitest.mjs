@@ -71,7 +71,7 @@ if (process.getuid?.() !== 0 || nobodyReaches(root)) {
   const mountPoint = path.join(parent, path.basename(root));
   mkdirSync(mountPoint);
   process.stderr.write(
-    `${root} is out of reach of uid ${NOBODY}, whom the tests also run as (a parent directory only root may enter): ` +
+    `${root} is out of reach of uid ${NOBODY}, whom the tests also run as (it, or a directory above it, is one only root may enter): ` +
       `running them with the checkout bound at ${mountPoint}, in a mount namespace of their own\n`,
   );
   // The checkout's own directory may be the one that keeps the second user out (`git clone . "$(mktemp -d)"`), and a
