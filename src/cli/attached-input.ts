@@ -4,7 +4,6 @@
 import { emitKeypressEvents } from 'node:readline';
 import type { Key } from 'node:readline';
 import type { Connected } from './connect.js';
-import { ControlRefused, sendControl } from './send-control.js';
 import type { ControlKind } from '../protocol/run-control.js';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
 import { color, log } from './output.js';
@@ -59,7 +58,7 @@ function echo(before: number, line: string, action: KeyAction): void {
 
 /** Starts reading keys for `workflowId` when stdin is a terminal; undefined otherwise. */
 export function startAttachedInput(
-  connected: Connected,
+  connected: () => Promise<Connected>,
   workflowId: string,
   onDetach: () => void,
   options: { hinted: boolean } = { hinted: false },
@@ -68,15 +67,21 @@ export function startAttachedInput(
   if (!stdin.isTTY) return undefined;
   emitKeypressEvents(stdin);
   const editor = new LineEditor();
-  const send = (kind: ControlKind, text?: string): void => {
-    // What the run took shows in its progress lines; only an interrupt with nothing to stop says so here.
-    void sendControl(connected, workflowId, kind, text !== undefined ? { text } : {}).then(
-      (receipt) => {
-        if (kind === 'interrupt' && !receipt.interrupted?.length)
-          log(color.dim('interrupt: nothing was under way; the run goes on'));
-      },
-      (error: unknown) =>
-        log(color.red(`not sent: ${visibleLines(error instanceof ControlRefused ? error.reason : String(error))}`)),
+  const send = async (kind: ControlKind, text?: string): Promise<void> => {
+    // Loaded with the client on the first message: a run followed without a word typed never loads it.
+    const [client, { ControlRefused, sendControl }] = await Promise.all([connected(), import('./send-control.js')]);
+    try {
+      const receipt = await sendControl(client, workflowId, kind, text !== undefined ? { text } : {});
+      // What the run took shows in its progress lines; only an interrupt with nothing to stop says so here.
+      if (kind === 'interrupt' && !receipt.interrupted?.length)
+        log(color.dim('interrupt: nothing was under way; the run goes on'));
+    } catch (error) {
+      log(color.red(`not sent: ${visibleLines(error instanceof ControlRefused ? error.reason : String(error))}`));
+    }
+  };
+  const sendInBackground = (kind: ControlKind, text?: string): void => {
+    send(kind, text).catch((error: unknown) =>
+      log(color.red(`not sent: ${visibleLines(error instanceof Error ? error.message : String(error))}`)),
     );
   };
   const onKeypress = (sequence: string | undefined, key: Key | undefined): void => {
@@ -86,8 +91,8 @@ export function startAttachedInput(
     if (before === 0 && typing) input.onTyping?.(true);
     echo(before, editor.line, action);
     if (before > 0 && !typing) input.onTyping?.(false);
-    if (action.type === 'say') send('message', action.text);
-    else if (action.type === 'interrupt') send('interrupt');
+    if (action.type === 'say') sendInBackground('message', action.text);
+    else if (action.type === 'interrupt') sendInBackground('interrupt');
     else if (action.type === 'detach') onDetach();
   };
   let reading = false;

@@ -1,61 +1,54 @@
-// Node: following a run from this terminal: its progress, the approvals it asks for, and how it ended.
-import type {
-  WorkflowExecutionStatusName,
-  WorkflowHandle,
-  WorkflowHandleWithFirstExecutionRunId,
-} from '@temporalio/client';
-import type { Connected } from './connect.js';
-import { operatorName } from './operator.js';
-import type { OperatorSigner } from './operator-signing.js';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { pollPause } from './poll-pause.js';
-import { unseenFinalProgress } from './final-progress.js';
-import type { AgentResult } from '../protocol/run-report.js';
-import { emptyUsage } from '../core/state.js';
-import type { agentWorkflow } from '../workflows/agent.js';
-import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
-import type { AgentStateView } from '../protocol/run-messages.js';
-import { approveToolCall, stateQuery } from '../protocol/run-messages.js';
+// Node: following a run from this terminal: its progress, the approvals it asks for, and how it ended. Nothing here
+// loads the Temporal client: `run` follows the run it started before the client is loaded (http-run-reader.ts).
 import { createInterface } from 'node:readline/promises';
 import { visibleLines, visibleText } from '../core/terminal-text.js';
-import { color, formatProgress, log, outJson, printRunEnd, shellWord, terminalSafe } from './output.js';
-import { runStatusOf } from '../history/run-status.js';
-import { EXIT, exitCodeOf } from './exit-codes.js';
-import { storedText } from './stored-text.js';
+import type { ApprovalDecision, PendingApproval } from '../protocol/approval.js';
+import type { AgentStateView } from '../protocol/run-messages.js';
+import type { agentWorkflow } from '../workflows/agent.js';
 import type { AttachedInput } from './attached-input.js';
 import { startAttachedInput } from './attached-input.js';
+import { EXIT } from './exit-codes.js';
+import { unseenFinalProgress } from './final-progress.js';
+import type { LazyConnected } from './lazy-connected.js';
 import type { LiveOutput } from './live-output.js';
-
-/** How a followed run ended. */
-export interface FollowOutcome {
-  result: AgentResult;
-  exitCode: number;
-}
+import { operatorName } from './operator.js';
+import type { OperatorSigner } from './operator-signing.js';
+import { color, formatProgress, log, outJson, printRunEnd, shellWord, terminalSafe } from './output.js';
+import { pollPause } from './poll-pause.js';
+import type { FollowOutcome, RunReader } from './run-reader.js';
 
 const POLL_MS = 300;
 
+/** Answers a pending approval with the decision made at the terminal (`--ask prompt`). */
+export type DecideApproval = (approval: PendingApproval, decision: ApprovalDecision) => Promise<void>;
+
 /** Prints progress lines while the run works, then returns its result (also for failed or cancelled runs). */
 export async function followRun(
-  handle: WorkflowHandle<typeof agentWorkflow>,
+  workflowId: string,
+  reader: RunReader,
   options: {
     quiet?: boolean;
     signal?: AbortSignal;
-    prompt?: boolean;
-    signer?: OperatorSigner;
+    /** Asks at the terminal about each approval the run waits for. */
+    decide?: DecideApproval;
     keys?: AttachedInput;
     live?: LiveOutput;
   } = {},
 ): Promise<FollowOutcome> {
-  const { live } = options;
-  const printer = progressPrinter(handle.workflowId, 0, { quiet: options.quiet ?? false, ...(live ? { live } : {}) });
-  const readNew = async (): Promise<void> => {
-    for (const approval of printer.show(await handle.query(stateQuery, printer.seen))) {
-      if (!options.prompt) continue;
+  const { live, decide } = options;
+  const printer = progressPrinter(workflowId, 0, { quiet: options.quiet ?? false, ...(live ? { live } : {}) });
+  // Once the run has ended, a state query still under way is not waited for: a closed run answers a query only after
+  // a worker has replayed its whole history. Its answer is dropped; the ending's last lines are printed instead.
+  let ended = false;
+  const readNew = async (final: boolean): Promise<void> => {
+    const view = await reader.state(printer.seen);
+    if (ended && !final) return;
+    for (const approval of printer.show(view)) {
+      if (!decide) continue;
       // While the question is on the screen, live output waits and the line typed answers it (not a steering message).
       live?.hold();
       options.keys?.suspend();
-      await askAtTerminal(handle, approval, options.signal, options.signer).finally(() => {
+      await askAtTerminal(approval, decide, options.signal).finally(() => {
         options.keys?.resume();
         live?.release();
       });
@@ -63,34 +56,40 @@ export async function followRun(
   };
   // One reader at a time (the poll and live output's catch-up both ask), so no line is printed twice.
   let reading: Promise<void> = Promise.resolve();
-  const printNew = (): Promise<void> => (reading = reading.catch(() => undefined).then(readNew));
-  live?.beforeEachCall(printNew);
-  let done = false;
-  const outcome = handle.result().then(
-    async (result): Promise<FollowOutcome> => {
-      const status = runStatusOf('COMPLETED', result.status);
-      return { result: { ...result, status, answer: await storedText(result.answer) }, exitCode: exitCodeOf(status) };
+  const printNew = (final = false): Promise<void> =>
+    (reading = reading.catch(() => undefined).then(() => readNew(final)));
+  live?.beforeEachCall(() => printNew());
+  const outcome = reader.ended();
+  const settled = outcome.then(
+    () => {
+      ended = true;
     },
-    (error: unknown): FollowOutcome => toOutcome(error),
+    () => {
+      ended = true;
+    },
   );
-  void outcome.finally(() => {
-    done = true;
-  });
   try {
-    while (!done && !options.signal?.aborted) {
+    while (!ended && !options.signal?.aborted) {
       // A query can fail while no worker is polling yet; the run is still going, so keep waiting.
-      await printNew().catch(() => undefined);
-      await pollPause(POLL_MS, outcome);
+      await Promise.race([printNew().catch(() => undefined), settled]);
+      await pollPause(POLL_MS, settled);
     }
   } finally {
     await live?.stop();
   }
-  if (options.signal?.aborted) throw new DetachedError();
-  const ended = await outcome;
-  const unseen = unseenFinalProgress(ended.result, printer.seen);
-  if (unseen) printer.show({ progress: unseen, pendingApprovals: [] });
-  else await printNew().catch(() => undefined);
-  return ended;
+  try {
+    if (options.signal?.aborted) throw new DetachedError();
+    const end = await outcome;
+    const unseen = unseenFinalProgress(end.result, printer.seen);
+    if (unseen) printer.show({ progress: unseen, pendingApprovals: [] });
+    else await printNew(true).catch(() => undefined);
+    return end;
+  } finally {
+    // A query still under way is abandoned where the reader can (over HTTP), and waited for where it cannot: the SDK
+    // retries a query on a timer that throws once its connection is closed.
+    reader.close();
+    await reading.catch(() => undefined);
+  }
 }
 
 /** What a follower prints of a run: its new progress lines, and each pending approval once. */
@@ -167,12 +166,7 @@ function subAgentNote(approval: PendingApproval): string {
 }
 
 /** `--ask prompt`: the person at the terminal decides, through the same Update the approve/deny commands use. */
-async function askAtTerminal(
-  handle: WorkflowHandle<typeof agentWorkflow>,
-  approval: PendingApproval,
-  signal?: AbortSignal,
-  signer?: OperatorSigner,
-): Promise<void> {
+async function askAtTerminal(approval: PendingApproval, decide: DecideApproval, signal?: AbortSignal): Promise<void> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const choices = approval.key ? `[y]es / [n]o / [a]lways for "${visibleText(approval.key)}"` : '[y]es / [n]o';
@@ -189,18 +183,13 @@ async function askAtTerminal(
       ...(approve ? {} : { reason: 'rejected at the terminal' }),
       decided_by: operatorName(),
     };
-    // The embedded worker takes only decisions signed with the operator's key, for this very call.
-    await handle
-      .executeUpdate(approveToolCall, {
-        args: [signer ? signer.decision(handle.workflowId, approval, decision) : decision],
-      })
-      .catch((error: unknown) =>
-        log(
-          color.red(
-            `could not record the decision: ${visibleLines(error instanceof Error ? error.message : String(error))}`,
-          ),
+    await decide(approval, decision).catch((error: unknown) =>
+      log(
+        color.red(
+          `could not record the decision: ${visibleLines(error instanceof Error ? error.message : String(error))}`,
         ),
-      );
+      ),
+    );
   } catch {
     // Ctrl-C at the prompt: stop asking; the approval stays pending for the CLI or the Web UI.
   } finally {
@@ -213,40 +202,22 @@ export class DetachedError extends Error {
   override name = 'DetachedError';
 }
 
-function toOutcome(error: unknown): FollowOutcome {
-  if (!(error instanceof WorkflowFailedError)) throw error;
-  const cause = error.cause;
-  const execution = endedAs(cause);
-  const status = runStatusOf(execution);
-  const empty: AgentResult = { status, answer: null, steps: 0, toolCalls: 0, usage: emptyUsage() };
-  const outcome = (result: AgentResult): FollowOutcome => ({ result, exitCode: exitCodeOf(result.status) });
-  if (execution === 'CANCELLED') return outcome({ ...empty, error: 'cancelled' });
-  if (execution === 'TERMINATED') {
-    return outcome({ ...empty, error: cause?.message ? `terminated: ${cause.message}` : 'terminated' });
-  }
-  if (execution === 'TIMED_OUT') return outcome({ ...empty, error: 'timed out' });
-  if (cause instanceof ApplicationFailure && cause.type === 'AgentRunFailed') {
-    const details = cause.details?.[0] as AgentResult | undefined;
-    return outcome(details ? { ...details, status } : { ...empty, error: cause.message });
-  }
-  return outcome({ ...empty, error: cause?.message ?? error.message });
-}
-
-/** The execution status a workflow's failure stands for. */
-function endedAs(cause: Error | undefined): WorkflowExecutionStatusName {
-  if (cause instanceof CancelledFailure) return 'CANCELLED';
-  if (cause instanceof TerminatedFailure) return 'TERMINATED';
-  if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
-  return 'FAILED';
+/** A run just started, and how its follower reads it. */
+export interface StartedRun {
+  workflowId: string;
+  /** The id of its first run. */
+  runId: string;
+  reader: RunReader;
 }
 
 /**
  * After a run started: detached, its ids; otherwise follows it to its end (Ctrl-C detaches) and prints how it ended,
- * the exit code saying how (`run` and `fork`).
+ * the exit code saying how (`run` and `fork`). The connection is used for what only the client does: typed messages,
+ * decisions at the prompt, the worker's supervision.
  */
 export async function followStarted(
-  connected: Connected,
-  handle: WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>,
+  connection: LazyConnected,
+  run: StartedRun,
   options: {
     link: string | undefined;
     json: boolean;
@@ -259,8 +230,7 @@ export async function followStarted(
     live?: (workflowId: string) => Promise<LiveOutput | undefined>;
   },
 ): Promise<number> {
-  const { workflowId } = handle;
-  const runId = handle.firstExecutionRunId;
+  const { workflowId, runId } = run;
   if (options.detach) {
     if (options.json) outJson({ workflowId, runId, status: 'running' });
     else log(`detached; follow it with: durable-agent watch ${workflowId}`);
@@ -269,21 +239,34 @@ export async function followStarted(
   const abort = new AbortController();
   const onInterrupt = (): void => abort.abort();
   process.once('SIGINT', onInterrupt);
-  connected.keepWorkerAlive();
+  connection.keepWorkerAlive();
   const keys = options.json
     ? undefined
-    : startAttachedInput(connected, workflowId, onInterrupt, { hinted: options.hinted ?? false });
+    : startAttachedInput(() => connection.get(), workflowId, onInterrupt, { hinted: options.hinted ?? false });
+  const { signer } = options;
+  const decide: DecideApproval = async (approval, decision) => {
+    const [{ client }, { approveToolCall }] = await Promise.all([
+      connection.get(),
+      import('../protocol/run-messages.js'),
+    ]);
+    const handle = client.workflow.getHandle<typeof agentWorkflow>(workflowId, undefined, {
+      firstExecutionRunId: runId,
+    });
+    // The embedded worker takes only decisions signed with the operator's key, for this very call.
+    await handle.executeUpdate(approveToolCall, {
+      args: [signer ? signer.decision(workflowId, approval, decision) : decision],
+    });
+  };
   try {
     const live = await options.live?.(workflowId);
     // A line being typed is not broken up by the model's text: live output waits until it is sent.
     if (keys && live) {
       keys.onTyping = (typing) => (typing ? live.hold() : live.release());
     }
-    const { result, exitCode } = await followRun(handle, {
+    const { result, exitCode } = await followRun(workflowId, run.reader, {
       signal: abort.signal,
-      prompt: options.prompt,
+      ...(options.prompt ? { decide } : {}),
       ...(keys ? { keys } : {}),
-      ...(options.signer ? { signer: options.signer } : {}),
       ...(live ? { live } : {}),
     });
     if (options.json) {

@@ -7,7 +7,7 @@ import type { AgentInput } from '../core/state.js';
 import { visibleText } from '../core/terminal-text.js';
 import type { ModelSelection, ToolProtocol } from '../protocol/model.js';
 import type { agentWorkflow } from '../workflows/agent.js';
-import type { Connected } from './connect.js';
+import type { LazyConnected } from './lazy-connected.js';
 import { UsageError } from './exit-codes.js';
 import { wantsLiveOutput } from './live-option.js';
 import type { LiveOutput } from './live-output.js';
@@ -187,13 +187,48 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
     }
   }
   let handedOver = false;
-  let connected: Connected | undefined;
+  let connection: LazyConnected | undefined;
   try {
+    const followOptions = {
+      json: values.json,
+      detach,
+      prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
+      ...(signer ? { signer } : {}),
+      hinted,
+      live: (id: string) => early ?? followLiveOutputOf(stream, id, values.json),
+    };
+    if (ready && fastRunId !== undefined && !session && !detach) {
+      // Followed over the HTTP API, the client connected only when something needs it: a short run has ended before
+      // the client would have loaded.
+      const [{ followStarted }, { httpRunReader }, { lazyConnected }] = await Promise.all([
+        import('./follow.js'),
+        import('./http-run-reader.js'),
+        import('./lazy-connected.js'),
+      ]);
+      const lazy = lazyConnected(async () =>
+        (await import('./connect.js')).connectAfterStart(config, ready, workerEnv),
+      );
+      connection = lazy;
+      const reader = httpRunReader(ready, workflowId, fastRunId, async () => {
+        const [{ client }, { handleReader }] = await Promise.all([lazy.get(), import('./handle-reader.js')]);
+        return handleReader(
+          client.workflow.getHandle<typeof agentWorkflow>(workflowId, undefined, { firstExecutionRunId: fastRunId }),
+        );
+      });
+      handedOver = true;
+      return await followStarted(
+        lazy,
+        { workflowId, runId: fastRunId, reader },
+        { ...followOptions, link: runUrl(ready, workflowId, fastRunId) },
+      );
+    }
     const { connect, connectAfterStart } = await import('./connect.js');
-    connected =
+    const connected =
       ready && fastRunId
         ? await connectAfterStart(config, ready, workerEnv)
         : await connect(config, { needWorker: true, offerToWorker });
+    const { madeConnection } = await import('./lazy-connected.js');
+    connection = madeConnection(connected);
     const handle =
       fastRunId !== undefined
         ? // The handle `start` returns: no run id, so queries reach the run a continue-as-new hands over to, and
@@ -220,25 +255,27 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
       const { FIRST_REQUEST, followRequest } = await import('./follow-request.js');
       return await followRequest(connected, workflowId, FIRST_REQUEST, { json: values.json, stream });
     }
-    const [{ followStarted }, { followLiveOutput }] = await Promise.all([
+    const [{ followStarted }, { handleReader }] = await Promise.all([
       import('./follow.js'),
-      import('./live-output.js'),
+      import('./handle-reader.js'),
     ]);
     handedOver = true;
-    return await followStarted(connected, handle, {
-      link,
-      json: values.json,
-      detach,
-      prompt: askPolicy === 'prompt' && Boolean(process.stdin.isTTY),
-      ...(signer ? { signer } : {}),
-      hinted,
-      live: (id) => early ?? followLiveOutput(stream, id, { from: 'start', json: values.json }),
-    });
+    return await followStarted(
+      connection,
+      { workflowId, runId, reader: handleReader(handle) },
+      { ...followOptions, link },
+    );
   } finally {
     if (!handedOver) await (await early?.catch(() => undefined))?.stop();
-    await connected?.close();
+    await connection?.close();
     await scripted?.close();
   }
+}
+
+/** Live output of `id` from its start, when asked for. */
+async function followLiveOutputOf(stream: boolean, id: string, json: boolean): Promise<LiveOutput | undefined> {
+  const { followLiveOutput } = await import('./live-output.js');
+  return await followLiveOutput(stream, id, { from: 'start', json });
 }
 
 /** The scripted model server of `--script FILE`; a file that cannot be read or is no script is a usage error. */

@@ -83,8 +83,21 @@ export async function embeddedHttpApi(env: DirectoryEnvironment): Promise<HttpAp
 
 const TIMEOUT_MS = 5_000;
 
+/** How long a long poll of the close event may take: the server answers within its 20 s long-poll interval. */
+const LONG_POLL_TIMEOUT_MS = 70_000;
+
+interface ExchangeOptions {
+  body?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
 /** One HTTP exchange: node:http, because the global fetch costs more to load than the whole command may take. */
-function exchange(url: string, method: string, body?: string): Promise<{ status: number; text: string }> {
+function exchange(
+  url: string,
+  method: string,
+  { body, timeoutMs = TIMEOUT_MS, signal }: ExchangeOptions = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
@@ -99,7 +112,8 @@ function exchange(url: string, method: string, body?: string): Promise<{ status:
           accept: 'application/json+no-payload-shorthand',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
-        timeout: TIMEOUT_MS,
+        timeout: timeoutMs,
+        ...(signal ? { signal } : {}),
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -110,23 +124,28 @@ function exchange(url: string, method: string, body?: string): Promise<{ status:
         response.on('error', reject);
       },
     );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     request.on('error', reject);
     request.end(body);
   });
 }
 
 /** GET or POST one API path; undefined when the server answers "not found". */
-async function call(api: HttpApi, path: string, body?: unknown): Promise<Record<string, unknown> | undefined> {
+async function call(
+  api: HttpApi,
+  path: string,
+  body?: unknown,
+  options: Omit<ExchangeOptions, 'body'> = {},
+): Promise<Record<string, unknown> | undefined> {
   const url = `${api.url}/api/v1/namespaces/${encodeURIComponent(api.namespace)}${path}`;
   let answer: { status: number; text: string };
   try {
-    answer = await exchange(
-      url,
-      body === undefined ? 'GET' : 'POST',
-      body === undefined ? undefined : JSON.stringify(body),
-    );
+    answer = await exchange(url, body === undefined ? 'GET' : 'POST', {
+      ...options,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   } catch (error) {
+    if (options.signal?.aborted) throw error;
     throw new HttpApiUnavailable(`${api.url}: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (answer.status === 404) return undefined;
@@ -212,7 +231,99 @@ export async function describeExecution(api: HttpApi, workflowId: string): Promi
   return executionOf((answer.workflowExecutionInfo ?? {}) as ExecutionInfoJson);
 }
 
-/** What a closed run's close event carries: the workflow's result, or the details of the failure it closed with. */
+interface FailureJson {
+  message?: string;
+  encodedAttributes?: unknown;
+  applicationFailureInfo?: { type?: string; details?: { payloads?: unknown[] } };
+}
+
+interface HistoryEventJson {
+  workflowExecutionCompletedEventAttributes?: { result?: { payloads?: unknown[] } };
+  workflowExecutionFailedEventAttributes?: { failure?: FailureJson; newExecutionRunId?: string };
+  workflowExecutionTimedOutEventAttributes?: { newExecutionRunId?: string };
+  workflowExecutionCanceledEventAttributes?: unknown;
+  workflowExecutionTerminatedEventAttributes?: { reason?: string };
+  workflowExecutionContinuedAsNewEventAttributes?: { newExecutionRunId?: string };
+}
+
+/**
+ * How one run ended, as its close event says. `nextRunId` names the run that carries the workflow on (continued as new,
+ * or retried after a failure or timeout), which the SDK's client follows too.
+ */
+export type RunEnd =
+  | { kind: 'completed'; result?: unknown }
+  /** `details`: the first detail of an AgentRunFailed failure, the only failure whose details the CLI reads. */
+  | { kind: 'failed'; message: string; type?: string; details?: unknown; nextRunId?: string }
+  | { kind: 'cancelled' }
+  | { kind: 'terminated'; reason?: string }
+  | { kind: 'timed-out'; nextRunId?: string }
+  | { kind: 'continued'; nextRunId: string };
+
+function firstValue(payloads: unknown[] | undefined): unknown {
+  return payloads && payloads.length > 0 ? jsonPlainValue(payloads[0]) : undefined;
+}
+
+function runEndOf(event: HistoryEventJson): RunEnd {
+  const completed = event.workflowExecutionCompletedEventAttributes;
+  if (completed) return { kind: 'completed', result: firstValue(completed.result?.payloads) };
+  const failed = event.workflowExecutionFailedEventAttributes;
+  if (failed) {
+    const failure = failed.failure ?? {};
+    // A failure converter that encodes messages leaves them for the data converter to read.
+    if (failure.encodedAttributes) throw new HttpApiUnavailable('an encoded failure');
+    const info = failure.applicationFailureInfo;
+    return {
+      kind: 'failed',
+      message: failure.message ?? '',
+      ...(info?.type ? { type: info.type } : {}),
+      ...(info?.type === 'AgentRunFailed' ? { details: firstValue(info.details?.payloads) } : {}),
+      ...(failed.newExecutionRunId ? { nextRunId: failed.newExecutionRunId } : {}),
+    };
+  }
+  const timedOut = event.workflowExecutionTimedOutEventAttributes;
+  if (timedOut)
+    return { kind: 'timed-out', ...(timedOut.newExecutionRunId ? { nextRunId: timedOut.newExecutionRunId } : {}) };
+  if (event.workflowExecutionCanceledEventAttributes) return { kind: 'cancelled' };
+  const terminated = event.workflowExecutionTerminatedEventAttributes;
+  if (terminated) return { kind: 'terminated', ...(terminated.reason ? { reason: terminated.reason } : {}) };
+  const nextRunId = event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  if (nextRunId) return { kind: 'continued', nextRunId };
+  throw new HttpApiUnavailable('a close event of a kind this CLI does not read');
+}
+
+/**
+ * How one run ended, from its close event (the server's close-event filter: one event, not the history); undefined
+ * while the run is open or when there is no such run. With `wait`, a long poll that answers when the run closes
+ * (undefined then only when there is no such run); `signal` abandons it.
+ */
+export async function runEnd(
+  api: HttpApi,
+  workflowId: string,
+  runId: string,
+  options: { wait?: boolean; signal?: AbortSignal } = {},
+): Promise<RunEnd | undefined> {
+  let nextPageToken = '';
+  for (;;) {
+    const query = new URLSearchParams({
+      'execution.runId': runId,
+      historyEventFilterType: 'HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT',
+      ...(options.wait ? { waitNewEvent: 'true' } : {}),
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    const answer = await call(api, `${workflowPath(workflowId)}/history?${query.toString()}`, undefined, {
+      ...(options.wait ? { timeoutMs: LONG_POLL_TIMEOUT_MS } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (!answer) return undefined;
+    const event = ((answer.history as { events?: HistoryEventJson[] } | undefined)?.events ?? []).at(-1);
+    if (event) return runEndOf(event);
+    // A long poll that ran out on an open run answers no event and the token to poll on with.
+    nextPageToken = typeof answer.nextPageToken === 'string' ? answer.nextPageToken : '';
+    if (!options.wait || !nextPageToken) return undefined;
+  }
+}
+
+/** What a closed run's close event carries for `status`: the result, or the details of the failure it closed with. */
 export interface CloseEvent {
   /** The result (completed) or the first detail of an AgentRunFailed failure (failed); undefined otherwise. */
   value?: unknown;
@@ -220,35 +331,18 @@ export interface CloseEvent {
   terminationReason?: string;
 }
 
-interface HistoryEventJson {
-  workflowExecutionCompletedEventAttributes?: { result?: { payloads?: unknown[] } };
-  workflowExecutionFailedEventAttributes?: {
-    failure?: { applicationFailureInfo?: { type?: string; details?: { payloads?: unknown[] } } };
-  };
-  workflowExecutionTerminatedEventAttributes?: { reason?: string };
-}
-
-/**
- * The close event of one run (the server's close-event filter, so one event, not the history); undefined while the run
- * is open or when there is no such run.
- */
+/** The close event of one run as `status` reads it; undefined while the run is open or when there is no such run. */
 export async function closeEvent(api: HttpApi, workflowId: string, runId: string): Promise<CloseEvent | undefined> {
-  const query = new URLSearchParams({
-    'execution.runId': runId,
-    historyEventFilterType: 'HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT',
-  });
-  const answer = await call(api, `${workflowPath(workflowId)}/history?${query.toString()}`);
-  const events = (answer?.history as { events?: HistoryEventJson[] } | undefined)?.events ?? [];
-  const event = events.at(-1);
-  if (!event) return undefined;
-  const terminated = event.workflowExecutionTerminatedEventAttributes;
-  if (terminated) return terminated.reason ? { terminationReason: terminated.reason } : {};
-  const failure = event.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo;
-  const payloads =
-    event.workflowExecutionCompletedEventAttributes?.result?.payloads ??
-    (failure?.type === 'AgentRunFailed' ? failure.details?.payloads : undefined) ??
-    [];
-  return payloads.length > 0 ? { value: jsonPlainValue(payloads[0]) } : {};
+  const end = await runEnd(api, workflowId, runId);
+  if (!end) return undefined;
+  if (end.kind === 'terminated') return end.reason ? { terminationReason: end.reason } : {};
+  const value =
+    end.kind === 'completed'
+      ? end.result
+      : end.kind === 'failed' && end.type === 'AgentRunFailed'
+        ? end.details
+        : undefined;
+  return value === undefined ? {} : { value };
 }
 
 /** `value` as the SDK's default converter encodes it: a `json/plain` payload (base64, no shorthand). */
@@ -259,18 +353,27 @@ export function jsonPlainPayload(value: unknown): Required<JsonPayload> {
   };
 }
 
-/** QueryWorkflow on one run; its answer decoded. Undefined when there is no such run. */
+/**
+ * QueryWorkflow on one run (the latest without `runId`); its answer decoded. Undefined when there is no such run.
+ * `signal` abandons it.
+ */
 export async function queryWorkflow(
   api: HttpApi,
   workflowId: string,
-  runId: string,
+  runId: string | undefined,
   queryType: string,
   args: unknown[],
+  signal?: AbortSignal,
 ): Promise<unknown> {
-  const answer = await call(api, `${workflowPath(workflowId)}/query/${encodeURIComponent(queryType)}`, {
-    execution: { workflowId, runId },
-    query: { queryType, queryArgs: { payloads: args.map(jsonPlainPayload) } },
-  });
+  const answer = await call(
+    api,
+    `${workflowPath(workflowId)}/query/${encodeURIComponent(queryType)}`,
+    {
+      execution: { workflowId, ...(runId ? { runId } : {}) },
+      query: { queryType, queryArgs: { payloads: args.map(jsonPlainPayload) } },
+    },
+    signal ? { signal } : {},
+  );
   if (!answer) return undefined;
   if (answer.queryRejected) throw new HttpApiUnavailable(`query ${queryType} rejected`);
   const payloads = (answer.queryResult as { payloads?: unknown[] } | undefined)?.payloads ?? [];

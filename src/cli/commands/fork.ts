@@ -12,6 +12,8 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { modelOfBaseUrl } from '../endpoint-models.js';
 import { followStarted } from '../follow.js';
+import { handleReader } from '../handle-reader.js';
+import { madeConnection } from '../lazy-connected.js';
 import { followLiveOutput, wantsLiveOutput } from '../live-output.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { parseCommandLine } from '../option-table.js';
@@ -121,7 +123,8 @@ export async function forkCommand(argv: string[], config: Config): Promise<numbe
         `from ${workflowId} after step ${fromStep}; the workspace's files are as they are now, not as they were then (an edit of a file changed since it was read asks for a fresh read)`,
       ),
     );
-    return await followStarted(connected, handle, {
+    const run = { workflowId: forkId, runId: handle.firstExecutionRunId, reader: handleReader(handle) };
+    return await followStarted(madeConnection(connected), run, {
       link,
       json: values.json,
       detach: values.detach,

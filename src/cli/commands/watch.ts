@@ -4,6 +4,7 @@ import type { agentWorkflow } from '../../workflows/agent.js';
 import { connect, runUrl } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { DetachedError, followRun } from '../follow.js';
+import { handleReader } from '../handle-reader.js';
 import { followLiveOutput, wantsLiveOutput } from '../live-output.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { color, log, outJson, printRunEnd } from '../output.js';
@@ -28,7 +29,10 @@ export async function watchCommand(argv: string[], config: Config): Promise<numb
     connected.keepWorkerAlive();
     // Attached mid-call, the call under way is shown from its start.
     const live = await followLiveOutput(stream, workflowId, { from: 'current', json: values.json });
-    const { result, exitCode } = await followRun(handle, { signal: abort.signal, ...(live ? { live } : {}) });
+    const { result, exitCode } = await followRun(workflowId, handleReader(handle), {
+      signal: abort.signal,
+      ...(live ? { live } : {}),
+    });
     if (values.json) outJson({ workflowId, runId, ...result });
     else printRunEnd(result, link);
     return exitCode;
