@@ -28,7 +28,7 @@ import {
   writeFileStream,
 } from '../test/support/large-argument-layers.js';
 import { createFileLiveChannel } from '../src/live/file-channel.js';
-import { DEFAULT_MAX_MODEL_OUTPUT_BYTES } from '../src/providers/output-cap.js';
+import { DEFAULT_MAX_MODEL_OUTPUT_BYTES } from '../src/providers/output-limit.js';
 import { BENCH_TASK, startDurableEnv } from './durable-env.js';
 import type { BenchRow } from './measure.js';
 import { compareTimes, formatMs, SelfTimed } from './measure.js';

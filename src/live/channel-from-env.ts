@@ -3,7 +3,7 @@
 // host); `off`, none. The worker and the CLI read the same variable, so both ends meet.
 import { stateDir } from '../host/state-dir.js';
 import { ConfigError } from '../config.js';
-import { maxModelOutputBytesFromEnv } from '../providers/output-cap.js';
+import { maxModelOutputBytesFromEnv } from '../providers/output-limit.js';
 import type { LiveChannel } from './live-channel.js';
 import { createFileLiveChannel } from './file-channel.js';
 

@@ -4,19 +4,10 @@
 // it streams; past the cap the stream is dropped (its reader cancelled, which closes the request) and the call fails
 // for good, since asking the same endpoint again would only stream as much again.
 import { ApplicationFailure } from '@temporalio/common';
+import { MAX_MODEL_OUTPUT_VARIABLE, maxModelOutputBytesFromEnv } from './output-limit.js';
 
-/** The worker variable that sets the cap, in bytes. */
-export const MAX_MODEL_OUTPUT_VARIABLE = 'DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES';
-/** 16 MiB: far above any real answer (a WriteFile's 5 MB content, JSON-escaped, fits), far below V8's string limit. */
-export const DEFAULT_MAX_MODEL_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** The failure's type, for whoever reads the workflow's history. */
 export const MODEL_OUTPUT_TOO_LARGE = 'ModelOutputTooLarge';
-
-/** The cap from DURABLE_AGENT_MAX_MODEL_OUTPUT_BYTES, or the default when unset or not a positive integer. */
-export function maxModelOutputBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = Number(env[MAX_MODEL_OUTPUT_VARIABLE]);
-  return Number.isSafeInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_MODEL_OUTPUT_BYTES;
-}
 
 /** The non-retryable failure of an answer past the cap. */
 export function modelOutputTooLarge(limit: number): ApplicationFailure {

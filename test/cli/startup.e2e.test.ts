@@ -1,6 +1,7 @@
 // What a command loads: `--help` nothing beyond the command table, `status` and `list` the Temporal client and the
 // compiled CLI (never the sources through tsx) but not the worker, the webpack bundler, a model client or the S3 SDK.
-// Against the embedded server, whose HTTP API they read, `status` and `list` load neither the Temporal client nor zod.
+// Against the embedded server, whose HTTP API they read, `status` and `list` load neither the Temporal client nor zod,
+// and `run` follows a short run to its end without the client.
 // Checked in the spawned CLI with a module resolve hook that records every module it loads.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/dev-server/index.js';
 import { workerProcessCommand } from '../../src/cli/worker-command.js';
+import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress } from '../support/harness.js';
 import { findFreePorts } from '../support/ports.js';
@@ -175,6 +177,27 @@ describe('module loading against the embedded server', () => {
       expect(position((url) => url.endsWith('/dist/cli/connect.js'))).toBeGreaterThan(httpApi);
       const beforeStart = urls.slice(0, httpApi);
       expect(beforeStart.filter((url) => /node_modules\/@temporalio\/|\/dist\/tools\//.test(url))).toEqual([]);
+    },
+  );
+
+  it(
+    'run follows a run that ends within a second to its end without loading the Temporal client',
+    { timeout: 120_000 },
+    async () => {
+      const env = { DURABLE_AGENT_STATE_DIR: stateDir, PATH: process.env.PATH ?? '' };
+      await ensureDevWorker({ stateDir, command: workerProcessCommand(), env, log: () => {} });
+      const model = await startScriptedModelServer({ script: [{ content: 'answered at once' }] });
+      try {
+        const args = ['run', '--json', '--provider', 'scripted', '--model', 'm', '--base-url', model.url, 'a task'];
+        const { result, packages, own } = await loadedBy(args, env);
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', answer: 'answered at once' });
+        expect([...packages].filter((name) => name!.startsWith('@temporalio/'))).toEqual([]);
+        expect(own).toContain('dist/cli/http-run-reader.js');
+        expect(own).not.toContain('dist/cli/connect.js');
+      } finally {
+        await model.close();
+      }
     },
   );
 });

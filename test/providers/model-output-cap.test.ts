@@ -4,12 +4,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toModelFailure } from '../../src/activities/failures.js';
 import type { ModelProvider } from '../../src/providers/model-provider.js';
+import { MODEL_OUTPUT_TOO_LARGE } from '../../src/providers/output-cap.js';
 import {
   DEFAULT_MAX_MODEL_OUTPUT_BYTES,
   MAX_MODEL_OUTPUT_VARIABLE,
-  MODEL_OUTPUT_TOO_LARGE,
   maxModelOutputBytesFromEnv,
-} from '../../src/providers/output-cap.js';
+} from '../../src/providers/output-limit.js';
 import { createReactProvider } from '../../src/providers/react/protocol.js';
 import { createProviderResolver } from '../../src/providers/resolve-provider.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';

@@ -12,7 +12,7 @@ import { createFileLiveChannel } from '../../src/live/file-channel.js';
 import { liveRoot, workflowDirectory } from '../../src/live/file-layout.js';
 import type { LiveChannel } from '../../src/live/live-channel.js';
 import { parseLiveEvent } from '../../src/live/live-event.js';
-import { DEFAULT_MAX_MODEL_OUTPUT_BYTES } from '../../src/providers/output-cap.js';
+import { DEFAULT_MAX_MODEL_OUTPUT_BYTES } from '../../src/providers/output-limit.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, startScriptedRun, workspaceFrom } from '../support/harness.js';
 import { fileContent, MEGABYTE, TOKEN_CHARS } from '../support/large-argument-layers.js';

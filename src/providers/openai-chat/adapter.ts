@@ -10,7 +10,8 @@ import type {
 import type { ChatMessage, ModelTurn, ToolChoice } from '../../protocol/model.js';
 import type { ModelProvider, ProviderRequest } from '../model-provider.js';
 import { functionTools } from '../model-provider.js';
-import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { OutputMeter } from '../output-cap.js';
+import { maxModelOutputBytesFromEnv } from '../output-limit.js';
 import { openAIEndpoint } from '../openai-endpoint.js';
 import type { ProviderFactory } from '../setup.js';
 import { configurationError, nonEmpty } from '../setup.js';

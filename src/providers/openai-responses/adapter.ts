@@ -16,7 +16,8 @@ import { openAIEndpoint } from '../openai-endpoint.js';
 import type { ProviderFactory } from '../setup.js';
 import { RESPONSES_PROVIDER, ResponsesAssembler } from './responses-assembler.js';
 import type { ResponsesStreamEvent } from './responses-assembler.js';
-import { OutputMeter, maxModelOutputBytesFromEnv } from '../output-cap.js';
+import { OutputMeter } from '../output-cap.js';
+import { maxModelOutputBytesFromEnv } from '../output-limit.js';
 import { readEventData } from '../sse-reader.js';
 
 /** Options of `createOpenAIResponsesProvider`. The key comes from the worker's environment, never from a run. */
