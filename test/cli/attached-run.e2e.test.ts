@@ -2,7 +2,9 @@
 // against the file's worker, and the test types into it as a person would. A line and Enter reaches the model as a
 // user message, Esc interrupts a running command, and with `--ask prompt` a typed "y" answers the approval prompt
 // instead of being sent as a message. What the terminal shows is checked too: the hint, the model's live text, and
-// none of the model's control sequences raw.
+// none of the model's control sequences raw. Each case runs twice: against the file's worker over gRPC, and against
+// the embedded server and its background worker, where `run` follows over the HTTP API and connects the Temporal
+// client only for what is typed (checked in the modules it loaded).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,8 @@ import { stripVTControlCharacters } from 'node:util';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTACHED_HINT } from '../../src/cli/attached-input.js';
+import { workerProcessCommand } from '../../src/cli/worker-command.js';
+import { ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/dev-server/index.js';
 import { createFileLiveChannel } from '../../src/live/file-channel.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { ScriptTurn } from '../../src/scripted-model/server.js';
@@ -18,21 +22,35 @@ import { durableAgentBin } from '../support/cli.js';
 import { processesWith } from '../support/faults/fault-run.js';
 import type { Harness } from '../support/harness.js';
 import { startHarness, temporalAddress, toolResult, workspaceFrom } from '../support/harness.js';
+import { loadedModules, writeModuleRecorder } from '../support/loaded-modules.js';
+import { findFreePorts } from '../support/ports.js';
 import { waitFor } from '../support/wait.js';
 import { laterUserMessages } from '../support/model-requests.js';
 
 const ptyDriver = fileURLToPath(new URL('../support/pty-driver.py', import.meta.url));
 const stateDir = await mkdtemp(join(tmpdir(), 'durable-agent-attached-'));
 const live = createFileLiveChannel({ stateDir, maxAttemptBytes: 1024 * 1024 });
+const embeddedState = await mkdtemp(join(tmpdir(), 'durable-agent-attached-embedded-'));
 let harness: Harness | undefined;
+let recorder: string | undefined;
 beforeAll(async () => {
   harness = await startHarness(undefined, { live });
-});
+  const [port, httpPort] = (await findFreePorts(2)) as [number, number];
+  await ensureDevServer({ stateDir: embeddedState, port, httpPort, headless: true, build: false, log: () => {} });
+  const env = { PATH: process.env.PATH!, DURABLE_AGENT_STATE_DIR: embeddedState };
+  await ensureDevWorker({ stateDir: embeddedState, command: workerProcessCommand(), env, log: () => {} });
+  recorder = await writeModuleRecorder(embeddedState);
+}, 120_000);
 afterAll(async () => {
   await harness?.close();
   await live.close();
+  await stopDevServer({ stateDir: embeddedState, graceMs: 2_000 });
   await rm(stateDir, { recursive: true, force: true });
+  await rm(embeddedState, { recursive: true, force: true });
 });
+
+/** Where the CLI runs its workflow: the file's worker over gRPC, or the embedded server followed over HTTP. */
+type Target = 'worker over gRPC' | 'embedded server';
 
 // A clipboard write, a bell and a bidi override, as hostile model output would carry them.
 const HOSTILE = '\u001b]52;c;aGk=\u0007\u202e';
@@ -42,16 +60,20 @@ function shown(output: string): string {
   return stripVTControlCharacters(output).replace(/\r\n/g, '\n');
 }
 
-/** `durable-agent run <args>` on a pseudo-terminal against the file's worker; `type` writes keys into it. */
-function runOnTerminal(args: string[]) {
-  const child = execa('python3', [ptyDriver, process.execPath, durableAgentBin, 'run', ...args], {
-    env: {
-      PATH: process.env.PATH!,
-      TERM: 'xterm-256color',
-      TEMPORAL_ADDRESS: temporalAddress(),
-      DURABLE_AGENT_TASK_QUEUE: harness!.taskQueue,
-      DURABLE_AGENT_STATE_DIR: stateDir,
-    },
+/** `durable-agent run <args>` on a pseudo-terminal against `target`; `type` writes keys into it. */
+function runOnTerminal(target: Target, args: string[]) {
+  const env =
+    target === 'embedded server'
+      ? { DURABLE_AGENT_STATE_DIR: embeddedState }
+      : {
+          TEMPORAL_ADDRESS: temporalAddress(),
+          DURABLE_AGENT_TASK_QUEUE: harness!.taskQueue,
+          DURABLE_AGENT_STATE_DIR: stateDir,
+        };
+  // Against the embedded server the CLI lists the modules it loaded when it exits.
+  const node = target === 'embedded server' ? [process.execPath, '--import', recorder!] : [process.execPath];
+  const child = execa('python3', [ptyDriver, ...node, durableAgentBin, 'run', ...args], {
+    env: { PATH: process.env.PATH!, TERM: 'xterm-256color', ...env },
     extendEnv: false,
     reject: false,
     stdin: 'pipe',
@@ -69,11 +91,20 @@ function runOnTerminal(args: string[]) {
     terminal,
     until,
     type: (keys: string) => child.stdin.write(keys),
-    /** Waits for the run to end and returns its exit code and what the terminal showed. */
+    /**
+     * Waits for the run to end and returns its exit code and what the terminal showed. Against the embedded server it
+     * checks the run was followed over the HTTP API, the client connected only for what was typed.
+     */
     async end() {
       child.stdin.end();
       const result = await child;
-      return { exitCode: result.exitCode, raw: terminal.output, text: shown(terminal.output) };
+      if (target === 'embedded server') {
+        const { own } = loadedModules(terminal.output);
+        expect(own).toContain('dist/cli/http-run-reader.js');
+        expect(own).toContain('dist/cli/connect.js');
+      }
+      const text = shown(terminal.output).replace(/\nLOADED .*\n/, '\n');
+      return { exitCode: result.exitCode, raw: terminal.output.replace(/\r?\nLOADED .*\r?\n/, '\n'), text };
     },
   };
 }
@@ -82,7 +113,7 @@ async function model(script: ScriptTurn[]) {
   return startScriptedModelServer({ script });
 }
 
-describe('an attached run on a terminal', () => {
+describe.each<Target>(['worker over gRPC', 'embedded server'])('an attached run on a terminal, %s', (target) => {
   it('sends a typed line as a message the model reads at the next step, and shows the live text escaped', async () => {
     const server = await model([
       {
@@ -94,7 +125,7 @@ describe('an attached run on a terminal', () => {
       { content: 'Done, with the docs too.' },
     ]);
     try {
-      const cli = runOnTerminal([
+      const cli = runOnTerminal(target, [
         '--ask',
         'approve',
         '--base-url',
@@ -140,7 +171,7 @@ describe('an attached run on a terminal', () => {
       { content: 'Stopped.' },
     ]);
     try {
-      const cli = runOnTerminal([
+      const cli = runOnTerminal(target, [
         '--ask',
         'approve',
         '--base-url',
@@ -179,7 +210,7 @@ describe('an attached run on a terminal', () => {
       { content: 'Removed it.' },
     ]);
     try {
-      const cli = runOnTerminal([
+      const cli = runOnTerminal(target, [
         '--ask',
         'prompt',
         '--base-url',

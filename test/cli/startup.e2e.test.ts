@@ -3,10 +3,9 @@
 // Against the embedded server, whose HTTP API they read, `status` and `list` load neither the Temporal client nor zod,
 // and `run` follows a short run to its end without the client.
 // Checked in the spawned CLI with a module resolve hook that records every module it loads.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/dev-server/index.js';
@@ -15,8 +14,7 @@ import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import { durableAgentBin } from '../support/cli.js';
 import { temporalAddress } from '../support/harness.js';
 import { findFreePorts } from '../support/ports.js';
-
-const repository = fileURLToPath(new URL('../..', import.meta.url));
+import { loadedModules, writeModuleRecorder } from '../support/loaded-modules.js';
 
 // Packages only a worker, a model call, a bundle or the S3 store needs.
 const HEAVY = [
@@ -34,42 +32,14 @@ let register: string;
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-startup-'));
-  const hooks = path.join(directory, 'hooks.mjs');
-  register = path.join(directory, 'register.mjs');
-  await writeFile(
-    hooks,
-    `let port;
-export async function initialize(data) { port = data.port; }
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  port.postMessage(resolved.url);
-  return resolved;
-}
-`,
-  );
-  await writeFile(
-    register,
-    `import { createRequire, register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
-const { port1, port2 } = new MessageChannel();
-const loaded = new Set();
-port1.on('message', (url) => loaded.add(url));
-port1.unref();
-register(${JSON.stringify(`file://${hooks}`)}, { data: { port: port2 }, transferList: [port2] });
-const require = createRequire(import.meta.url);
-process.on('exit', () => {
-  for (const file of Object.keys(require.cache)) loaded.add('file://' + file);
-  process.stderr.write('\\nLOADED ' + JSON.stringify([...loaded]) + '\\n');
-});
-`,
-  );
+  register = await writeModuleRecorder(directory);
 });
 
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-/** Runs the CLI with the hook; returns its result and the packages and own modules it loaded. */
+/** Runs the CLI with the recorder; returns its result and the packages and own modules it loaded. */
 async function loadedBy(args: string[], env: Record<string, string> = { TEMPORAL_ADDRESS: temporalAddress() }) {
   const result = await execa(process.execPath, ['--import', register, durableAgentBin, ...args], {
     env,
@@ -77,15 +47,7 @@ async function loadedBy(args: string[], env: Record<string, string> = { TEMPORAL
     reject: false,
     stdin: 'ignore',
   });
-  const line = result.stderr.split('\n').find((text) => text.startsWith('LOADED '));
-  if (!line) throw new Error(`no module list from durable-agent ${args.join(' ')}:\n${result.stderr}`);
-  const urls = JSON.parse(line.slice('LOADED '.length)) as string[];
-  const packages = new Set(urls.map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1]).filter(Boolean));
-  const own = urls
-    .filter((url) => url.startsWith('file://') && !url.includes('/node_modules/'))
-    .map((url) => path.relative(repository, fileURLToPath(url)))
-    .filter((file) => /^(dist|src)\//.test(file));
-  return { result, packages, own, urls };
+  return { result, ...loadedModules(result.stderr) };
 }
 
 describe('module loading', () => {
@@ -140,7 +102,7 @@ describe('module loading against the embedded server', () => {
   for (const args of [['status', 'no-such-run'], ['list']]) {
     it(`${args[0]} reads the HTTP API: no Temporal client, no zod, no worker started`, async () => {
       const { result, packages, own } = await loadedBy(args, { DURABLE_AGENT_STATE_DIR: stateDir });
-      expect([...packages].filter((name) => name!.startsWith('@temporalio/') || name === 'zod')).toEqual([]);
+      expect([...packages].filter((name) => name.startsWith('@temporalio/') || name === 'zod')).toEqual([]);
       expect(HEAVY.filter((name) => packages.has(name))).toEqual([]);
       expect(own).toContain('dist/dev-server/http-api.js');
       expect(own).not.toContain('dist/config.js');
@@ -192,7 +154,7 @@ describe('module loading against the embedded server', () => {
         const { result, packages, own } = await loadedBy(args, env);
         expect(result.exitCode, result.stderr).toBe(0);
         expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', answer: 'answered at once' });
-        expect([...packages].filter((name) => name!.startsWith('@temporalio/'))).toEqual([]);
+        expect([...packages].filter((name) => name.startsWith('@temporalio/'))).toEqual([]);
         expect(own).toContain('dist/cli/http-run-reader.js');
         expect(own).not.toContain('dist/cli/connect.js');
       } finally {
