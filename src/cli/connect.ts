@@ -6,10 +6,9 @@ import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
 import { CommandFailure } from './exit-codes.js';
 import type { DevServerInfo, DevWorkerSupervision } from '../dev-server/index.js';
-import { visibleLines } from '../core/terminal-text.js';
-import { color, log } from './output.js';
 import { updateAfterWaitingTask } from './task-settled.js';
-import { codecProcessCommand, workerProcessCommand } from './worker-command.js';
+import { ensureEmbeddedCodec } from './embedded-codec.js';
+import { workerProcessCommand } from './worker-command.js';
 import { withEnvOffer } from '../dev-server/worker-environment.js';
 
 export { runUrl } from './run-url.js';
@@ -31,26 +30,6 @@ export interface Connected {
    */
   keepWorkerAlive(): void;
   close(): Promise<void>;
-}
-
-/** Starts the embedded Web UI's codec endpoint; when it cannot start, the UI only loses readable payloads, so it warns. */
-export async function ensureEmbeddedCodec(server: Pick<DevServerInfo, 'codecUrl' | 'uiUrl'>): Promise<void> {
-  if (!server.codecUrl) return;
-  try {
-    const { ensureDevCodec } = await import('../dev-server/index.js');
-    await ensureDevCodec({
-      command: codecProcessCommand(server),
-      url: server.codecUrl,
-      env: process.env,
-    });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    log(
-      color.yellow(
-        `warning: the Web UI's codec endpoint is not running, so the UI shows content keys: ${visibleLines(reason)}`,
-      ),
-    );
-  }
 }
 
 /** How a command connects. */

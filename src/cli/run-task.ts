@@ -199,14 +199,23 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
     };
     if (ready && fastRunId !== undefined && !session && !detach) {
       // Followed over the HTTP API, the client connected only when something needs it: a short run has ended before
-      // the client would have loaded.
+      // the client would have loaded. The worker's supervision and the codec check need no client.
       const [{ followStarted }, { httpRunReader }, { lazyConnected }] = await Promise.all([
         import('./follow.js'),
         import('./http-run-reader.js'),
         import('./lazy-connected.js'),
       ]);
-      const lazy = lazyConnected(async () =>
-        (await import('./connect.js')).connectAfterStart(config, ready, workerEnv),
+      const lazy = lazyConnected(
+        async () => (await import('./connect.js')).connectAfterStart(config, ready, workerEnv),
+        async () => {
+          const [{ ensureEmbeddedCodec }, { superviseDevWorker }, { workerProcessCommand }] = await Promise.all([
+            import('./embedded-codec.js'),
+            import('../dev-server/supervisor.js'),
+            import('./worker-command.js'),
+          ]);
+          await ensureEmbeddedCodec(ready);
+          return superviseDevWorker({ command: workerProcessCommand(), env: workerEnv });
+        },
       );
       connection = lazy;
       const reader = httpRunReader(ready, workflowId, fastRunId, async () => {

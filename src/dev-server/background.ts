@@ -4,7 +4,7 @@
 // reused; otherwise it is (re)started under the state lock.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { codecConfiguration, codecEnvironment, workerConfiguration, workerEnvironment } from './worker-environment.js';
 import { DevServerError } from './errors.js';
 import { withStateLock } from './lock.js';
@@ -264,8 +264,12 @@ async function waitForPoller(options: {
   logFile: string;
   exited: () => string | undefined;
 }): Promise<void> {
+  // Loaded here: supervising a running worker and checking the codec endpoint need no client.
   const connection =
-    options.connection ?? (await Connection.connect({ address: options.address, connectTimeout: 5_000 }));
+    options.connection ??
+    (await (
+      await import('@temporalio/client')
+    ).Connection.connect({ address: options.address, connectTimeout: 5_000 }));
   try {
     await waitUntilReady({
       ...options,

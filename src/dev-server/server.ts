@@ -2,7 +2,7 @@
 // every CLI of this user and found again through the state record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import type { DirectoryEnvironment } from '../host/state-dir.js';
 import type { TemporalBinary } from '../host/temporal-binary.js';
 import { DevServerError } from './errors.js';
@@ -213,6 +213,8 @@ async function connectWhenReady(options: WaitForTemporalServerOptions): Promise<
       );
     let connection: Connection | undefined;
     try {
+      // Loaded here: the modules that only find or supervise what runs (a CLI following a run) need no client.
+      const { Connection } = await import('@temporalio/client');
       connection = await Connection.connect({ address: options.address, connectTimeout: 2_000 });
       const ready = connection;
       // Listing the namespace's search attributes fails until the namespace exists: one call checks both.

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDevServer, stopDevServer } from '../../src/dev-server/index.js';
+import { workerProcessCommand } from '../../src/cli/worker-command.js';
+import { ensureDevServer, ensureDevWorker, stopDevServer } from '../../src/dev-server/index.js';
 import { readRecord } from '../../src/dev-server/state-record.js';
 import { startScriptedModelServer } from '../../src/scripted-model/server.js';
 import type { RecordedRequest, ScriptTurn } from '../../src/scripted-model/server.js';
@@ -125,8 +126,18 @@ describe('run --env-pass with the embedded worker', () => {
   });
 });
 
-describe('supervision of the background worker', () => {
+// `run` follows the run it started over the HTTP API when a worker of its configuration was running already, and
+// over the client when it had to start one first: each path supervises the worker its own way.
+describe.each([
+  ['a worker of its configuration was running', true],
+  ['it started the worker itself', false],
+])('supervision of the background worker, when %s', (_when, workerReady) => {
   it('restarts a killed worker while `run` is attached, and the run completes', { timeout: 180_000 }, async () => {
+    // The same variables as cli() gives the run, or one more that is part of the worker's configuration.
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, DURABLE_AGENT_STATE_DIR: stateDir };
+    const workerEnv = workerReady ? env : { ...env, DURABLE_AGENT_ENV_PASS: 'SUPERVISION_TEST' };
+    await ensureDevWorker({ stateDir, command: workerProcessCommand(), env: workerEnv, log: () => {} });
+    const workerBefore = (await readRecord(stateDir)).worker!.pid;
     const workspace = await workspaceFrom();
     const script: ScriptTurn[] = [
       // Claimed by the attempt whose worker is killed; it never answers that attempt.
@@ -147,6 +158,8 @@ describe('supervision of the background worker', () => {
         timeoutMs: 90_000,
       });
       const killed = (await readRecord(stateDir)).worker!;
+      // The run started with the worker that was running, or replaced it with one of its own configuration.
+      expect(killed.pid === workerBefore).toBe(workerReady);
       process.kill(killed.pid, 'SIGKILL');
       const killedAt = Date.now();
 

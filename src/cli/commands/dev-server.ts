@@ -1,7 +1,8 @@
 // Node: `dev-server`: starts, inspects or stops the embedded Temporal server, its worker and codec endpoint.
 import { devServerStatus, ensureDevServer, ensureDevWorker, stopDevServer } from '../../dev-server/index.js';
 import type { DevServerStatus } from '../../dev-server/index.js';
-import { ensureEmbeddedCodec, workerProcessCommand } from '../connect.js';
+import { workerProcessCommand } from '../connect.js';
+import { ensureEmbeddedCodec } from '../embedded-codec.js';
 import { EXIT } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
 import { log, out, outJson } from '../output.js';
