@@ -69,17 +69,14 @@ export function startAttachedInput(
   const editor = new LineEditor();
   const send = async (kind: ControlKind, text?: string): Promise<void> => {
     // Loaded with the client on the first message: a run followed without a word typed never loads it.
-    const [client, { ControlRefused, sendControl }] = await Promise.all([connected(), import('./send-control.js')]);
-    try {
-      const receipt = await sendControl(client, workflowId, kind, text !== undefined ? { text } : {});
-      // What the run took shows in its progress lines; only an interrupt with nothing to stop says so here.
-      if (kind === 'interrupt' && !receipt.interrupted?.length)
-        log(color.dim('interrupt: nothing was under way; the run goes on'));
-    } catch (error) {
-      log(color.red(`not sent: ${visibleLines(error instanceof ControlRefused ? error.reason : String(error))}`));
-    }
+    const [client, { sendControl }] = await Promise.all([connected(), import('./send-control.js')]);
+    const receipt = await sendControl(client, workflowId, kind, text !== undefined ? { text } : {});
+    // What the run took shows in its progress lines; only an interrupt with nothing to stop says so here.
+    if (kind === 'interrupt' && !receipt.interrupted?.length)
+      log(color.dim('interrupt: nothing was under way; the run goes on'));
   };
   const sendInBackground = (kind: ControlKind, text?: string): void => {
+    // A refusal's message is the run's reason (ControlRefused), phrased for the operator.
     send(kind, text).catch((error: unknown) =>
       log(color.red(`not sent: ${visibleLines(error instanceof Error ? error.message : String(error))}`)),
     );

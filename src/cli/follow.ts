@@ -212,8 +212,8 @@ export interface StartedRun {
 
 /**
  * After a run started: detached, its ids; otherwise follows it to its end (Ctrl-C detaches) and prints how it ended,
- * the exit code saying how (`run` and `fork`). The connection is used for what only the client does: typed messages,
- * decisions at the prompt, the worker's supervision.
+ * the exit code saying how (`run` and `fork`). The connection keeps the background worker alive meanwhile and is used
+ * for what only the client does: typed messages and decisions at the prompt.
  */
 export async function followStarted(
   connection: LazyConnected,
