@@ -3,13 +3,10 @@
 // What the API cannot read (a payload in the content store, an answer of an unknown shape, an API that stopped
 // answering) is read through the SDK's handle from then on.
 import type { HttpApi } from '../dev-server/http-api.js';
-import { HttpApiUnavailable, queryWorkflow, runEnd } from '../dev-server/http-api.js';
+import { HttpApiUnavailable, STATE_QUERY, queryWorkflow, runEnd } from '../dev-server/http-api.js';
 import type { AgentStateView } from '../protocol/run-messages.js';
 import type { FollowOutcome, RunReader } from './run-reader.js';
 import { outcomeOf } from './run-reader.js';
-
-/** The `state` query's name (stateQuery in protocol/run-messages.ts), sent without loading the workflow package. */
-const STATE_QUERY = 'state';
 
 /** Reads the workflow `workflowId` whose first run is `firstRunId`; `handleReader` makes the reader to fall back on. */
 export function httpRunReader(

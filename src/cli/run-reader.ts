@@ -28,6 +28,14 @@ export interface RunReader {
 /** An ending after which no run of the workflow follows. */
 export type FinalEnd = Exclude<RunEnd, { kind: 'continued' }>;
 
+/** The server's execution status of each ending but completion. */
+const EXECUTION_STATUS = {
+  cancelled: 'CANCELLED',
+  terminated: 'TERMINATED',
+  'timed-out': 'TIMED_OUT',
+  failed: 'FAILED',
+} as const;
+
 /** What `run` and `watch` print and exit with for a run that ended as `end`. */
 export async function outcomeOf(end: FinalEnd): Promise<FollowOutcome> {
   const outcome = (result: AgentResult): FollowOutcome => ({ result, exitCode: exitCodeOf(result.status) });
@@ -36,15 +44,7 @@ export async function outcomeOf(end: FinalEnd): Promise<FollowOutcome> {
     const status = runStatusOf('COMPLETED', result.status);
     return outcome({ ...result, status, answer: await storedText(result.answer) });
   }
-  const status = runStatusOf(
-    end.kind === 'cancelled'
-      ? 'CANCELLED'
-      : end.kind === 'terminated'
-        ? 'TERMINATED'
-        : end.kind === 'timed-out'
-          ? 'TIMED_OUT'
-          : 'FAILED',
-  );
+  const status = runStatusOf(EXECUTION_STATUS[end.kind]);
   const empty: AgentResult = { status, answer: null, steps: 0, toolCalls: 0, usage: emptyUsage() };
   switch (end.kind) {
     case 'cancelled':

@@ -17,6 +17,9 @@ export class HttpApiUnavailable extends Error {
   override name = 'HttpApiUnavailable';
 }
 
+/** The agent workflow's `state` query (stateQuery in protocol/run-messages.ts), named without loading the workflow package. */
+export const STATE_QUERY = 'state';
+
 /** The embedded server's HTTP API, for one namespace. */
 export interface HttpApi {
   url: string;

@@ -46,9 +46,6 @@ export interface RunSnapshot {
   parent?: ParentRow;
 }
 
-/** The `state` query's name (stateQuery in protocol/run-messages.ts), sent without loading the workflow package. */
-const STATE_QUERY = 'state';
-
 function workflowIdOf(argv: string[]): { workflowId: string; runId?: string; json: boolean } {
   const { values, positionals } = parseCommandLine(statusOptions, argv);
   const workflowId = positionals[0];
@@ -120,7 +117,7 @@ async function readOverHttp(
   }
   // A query needs a worker; starting one is the gRPC path's business.
   if (!(await api.workerReady())) return 'ask-over-grpc';
-  const view = await http.queryWorkflow(api, workflowId, runId, STATE_QUERY, [Number.MAX_SAFE_INTEGER]);
+  const view = await http.queryWorkflow(api, workflowId, runId, http.STATE_QUERY, [Number.MAX_SAFE_INTEGER]);
   return { runId, execution, ...(view ? { view: view as AgentStateView } : {}) };
 }
 
