@@ -16,6 +16,8 @@ import type { ReplaySizes } from './durable-replay.js';
 import { benchReplay } from './durable-replay.js';
 import type { SubAgentSizes } from './durable-sub-agents.js';
 import { benchSubAgents } from './durable-sub-agents.js';
+import type { CheckpointRunSizes } from './durable-checkpoints.js';
+import { benchCheckpointedRuns } from './durable-checkpoints.js';
 import type { TaxSizes } from './durable-tax.js';
 import { benchDurabilityTax } from './durable-tax.js';
 import { loadAverage } from './machine.js';
@@ -30,6 +32,7 @@ interface Sizes {
   concurrency: ConcurrencySizes;
   fanOut: FanOutSizes;
   subAgents: SubAgentSizes;
+  checkpoints: CheckpointRunSizes;
 }
 
 const FULL: Sizes = {
@@ -39,6 +42,7 @@ const FULL: Sizes = {
   concurrency: { runs: 50, steps: 10, latencyMs: 300, repetitions: 3 },
   fanOut: { steps: 4, repetitions: 5 },
   subAgents: { latencyMs: 300, repetitions: 5 },
+  checkpoints: { steps: 20, latencyMs: 300, repetitions: 5 },
 };
 
 const QUICK: Sizes = {
@@ -48,6 +52,7 @@ const QUICK: Sizes = {
   concurrency: { runs: 5, steps: 5, latencyMs: 300, repetitions: 1 },
   fanOut: { steps: 2, repetitions: 2 },
   subAgents: { latencyMs: 300, repetitions: 1 },
+  checkpoints: { steps: 5, latencyMs: 300, repetitions: 1 },
 };
 
 /** The durable-run sections and what to do once they have run. */
@@ -112,6 +117,9 @@ export function durableSections(options: { quick: boolean; log: (line: string) =
     section('durable-concurrency', 'Concurrent runs', (env) => benchConcurrency(env, sizes.concurrency)),
     section('durable-fanout', 'Fan-out', (env) => benchFanOut(env, sizes.fanOut)),
     section('durable-sub-agents', 'Sub-agents', (env) => benchSubAgents(env, sizes.subAgents)),
+    section('durable-checkpoints', 'Workspace checkpoints in a run', (env) =>
+      benchCheckpointedRuns(env, sizes.checkpoints),
+    ),
   ];
 
   return {

@@ -57,3 +57,18 @@ export function fanOutScript(steps: number): ScriptTurn[] {
 export function oneCallScript(): ScriptTurn[] {
   return [...FAN_OUT_CALLS.map((call) => ({ tool_calls: [{ ...call }] })), { content: ANSWER }];
 }
+
+/** A run of `steps` steps: one WriteFile of a new FILE_BYTES file a step (out/wN.txt), the last step the answer. */
+export function writeScript(steps: number): ScriptTurn[] {
+  const line = 'the quick brown fox jumps over the lazy dog\n';
+  const turns: ScriptTurn[] = Array.from({ length: steps - 1 }, (_, index) => ({
+    tool_calls: [
+      {
+        name: 'WriteFile',
+        arguments: { path: `out/w${index}.txt`, content: `${index}: ${line}`.repeat(FILE_BYTES / line.length) },
+      },
+    ],
+  }));
+  turns.push({ content: ANSWER });
+  return turns;
+}

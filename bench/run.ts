@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { benchArguments } from './arguments.js';
 import { benchCliLatency } from './cli-latency.js';
 import { benchCliPath } from './cli-path.js';
+import { benchCheckpoints } from './checkpoints.js';
 import { benchLargeArguments } from './large-arguments.js';
 import { benchLiveOutput } from './live-output.js';
 import { durableSections } from './durable-runs.js';
@@ -81,6 +82,7 @@ async function main(): Promise<number> {
     // On a tree as small as src/, starting rg costs about as much as searching; a bigger tree shows the trend.
     { id: 'grep-large', name: 'Grep engines (large tree)', run: benchGrepEnginesOnLargeTree },
     { id: 'memory', name: 'Bash memory', run: benchMemory },
+    { id: 'checkpoints', name: 'Workspace checkpoints', run: () => benchCheckpoints({ quick }) },
     ...durable.sections,
   ];
   const { selected: sections, unknown } = selectSections(all, process.argv.slice(2));

@@ -14,6 +14,8 @@ import type { LiveChannel } from '../live/live-channel.js';
 import { createApplyOutputBudget, storedToolActivity } from './stored-results.js';
 import type { AgentActivities, ToolActivity } from '../protocol/activities.js';
 import { createTranscriptStore } from './transcript-store.js';
+import { createCheckpointer } from './checkpoint/checkpointer.js';
+import { createCheckpointWorkspace } from './checkpoint/call-checkpoint.js';
 import { defaultWorkerDataDir } from './worker-data.js';
 import { mcpCallExecutor } from './mcp/call-tool.js';
 import { createMcpCatalogs } from './mcp/catalog.js';
@@ -59,8 +61,14 @@ export interface ActivityDependencies {
 export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
+  // One per worker: its stat cache is what keeps a checkpoint's cost to the files that changed.
+  const checkpointer = createCheckpointer(deps.store);
   const toolActivity = (name: string, run: ToolExecutor): ToolActivity =>
-    storedToolActivity(name, run, transcripts, deps.hostToolQueue, deps.dataDir);
+    storedToolActivity(name, run, transcripts, {
+      hostToolQueue: deps.hostToolQueue,
+      checkpointer,
+      dataDir: deps.dataDir,
+    });
   const specs: FunctionToolSpec[] = functions.map(({ fn: _fn, ...spec }) => spec);
   // The workflow's own registry, so every name the workflow sends resolves to the same schema here.
   const registry = createTaskRegistry(specs);
@@ -109,6 +117,7 @@ export function createActivities(deps: ActivityDependencies) {
     [ACTIVITY.applyOutputBudget]: createApplyOutputBudget(transcripts),
     [ACTIVITY.classifyBash]: (input: ClassifyBashInput) =>
       classifyBash({ ...input, dataDir: deps.dataDir ?? defaultWorkerDataDir() }),
+    [ACTIVITY.checkpointWorkspace]: createCheckpointWorkspace(checkpointer),
     /** The tools of the worker's and the run's MCP servers, listed once per task where the workspace is. */
     [ACTIVITY.listMcpTools]: createListMcpTools({
       ...mcp,

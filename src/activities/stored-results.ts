@@ -15,15 +15,17 @@ import { waitingOutStoreOutage } from './store-wait.js';
 import type { ElsewhereResult, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { realWorkspaceRoot } from './workspace.js';
+import type { Checkpointer } from './checkpoint/checkpointer.js';
+import { checkpointAfter, checkpointBefore } from './checkpoint/call-checkpoint.js';
 
 /** A tool activity whose arguments may refer to stored content and whose result is stored as the tool message. */
 export function storedToolActivity(
   name: string,
   executor: ToolExecutor,
   transcripts: TranscriptStore,
-  hostToolQueue: string | undefined,
-  dataDir?: string,
+  options: { hostToolQueue: string | undefined; checkpointer: Checkpointer; dataDir?: string | undefined },
 ): (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult> {
+  const { hostToolQueue, checkpointer, dataDir } = options;
   return async (request) => {
     if (request.onlyOnHost !== undefined && request.onlyOnHost !== hostToolQueue) return { elsewhere: true };
     const expanded: ToolActivityInput = {
@@ -31,15 +33,18 @@ export function storedToolActivity(
       input: await transcripts.expand(request.input),
       paramsInput: await transcripts.expand(request.paramsInput),
     };
+    const before = await checkpointBefore(checkpointer, request);
     const result = await runTool(name, executor, expanded, {
       store: transcripts.store,
       ...(dataDir ? { dataDir } : {}),
     });
     const envelope = request.fallback ? withFallbackNote(result.envelope, request.fallback) : result.envelope;
+    const checkpoint = await checkpointAfter(checkpointer, transcripts.store, request, before);
     return {
       call: { callId: request.callId, turn: request.turn, index: request.index },
       ...(await storeToolMessage(transcripts, request.callId, envelope)),
       ...(result.readStateUpdate ? { readStateUpdate: result.readStateUpdate } : {}),
+      ...(checkpoint ? { checkpoint } : {}),
     };
   };
 }

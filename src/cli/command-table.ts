@@ -131,6 +131,20 @@ export const COMMANDS: readonly Command[] = [
     load: async () => (await import('./commands/history.js')).historyCommand,
   },
   {
+    name: 'diff',
+    arguments: 'ID',
+    summary: "show what a run (or --step N) changed in its workspace's files, Bash's changes included",
+    loadOptions: async () => (await import('./options/runs.js')).diffOptions,
+    load: async () => (await import('./commands/diff.js')).diffCommand,
+  },
+  {
+    name: 'rewind',
+    arguments: 'ID --to-step N',
+    summary: "set a run's workspace back to its files after step N (--conversation: and fork from there)",
+    loadOptions: async () => (await import('./options/runs.js')).rewindOptions,
+    load: async () => (await import('./commands/rewind.js')).rewindCommand,
+  },
+  {
     name: 'fork',
     arguments: 'ID --from-step N',
     summary: "start a new run from a run's state after step N (e.g. with another --model)",

@@ -145,6 +145,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
       ...(prices ? { prices } : {}),
       ...(session ? { session } : {}),
       ...(subAgents ? { subAgents } : {}),
+      ...checkpointSettings(values['no-checkpoints'], values['checkpoint-ignore']),
     };
   };
   const workflowId = `agent-${slugify(task)}-${randomBytes(4).toString('hex')}`;
@@ -297,4 +298,14 @@ async function serveScript(file: string) {
     throw new UsageError(`--script: ${error instanceof Error ? error.message : String(error)}`);
   });
   return await startScriptedModelServer({ script });
+}
+
+/** The run's checkpoint settings: none at all, or the patterns it leaves out besides the defaults. */
+function checkpointSettings(off: boolean, ignore: string[] | undefined): Pick<AgentInput, 'checkpoints'> {
+  if (off) {
+    if (ignore?.length)
+      throw new UsageError('--no-checkpoints takes no checkpoints: --checkpoint-ignore has nothing to leave out');
+    return { checkpoints: false };
+  }
+  return ignore?.length ? { checkpoints: { ignore } } : {};
 }

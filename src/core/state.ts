@@ -109,6 +109,17 @@ export interface AgentInput {
    * runs no activity of a run without a valid one, and such a run takes only signed decisions.
    */
   authorization?: RunAuthorization;
+  /**
+   * Workspace checkpoints after every call that may change it (docs/checkpoints.md); on unless false. `ignore`: paths
+   * not recorded besides `.gitignore` and the defaults (gitignore patterns).
+   */
+  checkpoints?: false | { ignore?: string[] };
+}
+
+/** The run's own checkpoint ignore patterns (besides .gitignore and the defaults); none when it has none. */
+export function checkpointIgnore(input: Pick<AgentInput, 'checkpoints'>): string[] | undefined {
+  const ignore = input.checkpoints ? input.checkpoints.ignore : undefined;
+  return ignore?.length ? ignore : undefined;
 }
 
 /** An operator's message (core/run/inbox) taken and not read by the model yet. */
@@ -135,6 +146,10 @@ export interface AgentState {
   readStateAliases: Record<string, string>;
   usage: UsageLedger;
   toolCalls: number;
+  /** The workspace as the last call that may have changed it left it (a checkpoint's key). */
+  checkpoint?: ContentKey;
+  /** The head of the run's checkpoint log (protocol/tool-activity CheckpointLogEntry): every checkpoint, for `gc`. */
+  checkpointLog?: ContentKey;
   answer?: string;
   /** A structured run's result: the FinalResult arguments that matched the output schema. */
   result?: unknown;

@@ -7,7 +7,7 @@ import type { ForkOrigin } from '../core/run/fork.js';
 import type { AgentResult, RunStatus } from '../protocol/run-report.js';
 import type { ToolSelectionRecord } from '../protocol/model.js';
 import { normalizeToolCallIds } from '../core/tool-calls.js';
-import type { StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
+import type { CallCheckpoint, StoredToolResult, ToolActivityInput } from '../protocol/tool-activity.js';
 import type { RiskLevel } from '../protocol/risk-level.js';
 import { runStatusOf } from './run-status.js';
 import type { ActivityRecord } from './activity-records.js';
@@ -54,6 +54,8 @@ export interface ToolCallRecord {
   classification?: { level: RiskLevel; rule: string };
   /** A Task call: the sub-agent (child workflow) it started, and its history when the reader was asked to nest it. */
   subAgent?: SubAgentCall;
+  /** A call that may have changed the workspace: the checkpoints around it and how many files it changed. */
+  checkpoint?: CallCheckpoint;
 }
 
 /** The child workflow a Task call started. */
@@ -140,6 +142,8 @@ function envelopeOutcome(content: string): Answer | undefined {
 
 function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: Answer | undefined): ToolCallRecord {
   const classification = input.classification;
+  const checkpoint =
+    record.outcome === 'completed' ? (record.result as Partial<StoredToolResult>)?.checkpoint : undefined;
   const withOutcome = (outcome: Answer): ToolCallRecord => ({
     callId: input.callId,
     // Every MCP tool runs as one activity type; the request names the tool.
@@ -149,6 +153,7 @@ function toolRecord(record: ActivityRecord, input: ToolActivityInput, answered: 
     durationMs: durationOf(record),
     attempts: record.attempt,
     ...(classification ? { classification: { level: classification.level, rule: classification.rule } } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
   });
   if (record.outcome === 'running') return withOutcome({ status: 'running' });
   if (record.outcome === 'cancelled') return withOutcome({ status: 'cancelled' });

@@ -13,6 +13,8 @@ import type { PendingWrites } from './transcript-ref.js';
 import type { VerifyControlRequest } from './run-control.js';
 import type { RunAuthorization } from './run-authorization.js';
 import type { SignChildRunRequest } from './sub-agents.js';
+import type { CheckpointWorkspaceInput } from './checkpoint.js';
+import type { ContentKey } from './content-key.js';
 
 /** A tool activity: the activity type is the tool's name (every MCP tool runs as `callMcpTool`). */
 export type ToolActivity = (request: ToolActivityInput) => Promise<StoredToolResult | ElsewhereResult>;
@@ -29,6 +31,8 @@ export interface AgentActivities {
   [ACTIVITY.applyOutputBudget]: (input: ApplyOutputBudgetInput) => Promise<ApplyOutputBudgetResult>;
   /** A Bash command's classification, where the workspace is. */
   [ACTIVITY.classifyBash]: (input: ClassifyBashInput) => Promise<BashClassification>;
+  /** The workspace recorded as a checkpoint, where it is: a run's files before its first call that may change them. */
+  [ACTIVITY.checkpointWorkspace]: (input: CheckpointWorkspaceInput) => Promise<ContentKey>;
   /** The tools of the worker's and the run's MCP servers, listed once per task. */
   [ACTIVITY.listMcpTools]: (input: ListMcpToolsInput) => Promise<McpListing | ElsewhereResult>;
   /** Every MCP tool call. */

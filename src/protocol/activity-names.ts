@@ -7,6 +7,7 @@ export const ACTIVITY = {
   storeContent: 'storeContent',
   applyOutputBudget: 'applyOutputBudget',
   classifyBash: 'classifyBash',
+  checkpointWorkspace: 'checkpointWorkspace',
   listMcpTools: 'listMcpTools',
   callMcpTool: 'callMcpTool',
   verifyDecision: 'verifyDecision',

@@ -4,6 +4,7 @@ import type { ReadStateStore, ReadStateUpdate } from './read-state.js';
 import type { FallbackNote, ToolOutcome } from './tool-outcome.js';
 import type { MessageRef } from './transcript-ref.js';
 import type { RiskLevel } from './risk-level.js';
+import type { ChangeCounts } from './checkpoint.js';
 
 /** The input of every tool activity. Validated, repaired arguments only; never secrets. */
 export interface ToolActivityInput {
@@ -52,6 +53,14 @@ export interface ToolActivityInput {
    * queue's workspaces, and anywhere else answers `{ elsewhere: true }` without touching a file.
    */
   onlyOnHost?: string;
+  /**
+   * Set on a call that may change the workspace (any tool that is not a read): the tool host records the workspace
+   * in the content store after the call (docs/checkpoints.md). `previous` is the run's last checkpoint; without one
+   * the host records the workspace before the call too, so the call's changes are known from the first. `log`: the
+   * run's checkpoint log (CheckpointLogEntry), which the call's entry extends. `ignore`: the run's own patterns besides
+   * `.gitignore` and the defaults.
+   */
+  checkpoint?: { previous: ContentKey | null; log: ContentKey | null; ignore?: string[] };
 }
 
 /** What an executor produces: the envelope (within the per-result budget once runTool is done) and any store change. */
@@ -72,6 +81,30 @@ export interface StoredToolResult {
   message: MessageRef;
   outcome: ToolOutcome;
   readStateUpdate?: ReadStateUpdate;
+  /** The workspace before and after the call, as checkpoints, and how many files it changed. */
+  checkpoint?: CallCheckpoint;
+}
+
+/** The checkpoints around one call that may change the workspace. */
+export interface CallCheckpoint {
+  before: ContentKey;
+  after: ContentKey;
+  changes: ChangeCounts;
+  /** The run's checkpoint log with this call's entry at its head. */
+  log: ContentKey;
+}
+
+/**
+ * One entry of a run's checkpoint log, stored by content key: each names the one before, so the log's head in the run's
+ * state keeps every checkpoint of the run (and of its forks, which start from it) reachable for `gc`.
+ */
+export interface CheckpointLogEntry {
+  checkpointLog: 1;
+  prev: ContentKey | null;
+  step: number;
+  callId: string;
+  before: ContentKey;
+  after: ContentKey;
 }
 
 /** Temporal activity settings for one tool (§14); every tool activity also heartbeats (HEARTBEAT_TIMEOUT_MS). */

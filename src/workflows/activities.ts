@@ -51,6 +51,21 @@ export function workspaceActivities(taskQueue: string | undefined, summary: stri
 }
 
 /**
+ * Records the run's files before its first call that may change them, where they are. A workspace read for the first
+ * time by a worker may take long, so the activity heartbeats (HEARTBEAT_TIMEOUT_MS) under a long limit.
+ */
+export function checkpointActivity(taskQueue: string | undefined, summary: string) {
+  const { [ACTIVITY.checkpointWorkspace]: activity } = proxyActivities<AgentActivities>({
+    ...(taskQueue ? { taskQueue } : {}),
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: { initialInterval: TOOL_RETRY_INITIAL_INTERVAL, maximumAttempts: 3 },
+    summary,
+  });
+  return activity;
+}
+
+/**
  * The listings recorded once per task, so every replay and continuation sees the same tools: the worker's function
  * tools, and the MCP servers' tools, listed by a worker that owns the servers' connections (the run's tool queue, or
  * any worker of the run's queue).

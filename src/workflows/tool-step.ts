@@ -8,6 +8,7 @@ import type { ToolResult, StepEnv } from '../core/step/step-env.js';
 import {
   onActivityFailure,
   onActivityResult,
+  onBaseline,
   onChildEnded,
   onClassified,
   onDecision,
@@ -28,9 +29,10 @@ import type { ExecutablePlan } from '../core/tool-calls.js';
 import { interruptedDecision, onInterrupted } from '../core/step/call-interrupt.js';
 import { toolNameOf } from '../core/step/call-records.js';
 import { takeWrites } from '../protocol/transcript-ref.js';
-import { toolActivity, workspaceActivities } from './activities.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import { checkpointActivity, toolActivity, workspaceActivities } from './activities.js';
 import type { ApprovalBook } from './approvals.js';
-import type { Interrupter } from './interrupt.js';
+import type { Interruptible, Interrupter } from './interrupt.js';
 
 /** What a step's tool calls need from the run: the rules' inputs, the approvals, and the publisher of status changes. */
 export interface StepShell {
@@ -98,6 +100,24 @@ async function executeCall(shell: StepShell, plan: ExecutablePlan): Promise<Tool
           'value' in classified
             ? onClassified(env, run, classified.value, Date.now())
             : onInterrupted(env, run, classified.interrupted, false, Date.now());
+        break;
+      }
+      case 'baseline': {
+        const checkpointWorkspace = checkpointActivity(need.taskQueue, need.summary);
+        const { workspace, ignore } = need;
+        let recorded: Interruptible<ContentKey> | undefined;
+        try {
+          recorded = await interrupts.run(label, () =>
+            checkpointWorkspace({ workspace, ...(ignore ? { ignore } : {}) }),
+          );
+        } catch (error) {
+          // Without it the call goes ahead; its own activity records the files before it.
+          if (isCancellation(error)) throw error;
+        }
+        need =
+          recorded && 'interrupted' in recorded
+            ? onInterrupted(env, run, recorded.interrupted, false, Date.now())
+            : onBaseline(env, run, recorded?.value, Date.now());
         break;
       }
       case 'approval': {

@@ -1,5 +1,6 @@
 // The activity side of the content store: transcripts rebuilt from keys through the cache, huge strings stored and
 // expanded again, and a missing key as a failure an operator can read, never an empty message.
+import type { Checkpointer } from '../../src/activities/checkpoint/checkpointer.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { storedToolActivity } from '../../src/activities/stored-results.js';
@@ -18,6 +19,11 @@ function chainOf(steps: number, pending: PendingWrites) {
   }
   return transcript;
 }
+
+// These calls ask for no checkpoint.
+const unusedCheckpointer: Checkpointer = {
+  checkpoint: () => Promise.reject(new Error('no checkpoint was asked for')),
+};
 
 describe('transcript store', () => {
   it('rebuilds a transcript from its head and reads only what is new the next time', async () => {
@@ -95,7 +101,7 @@ describe('transcript store', () => {
         return { envelope: okEnvelope({ text: 'written', context: context.context }) };
       },
       transcripts,
-      undefined,
+      { hostToolQueue: undefined, checkpointer: unusedCheckpointer },
     );
     const gone = contentKey('the file the model wrote');
     const request = {
@@ -121,7 +127,7 @@ describe('transcript store', () => {
         throw new Error('must not run');
       },
       createTranscriptStore(createMemoryStore()),
-      'q@host-a',
+      { hostToolQueue: 'q@host-a', checkpointer: unusedCheckpointer },
     );
     const request = {
       taskId: 't',

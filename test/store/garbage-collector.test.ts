@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/cli/commands/gc.js';
 import { parseDuration } from '../../src/cli/duration.js';
-import { parseKeyArgument } from '../../src/cli/commands/output.js';
+import { parseKeyArgument } from '../../src/cli/key-argument.js';
 import { contentKey, refString } from '../../src/protocol/content-key.js';
 import type { ContentKey } from '../../src/protocol/content-key.js';
 import type { ContentStore } from '../../src/store/content-store.js';

@@ -13,7 +13,14 @@ import { outcomeOf } from '../../src/protocol/tool-outcome.js';
 import { parseNode, serializeMessage, tokensOf } from '../../src/protocol/transcript-ref.js';
 import type { CallNeed, CallRun } from '../../src/core/step/call-run.js';
 import type { ToolResult, StepEnv } from '../../src/core/step/step-env.js';
-import { onActivityFailure, onActivityResult, onClassified, onDecision, startCall } from '../../src/core/step/call.js';
+import {
+  onActivityFailure,
+  onActivityResult,
+  onBaseline,
+  onClassified,
+  onDecision,
+  startCall,
+} from '../../src/core/step/call.js';
 import {
   answerDuplicates,
   withBudgetedResults,
@@ -43,6 +50,8 @@ export interface OfflineTurn {
   activityCalls: number;
 }
 
+/** The checkpoint a recorded baseline names (its content is never read offline). */
+const BASELINE = `sha256:${'b'.repeat(64)}` as const;
 const NOW = 1_700_000_000_000;
 
 /** Runs the turn's tool calls as the workflow would and reads back the messages it appended to the transcript. */
@@ -95,6 +104,10 @@ function settle(
           },
           NOW,
         );
+        break;
+      case 'baseline':
+        // Recorded, or lost with its worker: either way the call goes ahead.
+        need = onBaseline(env, run!, counters.activity % 2 === 0 ? BASELINE : undefined, NOW);
         break;
       case 'activity': {
         const answer = pick(world.activities, counters.activity++);

@@ -119,4 +119,65 @@ describe('durability', () => {
       await connection.close();
     }
   });
+
+  it('loses no change of a call whose worker was SIGKILLed before its checkpoint: the next checkpoint covers it', async () => {
+    const workspace = await workspaceFrom();
+    const taskQueue = `durability-${randomBytes(4).toString('hex')}`;
+    const model = await startScriptedModelServer({
+      script: [
+        { tool_calls: [{ id: 'lost', name: 'Bash', arguments: { command: 'echo one > a.txt; sleep 8' } }] },
+        { tool_calls: [{ id: 'next', name: 'WriteFile', arguments: { path: 'b.txt', content: 'two\n' } }] },
+        { content: 'done' },
+      ],
+    });
+    const connection = await Connection.connect({ address: temporalAddress() });
+    try {
+      const client = new Client({ connection });
+      const first = startWorkerProcess(taskQueue);
+      const handle = await client.workflow.start(agentWorkflow, {
+        workflowId: `agent-durability-${randomBytes(4).toString('hex')}`,
+        taskQueue,
+        args: [
+          {
+            task: 'crash between a change and its checkpoint',
+            workspace,
+            selection: { model: 'scripted', baseUrl: model.url },
+            maxSteps: 10,
+            mode: 'default',
+            askPolicy: 'deny',
+          },
+        ],
+      });
+      await waitFor(
+        async () => ((await readFile(join(workspace, 'a.txt'), 'utf8').catch(() => '')) === 'one\n' ? true : undefined),
+        'the command to write a.txt',
+        { timeoutMs: 60_000 },
+      );
+      first.kill('SIGKILL');
+      expect((await first).signal).toBe('SIGKILL');
+      void startWorkerProcess(taskQueue);
+      expect((await handle.result()).status).toBe('completed');
+
+      const diff = (args: string[]) =>
+        execa(process.execPath, [durableAgentBin, 'diff', handle.workflowId, ...args, '--json'], {
+          env: { TEMPORAL_ADDRESS: temporalAddress(), DURABLE_AGENT_STORE_DIR: storeDir },
+          extendEnv: false,
+          reject: false,
+        });
+      const files = async (args: string[]) => {
+        const result = await diff(args);
+        expect(result.exitCode, result.stderr).toBe(0);
+        return (JSON.parse(result.stdout) as { files: { path: string; change: string }[] }).files;
+      };
+      // The lost call left no checkpoint of its own; the next one, from the files before the lost call, shows both.
+      expect(await files(['--step', '1'])).toEqual([]);
+      expect(await files(['--step', '2'])).toEqual([
+        { path: 'a.txt', change: 'added' },
+        { path: 'b.txt', change: 'added' },
+      ]);
+    } finally {
+      await model.close();
+      await connection.close();
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { visibleText } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stateDir } from '../../host/state-dir.js';
 import { parseDuration } from '../duration.js';
+import { STORED_TRUST_MS } from '../../activities/checkpoint/checkpointer.js';
 import { parseCommandLine } from '../option-table.js';
 import { gcOptions } from '../options/runs.js';
 import { LIVE_FILES_KEEP_MS, sweepLiveFiles } from '../../live/file-channel.js';
@@ -80,7 +81,12 @@ export async function gcCommand(argv: string[], config: Config): Promise<number>
   const olderThan = values['older-than'];
   const olderThanMs = parseDuration(olderThan);
   if (olderThanMs === undefined)
-    throw new UsageError(`--older-than must be a duration like 30d, 12h, 90m or 45s, got "${olderThan}"`);
+    throw new UsageError(`--older-than must be a duration like 30d, 12h or 90m, got "${olderThan}"`);
+  // A worker names the stored content of unchanged files for up to this long without storing it again.
+  if (olderThanMs < STORED_TRUST_MS)
+    throw new UsageError(
+      `--older-than must be at least 1h: workers' checkpoints name content they stored within the last hour without storing it again (docs/checkpoints.md)`,
+    );
   const dryRun = values['dry-run'];
   const store = storeFromEnv(process.env, { stateDir: stateDir() });
 

@@ -75,6 +75,22 @@ function classificationNote(tool: ToolCallRecord): string {
     : '';
 }
 
+/** A step whose calls changed files says how many (`diff ID --step N` shows them); one that changed none says nothing. */
+function filesNote(calls: readonly ToolCallRecord[]): string {
+  const changes = { added: 0, modified: 0, deleted: 0 };
+  for (const call of calls) {
+    const counts = call.checkpoint?.changes;
+    if (!counts) continue;
+    changes.added += counts.added;
+    changes.modified += counts.modified;
+    changes.deleted += counts.deleted;
+  }
+  const total = changes.added + changes.modified + changes.deleted;
+  if (total === 0) return '';
+  const parts = [`+${changes.added}`, `~${changes.modified}`, `-${changes.deleted}`].join(' ');
+  return stdoutColor.yellow(`  ${total} file${total === 1 ? '' : 's'} changed (${parts})`);
+}
+
 function toolStatus(tool: ToolCallRecord): string {
   const text = visibleText(tool.errorCode ? `${tool.status} ${tool.errorCode}` : tool.status);
   if (tool.status === 'success') return stdoutColor.green(text);
@@ -150,7 +166,7 @@ export function formatHistory(run: RunHistory): string {
     if (request) lines.push(stdoutColor.yellow(`» request ${request.n} at step ${step}: ${shown(request.text)}`));
     const tokens = `${model.promptTokens} → ${model.completionTokens} tokens`;
     lines.push(
-      `${stdoutColor.bold(`step ${step}`)}  ${shown(model.model)}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}`,
+      `${stdoutColor.bold(`step ${step}`)}  ${shown(model.model)}  ${tokens}  ${stdoutColor.dim(formatMs(model.durationMs))}${attemptsNote(model.attempts)}${filesNote(calls)}`,
     );
     for (const failure of model.failures) lines.push(stdoutColor.red(`    ! ${shown(failure)}`));
     if (selection) lines.push(stdoutColor.dim(`    ${selectionLine(selection)}`));

@@ -1,22 +1,13 @@
 // Node: `output`: stored content by its key, byte for byte (escaped on a terminal).
-import type { ContentKey } from '../../protocol/content-key.js';
-import { isContentKey, parseRef } from '../../protocol/content-key.js';
 import { MissingContentError, StoreUnavailableError } from '../../store/content-store.js';
 import { storeFromEnv } from '../../store/store-from-env.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import { parseKeyArgument } from '../key-argument.js';
 import { visibleLines } from '../../core/terminal-text.js';
 import { color, log, out, outJson } from '../output.js';
 import { stateDir } from '../../host/state-dir.js';
 import { parseCommandLine } from '../option-table.js';
 import { outputOptions } from '../options/runs.js';
-
-/** A key as a person pastes it: `sha256:<hex>`, the bare 64 hex digits, or a `\0ref:` reference string. */
-export function parseKeyArgument(text: string): ContentKey | undefined {
-  const trimmed = text.trim();
-  if (isContentKey(trimmed)) return trimmed;
-  if (/^[0-9a-f]{64}$/.test(trimmed)) return `sha256:${trimmed}`;
-  return parseRef(trimmed);
-}
 
 /** `output KEY [--json]`: the stored content's bytes on stdout, as they were stored. */
 export async function outputCommand(argv: string[]): Promise<number> {

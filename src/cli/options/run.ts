@@ -124,6 +124,17 @@ const runTable = {
     value: 'NAME',
     help: "give this run's commands the worker's variable NAME (repeatable); commands otherwise get only PATH, the locale, git's identity and DURABLE_AGENT_ENV_PASS's names — never the worker's keys",
   },
+  'checkpoint-ignore': {
+    type: 'string',
+    multiple: true,
+    value: 'PATTERN',
+    help: 'leave PATTERN (gitignore syntax, repeatable) out of the workspace checkpoints, besides .gitignore, .git/, node_modules/ and .agent/ (docs/checkpoints.md)',
+  },
+  'no-checkpoints': {
+    type: 'boolean',
+    default: false,
+    help: 'take no workspace checkpoints: diff and rewind have nothing to show for this run',
+  },
   'mcp-config': {
     type: 'string',
     value: 'FILE',
@@ -181,8 +192,9 @@ export const forkOptions = {
   description: `Starts a new run that goes on from run ID's state after step N: its transcript, what it read and its tools, rebuilt
 by replaying the recorded run with this installation's workflow code. Useful to redo a run's tail with a stronger
 model, or with more to say. The fork's steps are numbered on from N; it pays for its own model calls; its memo names
-the run it came from (forkedFrom), and "history ID" of the original lists its forks. The workspace's files are not
-rewound: they are as they are now, and an edit of a file changed since the original read it asks for a fresh read.`,
+the run it came from (forkedFrom), and "history ID" of the original lists its forks. Without --workspace or --in-place
+the workspace's files are as they are now, and an edit of a file changed since the original read it asks for a fresh
+read; with them the fork starts from the files the original had after step N, from its checkpoints.`,
   options: {
     'from-step': {
       type: 'string',
@@ -197,6 +209,17 @@ rewound: they are as they are now, and an edit of a file changed since the origi
     },
     'base-url': { type: 'string', value: 'URL', help: "the fork's OpenAI-compatible endpoint" },
     'task-append': { type: 'string', value: 'TEXT', help: "one more user message before the fork's first step" },
+    workspace: {
+      type: 'string',
+      value: 'DIR',
+      help: "the fork's workspace: made (empty or new) with the original's files after step N",
+    },
+    'in-place': {
+      type: 'boolean',
+      default: false,
+      help: "set the original's workspace back to its files after step N first (as rewind), and fork there",
+    },
+    force: { type: 'boolean', default: false, help: 'with --in-place: as for "durable-agent rewind"' },
     'run-id': {
       type: 'string',
       value: 'R',

@@ -136,6 +136,52 @@ indented under the call, with the child's wall time as the call's.`,
   },
 } as const satisfies CommandOptions;
 
+/** `diff`. */
+export const diffOptions = {
+  arguments: 'ID',
+  usage: 'inline',
+  description: `Shows what a run did to its workspace's files, from the checkpoints its calls left (every call that may change files,
+Bash included, is followed by one): as a unified diff, git's format. --step N: what step N changed; --from A --to B:
+the files after step A against the files after step B (0: before the run's first change); neither: the whole run.
+Paths .gitignore and the run's ignore list leave out are not recorded (docs/checkpoints.md).`,
+  options: {
+    step: { type: 'string', value: 'N', help: 'what step N changed' },
+    from: { type: 'string', value: 'A', help: 'the files after step A (0: before the first change; default 0)' },
+    to: { type: 'string', value: 'B', help: 'against the files after step B (default: the last step)' },
+    'run-id': runId("only this run of the task's chain"),
+    stat: {
+      type: 'boolean',
+      default: false,
+      help: 'one line per file: A (added), M (modified) or D (deleted) and its path',
+    },
+    json: json('print {workflowId, from: {step, checkpoint}, to: {step, checkpoint}, files: [{path, change}]}'),
+  },
+} as const satisfies CommandOptions;
+
+/** `rewind`. */
+export const rewindOptions = {
+  arguments: 'ID',
+  usage: 'inline',
+  description: `Sets a run's workspace back to its files after step N, from the checkpoints in its history; only the files that
+differ are written or removed, and paths the run does not record (.gitignore, its ignore list) are left alone. The
+files as they are now are checkpointed first, and the command prints how to bring them back (--to-checkpoint KEY).
+It refuses while the run is running, and when files changed since the run's last checkpoint (an edit made outside the
+run) unless --force. --conversation then forks the run from step N in the same workspace (as "fork").`,
+  options: {
+    'to-step': { type: 'string', value: 'N', help: 'the step whose files to go back to (0: before the first change)' },
+    'to-checkpoint': {
+      type: 'string',
+      value: 'KEY',
+      help: 'a checkpoint key instead, such as the one a rewind printed',
+    },
+    force: { type: 'boolean', default: false, help: "overwrite files changed since the run's last checkpoint" },
+    conversation: { type: 'boolean', default: false, help: 'also fork the run from step N (its conversation rewound)' },
+    detach: { type: 'boolean', default: false, help: 'with --conversation: as for "durable-agent run"' },
+    'run-id': runId("rewind to this run of the task's chain"),
+    json: json('print {workflowId, rewound, to, previous, written, removed, notRestored}'),
+  },
+} as const satisfies CommandOptions;
+
 /** `replay`. */
 export const replayOptions = {
   arguments: 'ID|FILE',
@@ -176,7 +222,12 @@ open run does not answer (no worker polling its task queue), nothing is deleted.
 refreshed at most once a day, so keep --older-than well above 1d there. It also deletes live output's files of model
 calls that ended over an hour ago (the worker sweeps them too).`,
   options: {
-    'older-than': { type: 'string', value: '30d', default: '30d', help: 'an age: 30d, 12h, 90m, 45s (default 30d)' },
+    'older-than': {
+      type: 'string',
+      value: '30d',
+      default: '30d',
+      help: 'an age of at least 1h: 30d, 12h, 90m (default 30d)',
+    },
     'dry-run': { type: 'boolean', default: false, help: 'report what would be deleted, delete nothing' },
     json: json(
       'print one object {status, store, stored, reachable, recent, deleted, deletedKeys, kept, missing, liveFilesDeleted, …}',

@@ -4,6 +4,8 @@ import type { ToolActivityInput } from '../../protocol/tool-activity.js';
 import type { BashClassification } from '../../protocol/bash-classification.js';
 import { readStateFor } from './call-paths.js';
 import type { StepEnv } from './step-env.js';
+import type { AgentInput, AgentState } from '../state.js';
+import { checkpointIgnore } from '../state.js';
 import type { CallNeed, CallRun } from './call-run.js';
 
 export function classifyNeed(env: StepEnv, run: CallRun): CallNeed {
@@ -41,6 +43,7 @@ export function activityNeed(env: StepEnv, run: CallRun, tryLocal: boolean): Cal
     ...(run.permission?.action === 'ask' ? { approved: true } : {}),
     ...(run.fallback ? { fallback: run.fallback } : {}),
     ...(run.tool.origin === 'mcp' && state.mcp ? { mcp: { catalog: state.mcp.catalog, tool: run.tool.name } } : {}),
+    ...checkpointRequest(state, input, run),
   };
   // A short read is tried in the workflow's own worker first; a run pinned to a host sends it there when this worker
   // does not own the workspace (the read answers `elsewhere`). MCP calls never are: they may take minutes, need
@@ -56,6 +59,32 @@ export function activityNeed(env: StepEnv, run: CallRun, tryLocal: boolean): Cal
     local,
     ...(!local && input.toolTaskQueue ? { taskQueue: input.toolTaskQueue } : {}),
   };
+}
+
+/** A call that may change the workspace (anything but a read) is followed by a checkpoint, unless the run has none. */
+function recordsCheckpoints(input: AgentInput, run: CallRun): boolean {
+  return input.checkpoints !== false && run.tool.category !== 'read';
+}
+
+/** Before the run's first call that may change the workspace: its files as they are, recorded where they are. */
+export function baselineNeed(env: StepEnv, run: CallRun): CallNeed | undefined {
+  const { state, input } = env;
+  if (state.checkpoint !== undefined || run.baselineAsked || !recordsCheckpoints(input, run)) return undefined;
+  const ignore = checkpointIgnore(input);
+  return {
+    type: 'baseline',
+    workspace: input.workspace,
+    ...(ignore ? { ignore } : {}),
+    ...(input.toolTaskQueue ? { taskQueue: input.toolTaskQueue } : {}),
+    summary: 'checkpointWorkspace (before the first change)',
+  };
+}
+
+function checkpointRequest(state: AgentState, input: AgentInput, run: CallRun): Pick<ToolActivityInput, 'checkpoint'> {
+  if (!recordsCheckpoints(input, run)) return {};
+  const ignore = checkpointIgnore(input);
+  const previous = state.checkpoint ?? null;
+  return { checkpoint: { previous, log: state.checkpointLog ?? null, ...(ignore ? { ignore } : {}) } };
 }
 
 /** What the tool activity needs of the classification: level and rule, and the hosts a network approval covers. */

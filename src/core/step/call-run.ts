@@ -49,6 +49,8 @@ export interface CallRun {
   /** Since when the call waits for a human, and how long it waited in all: not the tool's own time. */
   awaitingSince?: number;
   waitedMs?: number;
+  /** The run's baseline checkpoint was asked for (taken or not, it is not asked again for this call). */
+  baselineAsked?: boolean;
 }
 
 /** What a call needs from the outside world next. */
@@ -66,6 +68,11 @@ export type CallNeed =
       local: boolean;
       taskQueue?: string;
     }
+  /**
+   * The run's files before its first call that may change them, recorded by their own activity where the workspace is:
+   * a call whose worker is lost still has a checkpoint before it, so the next call's covers what it changed.
+   */
+  | { type: 'baseline'; workspace: string; ignore?: string[]; taskQueue?: string; summary: string }
   /** A Task call: a sub-agent to start as a child workflow (core/sub-agents/child-start). */
   | { type: 'child'; index: number; args: TaskArguments }
   | { type: 'done'; result: ToolResult };

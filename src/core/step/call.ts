@@ -20,7 +20,8 @@ import type { StepEnv } from './step-env.js';
 import type { CallNeed, CallRun } from './call-run.js';
 import { ranAttempt, settleAttempt } from './call-attempts.js';
 import { approve, decide, denied, rememberKeys } from './call-permission.js';
-import { activityNeed, classifyNeed } from './call-activity.js';
+import { activityNeed, baselineNeed, classifyNeed } from './call-activity.js';
+import type { ContentKey } from '../../protocol/content-key.js';
 import type { TaskArguments } from '../sub-agents/child-start.js';
 import type { ChildEnding } from '../sub-agents/child-result.js';
 import { childEnvelope } from '../sub-agents/child-result.js';
@@ -82,13 +83,20 @@ export function nextNeed(env: StepEnv, run: CallRun, now: number): CallNeed {
       case 'awaiting_approval':
         throw new Error(`call ${run.callId} is waiting for a decision; report it with onDecision`);
       case 'run':
-        return run.tool.runsAsChild
-          ? { type: 'child', index: run.index, args: run.input as unknown as TaskArguments }
-          : activityNeed(env, run, true);
+        if (run.tool.runsAsChild)
+          return { type: 'child', index: run.index, args: run.input as unknown as TaskArguments };
+        return baselineNeed(env, run) ?? activityNeed(env, run, true);
       case 'done':
         return { type: 'done', result: run.result! };
     }
   }
+}
+
+/** The run's baseline checkpoint was recorded (a key) or could not be (undefined: the tool's activity takes one). */
+export function onBaseline(env: StepEnv, run: CallRun, checkpoint: ContentKey | undefined, now: number): CallNeed {
+  run.baselineAsked = true;
+  if (checkpoint) env.state.checkpoint = checkpoint;
+  return nextNeed(env, run, now);
 }
 
 /** The shell classified the command (an activity where the workspace is). */
@@ -149,6 +157,10 @@ export function onActivityResult(
     else delete state.readState[update.key];
     if (run.lexicalPath !== undefined && run.lexicalPath !== update.key)
       state.readStateAliases[run.lexicalPath] = update.key;
+  }
+  if (answer.checkpoint) {
+    state.checkpoint = answer.checkpoint.after;
+    state.checkpointLog = answer.checkpoint.log;
   }
   ranAttempt(env, run, { message: answer.message, outcome: answer.outcome }, now);
   return nextNeed(env, run, now);

@@ -19,6 +19,7 @@ import {
   nextNeed,
   onActivityFailure,
   onActivityResult,
+  onBaseline,
   onClassified,
   onDecision,
   startCall,
@@ -42,6 +43,8 @@ function env(
     maxSteps: 10,
     mode: 'default',
     askPolicy: 'wait',
+    // The gates are the subject here; the checkpoints' own needs are tested on their own below.
+    checkpoints: false,
     ...overrides,
   };
   return { state, input, registry: createTaskRegistry() };
@@ -460,6 +463,62 @@ describe('after the activity', () => {
     }
     expect(turnEnv.state.breakers.Glob).toMatchObject({ state: 'OPEN', failures: 2 });
     expect(eventTypes(turnEnv.state)).toContain('circuit_state_change');
+  });
+});
+
+describe('workspace checkpoints around calls that may change files', () => {
+  const key = (letter: string) => `sha256:${letter.repeat(64)}` as const;
+  const checkpointed = (after: string, log: string) => ({
+    ...ok(),
+    checkpoint: { before: key('0'), after: key(after), changes: { added: 1, modified: 0, deleted: 0 }, log: key(log) },
+  });
+
+  it("records the run's files first, then each write follows the last checkpoint and extends the log", () => {
+    const turnEnv = env({ checkpoints: { ignore: ['dist/'] }, toolTaskQueue: 'q@host' });
+    const { run, need } = start(turnEnv, 'WriteFile', { path: 'a.txt', content: 'x' });
+    expect(need).toEqual({
+      type: 'baseline',
+      workspace: WORKSPACE,
+      ignore: ['dist/'],
+      taskQueue: 'q@host',
+      summary: 'checkpointWorkspace (before the first change)',
+    });
+    const activity = onBaseline(turnEnv, run, key('0'), NOW);
+    expect(activity).toMatchObject({
+      type: 'activity',
+      request: { checkpoint: { previous: key('0'), log: null, ignore: ['dist/'] } },
+    });
+    onActivityResult(turnEnv, run, checkpointed('1', 'a'), NOW);
+    expect(turnEnv.state).toMatchObject({ checkpoint: key('1'), checkpointLog: key('a') });
+
+    // The next write needs no baseline: it goes from the last checkpoint, and its entry follows the last one.
+    const next = start(turnEnv, 'Bash', { command: 'touch b.txt' });
+    const classified = onClassified(turnEnv, next.run, classificationOf([]), NOW);
+    expect(classified).toMatchObject({
+      type: 'activity',
+      request: { checkpoint: { previous: key('1'), log: key('a') } },
+    });
+  });
+
+  it('takes none for a read, none in a run without checkpoints, and goes ahead when the baseline could not be taken', () => {
+    const reads = env({ checkpoints: undefined });
+    const read = start(reads, 'ReadFile', { path: 'a.txt' }).need;
+    expect(read.type).toBe('activity');
+    expect(read.type === 'activity' && 'checkpoint' in read.request).toBe(false);
+
+    const off = env({ checkpoints: false });
+    const write = start(off, 'WriteFile', { path: 'a.txt', content: 'x' }).need;
+    expect(write.type === 'activity' && 'checkpoint' in write.request).toBe(false);
+
+    const lost = env({ checkpoints: undefined });
+    const { run, need } = start(lost, 'WriteFile', { path: 'a.txt', content: 'x' });
+    expect(need.type).toBe('baseline');
+    // The tool's own activity then records the files before it (previous: null); the call is not held up.
+    expect(onBaseline(lost, run, undefined, NOW)).toMatchObject({
+      type: 'activity',
+      request: { checkpoint: { previous: null, log: null } },
+    });
+    expect(lost.state.checkpoint).toBeUndefined();
   });
 });
 

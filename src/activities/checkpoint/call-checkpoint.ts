@@ -1,0 +1,93 @@
+// Node: the checkpoints around a tool call that may change the workspace (docs/checkpoints.md). The tool has run by
+// the time its checkpoint is taken, so a store outage is waited out rather than the call made again; any other
+// failure leaves the call without a checkpoint, and the next one covers its changes.
+import type { ContentKey } from '../../protocol/content-key.js';
+import { countChanges } from '../../protocol/checkpoint.js';
+import type { CheckpointWorkspaceInput } from '../../protocol/checkpoint.js';
+import type { CallCheckpoint, CheckpointLogEntry, ToolActivityInput } from '../../protocol/tool-activity.js';
+import type { ContentStore } from '../../store/content-store.js';
+import { StoreOutageError } from '../../store/content-store.js';
+import { currentActivityContext } from '../activity-context.js';
+import { keepAlive } from '../keep-alive.js';
+import { waitingOutStoreOutage } from '../store-wait.js';
+import { realWorkspaceRoot } from '../workspace.js';
+import type { Checkpointer } from './checkpointer.js';
+import { compareCheckpoints } from './compare.js';
+
+/**
+ * The workspace before the call: the run's last checkpoint (the workflow records one before the run's first such call),
+ * else one taken now, when that recording failed.
+ */
+export async function checkpointBefore(
+  checkpointer: Checkpointer,
+  request: ToolActivityInput,
+): Promise<ContentKey | undefined> {
+  const wanted = request.checkpoint;
+  if (!wanted) return undefined;
+  if (wanted.previous) return wanted.previous;
+  return tolerated('before', () => take(checkpointer, request));
+}
+
+/** The workspace after the call, and what changed since `before`; undefined when it could not be recorded. */
+export async function checkpointAfter(
+  checkpointer: Checkpointer,
+  store: ContentStore,
+  request: ToolActivityInput,
+  before: ContentKey | undefined,
+): Promise<CallCheckpoint | undefined> {
+  if (!request.checkpoint) return undefined;
+  return tolerated('after', async () => {
+    const after = await take(checkpointer, request);
+    if (!before) return undefined;
+    const changes = countChanges(await compareCheckpoints(store, before, after));
+    const entry: CheckpointLogEntry = {
+      checkpointLog: 1,
+      prev: request.checkpoint!.log,
+      step: request.turn,
+      callId: request.callId,
+      before,
+      after,
+    };
+    const log = await waitingOutStoreOutage(() => store.put(JSON.stringify(entry)));
+    return { before, after, changes, log };
+  });
+}
+
+/** The `checkpointWorkspace` activity: a run's files before its first call that may change them. */
+export function createCheckpointWorkspace(
+  checkpointer: Checkpointer,
+): (input: CheckpointWorkspaceInput) => Promise<ContentKey> {
+  return (input) => record(checkpointer, input.workspace, input.ignore);
+}
+
+function take(checkpointer: Checkpointer, request: ToolActivityInput): Promise<ContentKey> {
+  return record(checkpointer, request.workspace, request.checkpoint?.ignore);
+}
+
+/** A checkpoint heartbeats like the call around it: a large workspace read for the first time takes seconds. */
+async function record(
+  checkpointer: Checkpointer,
+  workspace: string,
+  ignore: string[] | undefined,
+): Promise<ContentKey> {
+  const heartbeats = keepAlive(currentActivityContext(), { checkpoint: workspace });
+  try {
+    const root = await realWorkspaceRoot(workspace);
+    const checkpoint = await waitingOutStoreOutage(() => checkpointer.checkpoint(root, ignore ? { ignore } : {}));
+    return checkpoint.key;
+  } finally {
+    heartbeats.stop();
+  }
+}
+
+async function tolerated<T>(which: string, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StoreOutageError) throw error;
+    currentActivityContext()?.log.warn(`Workspace checkpoint ${which} the call was not recorded`, {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return undefined;
+  }
+}

@@ -1,0 +1,34 @@
+// Node: the workspace's files set back to a checkpoint of its run (`rewind`, `fork --in-place`, `fork --workspace`).
+// The files as they are now are checkpointed first, so what a restore replaces can itself be brought back; a workspace
+// that changed since the run's last checkpoint (someone else's edit) is refused unless the operator says overwrite.
+import type { ContentKey } from '../protocol/content-key.js';
+import type { FileChange } from '../protocol/checkpoint.js';
+import { createCheckpointer } from '../activities/checkpoint/checkpointer.js';
+import { compareCheckpoints } from '../activities/checkpoint/compare.js';
+import type { RestoreReport } from '../activities/checkpoint/restore.js';
+import { restoreChanges } from '../activities/checkpoint/restore.js';
+import type { ContentStore } from '../store/content-store.js';
+
+/** What setting the files back found and did. */
+export type RestoreOutcome =
+  | { restored: true; now: ContentKey; report: RestoreReport }
+  /** The files changed since the run's last checkpoint; nothing was written. */
+  | { restored: false; now: ContentKey; outside: FileChange[] };
+
+/**
+ * Sets the files under the real root `root` to `target`. `last` is the run's last checkpoint: files that differ from
+ * it were changed outside the run, and are kept unless `force`.
+ */
+export async function restoreWorkspace(
+  store: ContentStore,
+  root: string,
+  options: { target: ContentKey | null; last: ContentKey | null; ignore?: string[]; force: boolean },
+): Promise<RestoreOutcome> {
+  const now = (await createCheckpointer(store).checkpoint(root, options.ignore ? { ignore: options.ignore } : {})).key;
+  if (!options.force && options.last !== null && now !== options.last) {
+    return { restored: false, now, outside: await compareCheckpoints(store, options.last, now) };
+  }
+  if (options.target === null) return { restored: true, now, report: { written: 0, removed: 0, notRestored: [] } };
+  const changes = await compareCheckpoints(store, now, options.target);
+  return { restored: true, now, report: await restoreChanges(store, root, changes) };
+}
