@@ -39,10 +39,15 @@ export function storedToolActivity(
       ...(dataDir ? { dataDir } : {}),
     });
     const envelope = request.fallback ? withFallbackNote(result.envelope, request.fallback) : result.envelope;
-    const checkpoint = await checkpointAfter(checkpointer, transcripts.store, request, before);
+    // A file tool names the one file it changed (its read-state key: links resolved).
+    const changed = result.readStateUpdate?.key;
+    const [stored, checkpoint] = await Promise.all([
+      storeToolMessage(transcripts, request.callId, envelope),
+      checkpointAfter(checkpointer, transcripts.store, request, before, changed),
+    ]);
     return {
       call: { callId: request.callId, turn: request.turn, index: request.index },
-      ...(await storeToolMessage(transcripts, request.callId, envelope)),
+      ...stored,
       ...(result.readStateUpdate ? { readStateUpdate: result.readStateUpdate } : {}),
       ...(checkpoint ? { checkpoint } : {}),
     };

@@ -174,6 +174,8 @@ describe('gc', () => {
   // through whatever the run stored its task in (its transcript), so keeping both takes marking through all of it.
   let root: ContentKey;
   let child: ContentKey;
+  // A finished run that wrote a file: its checkpoints are no open run's, so old enough, they go.
+  let closedRun: string;
 
   beforeAll(async () => {
     connection = await Connection.connect({ address: temporalAddress() });
@@ -212,12 +214,33 @@ describe('gc', () => {
       task: `Summarise the stored result ${root}, then tidy up.`,
       input,
       script: [
+        // A checkpointed change first: the open run's checkpoints are among what it keeps.
+        { tool_calls: [{ id: 'add', name: 'WriteFile', arguments: { path: 'added.txt', content: 'kept\n' } }] },
         { tool_calls: [{ id: 'rm', name: 'Bash', arguments: { command: 'rm notes.txt' } }] },
         { content: 'done' },
       ],
     });
     closeModel = () => model.close();
     toTerminate.push(handle.workflowId);
+    const closed = await startScriptedRun(harness, {
+      workspace: await workspaceFrom(),
+      input: { searchAttributes: false },
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'w',
+              name: 'WriteFile',
+              arguments: { path: 'gone.txt', content: `${randomBytes(8).toString('hex')}\n` },
+            },
+          ],
+        },
+        { content: 'done' },
+      ],
+    });
+    expect((await closed.handle.result()).status).toBe('completed');
+    await closed.model.close();
+    closedRun = closed.handle.workflowId;
     await pendingApproval(client, handle.workflowId, 'rm');
     // Wait until the run is listed as open: gc finds runs through visibility.
     await waitFor(async () => {
@@ -303,6 +326,14 @@ describe('gc', () => {
     // Everything the run refers to is still readable.
     const roots = await client.workflow.getHandle(toTerminate[0]!).query(storeRootsQuery);
     for (const key of roots) expect(await store.has(key as ContentKey), key).toBe(true);
+    // The open run's checkpoints, every tree and file of them: its diff still reads them all.
+    const kept = await cli(['diff', toTerminate[0]!, '--json']);
+    expect(kept.exitCode, Buffer.from(kept.stderr).toString()).toBe(0);
+    expect(JSON.parse(Buffer.from(kept.stdout).toString()).files).toEqual([{ path: 'added.txt', change: 'added' }]);
+    // The finished run's went with the rest of its old content.
+    const gone = await cli(['diff', closedRun, '--json']);
+    expect(gone.exitCode).toBe(1);
+    expect(Buffer.from(gone.stderr).toString()).toContain('is missing from');
   });
 
   it('refuses to sweep while an open run cannot be queried, and says which', async () => {
@@ -338,6 +369,7 @@ describe('gc', () => {
   }, 60_000);
 
   it('a bad --older-than is a usage error', async () => {
-    for (const value of ['30', 'soon', '1w']) expect((await cli(['gc', '--older-than', value])).exitCode).toBe(2);
+    for (const value of ['30', 'soon', '1w', '30m'])
+      expect((await cli(['gc', '--older-than', value])).exitCode).toBe(2);
   });
 });

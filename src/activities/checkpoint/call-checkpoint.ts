@@ -13,6 +13,7 @@ import { waitingOutStoreOutage } from '../store-wait.js';
 import { realWorkspaceRoot } from '../workspace.js';
 import type { Checkpointer } from './checkpointer.js';
 import { compareCheckpoints } from './compare.js';
+import { checkpointWithPath } from './path-update.js';
 
 /**
  * The workspace before the call: the run's last checkpoint (the workflow records one before the run's first such call),
@@ -28,16 +29,23 @@ export async function checkpointBefore(
   return tolerated('before', () => take(checkpointer, request));
 }
 
-/** The workspace after the call, and what changed since `before`; undefined when it could not be recorded. */
+/**
+ * The workspace after the call, and what changed since `before`; undefined when it could not be recorded. A call that
+ * changed one known file (`changedPath`, links resolved: WriteFile, EditFile) updates `before` along that path alone;
+ * any other is checkpointed whole.
+ */
 export async function checkpointAfter(
   checkpointer: Checkpointer,
   store: ContentStore,
   request: ToolActivityInput,
   before: ContentKey | undefined,
+  changedPath?: string,
 ): Promise<CallCheckpoint | undefined> {
   if (!request.checkpoint) return undefined;
   return tolerated('after', async () => {
-    const after = await take(checkpointer, request);
+    const after =
+      (before && changedPath ? await alongPath(store, request, before, changedPath) : undefined) ??
+      (await take(checkpointer, request));
     if (!before) return undefined;
     const changes = countChanges(await compareCheckpoints(store, before, after));
     const entry: CheckpointLogEntry = {
@@ -58,6 +66,18 @@ export function createCheckpointWorkspace(
   checkpointer: Checkpointer,
 ): (input: CheckpointWorkspaceInput) => Promise<ContentKey> {
   return (input) => record(checkpointer, input.workspace, input.ignore);
+}
+
+async function alongPath(
+  store: ContentStore,
+  request: ToolActivityInput,
+  before: ContentKey,
+  changedPath: string,
+): Promise<ContentKey | undefined> {
+  const root = await realWorkspaceRoot(request.workspace);
+  return waitingOutStoreOutage(() =>
+    checkpointWithPath(store, root, before, changedPath, request.checkpoint?.ignore ?? []),
+  );
 }
 
 function take(checkpointer: Checkpointer, request: ToolActivityInput): Promise<ContentKey> {
