@@ -44,6 +44,8 @@ function describe(status: ClusterStatus): string {
     ...Object.entries(status.tls).map(([name, value]) => `export ${name}=${value}`),
     // Live output (run, watch) from the NATS server: its address, the token's file (not the token) and the authority.
     ...Object.entries(status.live).map(([name, value]) => `export ${name}=${value}`),
+    // The store the hosts share: stored outputs, payloads kept out of history, workspace checkpoints.
+    ...Object.entries(status.store).map(([name, value]) => `export ${name}=${value}`),
     `TEMPORAL_ADDRESS=${status.address} TEMPORAL_NAMESPACE=${status.namespace} npm run demo`,
     `durable-agent run --tool-queue ${status.hosts[0]?.toolQueue ?? '…'} --cwd ${status.hosts[0]?.workspaceRoot ?? '…'}/repo "…"`,
   ].join('\n');

@@ -43,12 +43,14 @@ import { restoreWorkspace } from './workspace-files.js';
  */
 async function placeFiles(
   workflowId: string,
-  values: { workspace?: string | undefined; 'in-place': boolean; force: boolean },
+  values: { workspace?: string | undefined; 'in-place': boolean; force: boolean; 'tool-queue'?: string | undefined },
   config: Config,
   chain: ChainRun[],
   fromStep: number,
   input: AgentInput,
 ): Promise<'as they are' | 'placed' | undefined> {
+  if (values['tool-queue'] !== undefined && values.workspace === undefined)
+    throw new UsageError("--tool-queue names the host of the fork's new --workspace DIR; give --workspace too");
   if (values.workspace === undefined && !values['in-place']) return 'as they are';
   if (values.workspace !== undefined && values['in-place'])
     throw new UsageError(
@@ -96,7 +98,9 @@ async function placeFiles(
   input.workspace = root;
   // The new directory is on this host: the fork's file and shell tools must run here.
   const toolTaskQueue =
-    config.toolTaskQueue ?? (config.temporalAddress ? input.toolTaskQueue : hostToolQueue(config.taskQueue));
+    values['tool-queue'] ??
+    config.toolTaskQueue ??
+    (config.temporalAddress ? input.toolTaskQueue : hostToolQueue(config.taskQueue));
   if (toolTaskQueue) input.toolTaskQueue = toolTaskQueue;
   else delete input.toolTaskQueue;
   return 'placed';

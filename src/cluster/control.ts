@@ -1,6 +1,7 @@
 // `npm run cluster -- --status` and `--stop`: what the cluster record says is running, checked against the process
 // table, and stopping it all, clients before the services they use.
 import fs from 'node:fs';
+import path from 'node:path';
 import { isOurProcess, terminate } from '../dev-server/processes.js';
 import type { ProcessRecord } from '../dev-server/state-record.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
@@ -38,6 +39,11 @@ export interface ClusterStatus {
   tls: Record<string, string>;
   /** Where live model output goes (DURABLE_AGENT_LIVE_*): the NATS server's address, token file and authority. */
   live: Record<string, string>;
+  /**
+   * The content store every host shares (DURABLE_AGENT_STORE*): the CLI reads stored outputs, payloads and workspace
+   * checkpoints there (`output`, `fork`, `diff`, `rewind`, `gc`).
+   */
+  store: Record<string, string>;
   /** Why the NATS server is not part of the cluster, when it is not. */
   liveProblem?: string;
 }
@@ -76,8 +82,15 @@ export async function clusterStatus(directory: string): Promise<ClusterStatus> {
     hosts,
     tls: fs.existsSync(clusterTlsFiles(directory).caFile) ? clusterTlsEnvironment(clusterTlsFiles(directory)) : {},
     live: record ? natsLiveEnvironment(directory, record, clusterTlsFiles(directory)) : {},
+    store: clusterStoreEnvironment(directory),
     ...(record?.natsProblem ? { liveProblem: record.natsProblem } : {}),
   };
+}
+
+/** The variables that point a worker or a CLI at the content store the cluster's hosts share. */
+export function clusterStoreEnvironment(directory: string): Record<string, string> {
+  // A directory every host of this machine reaches, as a bucket is shared between real hosts.
+  return { DURABLE_AGENT_STORE: 'dir', DURABLE_AGENT_STORE_DIR: path.join(directory, 'store') };
 }
 
 /** Stops the workers, the Web UI, NATS, the server and PostgreSQL (SIGTERM, SIGKILL after a grace); returns the pids stopped. */

@@ -22,6 +22,7 @@ import { ensureNats, natsLiveEnvironment } from './nats.js';
 import { findPostgres, initPostgres, postgresCommand } from './postgres.js';
 import type { PostgresInstallation } from './postgres.js';
 import { readClusterRecord, writeClusterRecord } from './record.js';
+import { clusterStoreEnvironment } from './control.js';
 import { clusterTlsEnvironment, clusterTlsOptions, ensureClusterTls } from './tls.js';
 import type { ClusterTls } from './tls.js';
 import type { ClusterRecord, HostRecord } from './record.js';
@@ -293,8 +294,7 @@ async function startHost(
         ...natsLiveEnvironment(options.directory, record, options.tls),
         // Each host keeps its own state; the content store is shared, as a bucket is between real hosts.
         DURABLE_AGENT_STATE_DIR: path.join(hostDir, 'state'),
-        DURABLE_AGENT_STORE: 'dir',
-        DURABLE_AGENT_STORE_DIR: path.join(options.directory, 'store'),
+        ...clusterStoreEnvironment(options.directory),
       },
     },
   );

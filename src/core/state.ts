@@ -150,6 +150,11 @@ export interface AgentState {
   checkpoint?: ContentKey;
   /** The head of the run's checkpoint log (protocol/tool-activity CheckpointLogEntry): every checkpoint, for `gc`. */
   checkpointLog?: ContentKey;
+  /**
+   * A call that may have changed files left no checkpoint since `checkpoint` (its worker was lost, it was interrupted):
+   * the files may differ from it, so the next call's checkpoint is taken whole, never updated along one path.
+   */
+  checkpointStale?: boolean;
   answer?: string;
   /** A structured run's result: the FinalResult arguments that matched the output schema. */
   result?: unknown;

@@ -57,10 +57,11 @@ export interface ToolActivityInput {
    * Set on a call that may change the workspace (any tool that is not a read): the tool host records the workspace
    * in the content store after the call (docs/checkpoints.md). `previous` is the run's last checkpoint; without one
    * the host records the workspace before the call too, so the call's changes are known from the first. `log`: the
-   * run's checkpoint log (CheckpointLogEntry), which the call's entry extends. `ignore`: the run's own patterns besides
-   * `.gitignore` and the defaults.
+   * run's checkpoint log (CheckpointLogEntry), which the call's entry extends. `whole`: the files may differ from
+   * `previous` (a call since left none), so the call's checkpoint is taken whole. `ignore`: the run's own patterns
+   * besides `.gitignore` and the defaults.
    */
-  checkpoint?: { previous: ContentKey | null; log: ContentKey | null; ignore?: string[] };
+  checkpoint?: { previous: ContentKey | null; log: ContentKey | null; whole?: true; ignore?: string[] };
 }
 
 /** What an executor produces: the envelope (within the per-result budget once runTool is done) and any store change. */

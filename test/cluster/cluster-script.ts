@@ -84,6 +84,7 @@ export async function prepareTestCluster(): Promise<TestCluster> {
           ...env,
           ...(options.withoutTls ? {} : status.tls),
           ...status.live,
+          ...status.store,
           TEMPORAL_ADDRESS: status.address,
           TEMPORAL_NAMESPACE: status.namespace,
           NO_COLOR: '1',

@@ -422,6 +422,50 @@ describe('a cluster on PostgreSQL with two worker hosts', () => {
     await wrong.close();
   });
 
+  it("forks a finished run of one host on the other with a step's files, and rewinds the original there", async () => {
+    const hostPids = new Map<string, Set<number>>();
+    await recordPids(hostPids);
+    const source = await startRun('host-a', 'fork-source', 'approve', NOTES_FILE, 200);
+    await expectFinishedIntact([source], hostPids);
+
+    // Step 3 is the second edit (step 1 reads): the fork starts from lines 1 and 2, in a new directory on host-b,
+    // from the checkpoints host-a's worker left in the cluster's store; a model that goes on from where the
+    // transcript is appends the rest there.
+    const hostB = (await cluster.status()).hosts.find((host) => host.name === 'host-b')!;
+    const directory = path.join(hostB.workspaceRoot, 'forked-from-a');
+    const model = await startEditModel({ edits: EDITS, latencyMs: 100 });
+    models.push(model);
+    const fork = await cluster.cli([
+      'fork',
+      source.workflowId,
+      '--from-step',
+      '3',
+      '--workspace',
+      directory,
+      '--tool-queue',
+      hostB.toolQueue,
+      '--base-url',
+      model.url,
+      '--model',
+      'scripted',
+      '--json',
+    ]);
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    const forked = JSON.parse(fork.stdout) as { workflowId: string; status: string };
+    expect(forked.status).toBe('completed');
+    const forkRun: Run = { ...source, workflowId: forked.workflowId, host: 'host-b', workspace: directory, model };
+    // Lines 1 and 2 came with the files; host-b's worker appended 3 to 6, each once, reading nothing first.
+    expect(await notes(forkRun)).toEqual(Array.from({ length: EDITS }, (_, index) => index + 1));
+    const forkActivities = await toolActivities(forkRun);
+    expect(forkActivities.length).toBe(EDITS - 2);
+    for (const activity of forkActivities) expect(activity.taskQueue).toBe(hostB.toolQueue);
+    expect(await notes(source)).toEqual(Array.from({ length: EDITS }, (_, index) => index + 1));
+
+    const rewound = await cluster.cli(['rewind', source.workflowId, '--to-step', '3']);
+    expect(rewound.exitCode, rewound.stderr).toBe(0);
+    expect(await notes(source)).toEqual([1, 2]);
+  });
+
   it('stops everything it started', async () => {
     const before = await cluster.status();
     await cluster.script(['--stop']);

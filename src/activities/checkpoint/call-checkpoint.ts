@@ -31,8 +31,8 @@ export async function checkpointBefore(
 
 /**
  * The workspace after the call, and what changed since `before`; undefined when it could not be recorded. A call that
- * changed one known file (`changedPath`, links resolved: WriteFile, EditFile) updates `before` along that path alone;
- * any other is checkpointed whole.
+ * changed one known file (`changedPath`, links resolved: WriteFile, EditFile) updates `before` along that path alone,
+ * unless the files may differ from `before` (`whole`: a call since left no checkpoint); any other is taken whole.
  */
 export async function checkpointAfter(
   checkpointer: Checkpointer,
@@ -41,12 +41,12 @@ export async function checkpointAfter(
   before: ContentKey | undefined,
   changedPath?: string,
 ): Promise<CallCheckpoint | undefined> {
-  if (!request.checkpoint) return undefined;
+  // Without the files before it, the call's changes cannot be told: the next call's checkpoint covers them.
+  if (!request.checkpoint || !before) return undefined;
   return tolerated('after', async () => {
+    const along = changedPath && !request.checkpoint!.whole;
     const after =
-      (before && changedPath ? await alongPath(store, request, before, changedPath) : undefined) ??
-      (await take(checkpointer, request));
-    if (!before) return undefined;
+      (along ? await alongPath(store, request, before, changedPath) : undefined) ?? (await take(checkpointer, request));
     const changes = countChanges(await compareCheckpoints(store, before, after));
     const entry: CheckpointLogEntry = {
       checkpointLog: 1,
@@ -68,16 +68,22 @@ export function createCheckpointWorkspace(
   return (input) => record(checkpointer, input.workspace, input.ignore);
 }
 
+/** The update along the changed path; undefined (a whole checkpoint then) when it cannot settle it or fails. */
 async function alongPath(
   store: ContentStore,
   request: ToolActivityInput,
   before: ContentKey,
   changedPath: string,
 ): Promise<ContentKey | undefined> {
-  const root = await realWorkspaceRoot(request.workspace);
-  return waitingOutStoreOutage(() =>
-    checkpointWithPath(store, root, before, changedPath, request.checkpoint?.ignore ?? []),
-  );
+  try {
+    const root = await realWorkspaceRoot(request.workspace);
+    return await waitingOutStoreOutage(() =>
+      checkpointWithPath(store, root, before, changedPath, request.checkpoint?.ignore ?? []),
+    );
+  } catch (error) {
+    if (error instanceof StoreOutageError) throw error;
+    return undefined;
+  }
 }
 
 function take(checkpointer: Checkpointer, request: ToolActivityInput): Promise<ContentKey> {

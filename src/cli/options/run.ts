@@ -220,6 +220,11 @@ read; with them the fork starts from the files the original had after step N, fr
       help: "set the original's workspace back to its files after step N first (as rewind), and fork there",
     },
     force: { type: 'boolean', default: false, help: 'with --in-place: as for "durable-agent rewind"' },
+    'tool-queue': {
+      type: 'string',
+      value: 'Q',
+      help: "with --workspace: run the fork's file and shell tools on the worker polling Q, the host DIR is on (default: DURABLE_AGENT_TOOL_QUEUE; with the embedded server, this host's worker)",
+    },
     'run-id': {
       type: 'string',
       value: 'R',

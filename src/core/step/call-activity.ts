@@ -84,7 +84,17 @@ function checkpointRequest(state: AgentState, input: AgentInput, run: CallRun): 
   if (!recordsCheckpoints(input, run)) return {};
   const ignore = checkpointIgnore(input);
   const previous = state.checkpoint ?? null;
-  return { checkpoint: { previous, log: state.checkpointLog ?? null, ...(ignore ? { ignore } : {}) } };
+  const whole = state.checkpointStale === true;
+  // Until this call's checkpoint comes back, the files may have moved on from the last one.
+  state.checkpointStale = true;
+  return {
+    checkpoint: {
+      previous,
+      log: state.checkpointLog ?? null,
+      ...(whole ? { whole } : {}),
+      ...(ignore ? { ignore } : {}),
+    },
+  };
 }
 
 /** What the tool activity needs of the classification: level and rule, and the hosts a network approval covers. */

@@ -95,7 +95,10 @@ export function nextNeed(env: StepEnv, run: CallRun, now: number): CallNeed {
 /** The run's baseline checkpoint was recorded (a key) or could not be (undefined: the tool's activity takes one). */
 export function onBaseline(env: StepEnv, run: CallRun, checkpoint: ContentKey | undefined, now: number): CallNeed {
   run.baselineAsked = true;
-  if (checkpoint) env.state.checkpoint = checkpoint;
+  if (checkpoint) {
+    env.state.checkpoint = checkpoint;
+    delete env.state.checkpointStale;
+  }
   return nextNeed(env, run, now);
 }
 
@@ -161,6 +164,7 @@ export function onActivityResult(
   if (answer.checkpoint) {
     state.checkpoint = answer.checkpoint.after;
     state.checkpointLog = answer.checkpoint.log;
+    delete state.checkpointStale;
   }
   ranAttempt(env, run, { message: answer.message, outcome: answer.outcome }, now);
   return nextNeed(env, run, now);

@@ -500,6 +500,21 @@ describe('workspace checkpoints around calls that may change files', () => {
     });
   });
 
+  it('takes the next checkpoint whole after a call that left none (its worker lost): the files may have moved on', () => {
+    const turnEnv = env({ checkpoints: undefined });
+    turnEnv.state.checkpoint = key('0');
+    const lost = start(turnEnv, 'WriteFile', { path: 'a.txt', content: 'x' });
+    expect(lost.need).toMatchObject({ type: 'activity', request: { checkpoint: { previous: key('0') } } });
+    expect(lost.need.type === 'activity' && lost.need.request.checkpoint?.whole).toBeUndefined();
+    onActivityFailure(turnEnv, lost.run, timeout('HEARTBEAT'), NOW);
+
+    const next = start(turnEnv, 'WriteFile', { path: 'b.txt', content: 'y' });
+    expect(next.need).toMatchObject({ type: 'activity', request: { checkpoint: { previous: key('0'), whole: true } } });
+    onActivityResult(turnEnv, next.run, checkpointed('2', 'b'), NOW);
+    const after = start(turnEnv, 'WriteFile', { path: 'c.txt', content: 'z' }).need;
+    expect(after.type === 'activity' && after.request.checkpoint).toEqual({ previous: key('2'), log: key('b') });
+  });
+
   it('takes none for a read, none in a run without checkpoints, and goes ahead when the baseline could not be taken', () => {
     const reads = env({ checkpoints: undefined });
     const read = start(reads, 'ReadFile', { path: 'a.txt' }).need;
