@@ -29,12 +29,12 @@ import type { ChainRun } from '../history/run-chain.js';
 import { readChain } from '../history/run-chain.js';
 import { operatorSigner } from './operator-signing.js';
 import { hostToolQueue } from '../config.js';
-import { mergeRunHistories } from '../history/history-reader.js';
+import { taskOf } from '../history/run-tree.js';
 import { filesAfter, lastStep } from '../history/workspace-range.js';
 import { compareCheckpoints } from '../activities/checkpoint/compare.js';
 import { restoreChanges } from '../activities/checkpoint/restore.js';
 import { cliStore } from './cli-store.js';
-import { restoreWorkspace } from './workspace-files.js';
+import { changeLines, restoreWorkspace } from './workspace-files.js';
 
 /**
  * The fork's files: as they are (no option), the original's after the step set back in place (`--in-place`, refused
@@ -56,7 +56,7 @@ async function placeFiles(
     throw new UsageError(
       '--workspace DIR makes a new workspace; --in-place sets back the original: give one or the other',
     );
-  const run = chain.length === 1 ? chain[0]!.run : mergeRunHistories(chain.map((link) => link.run));
+  const run = taskOf(chain);
   const target = filesAfter(run, fromStep).checkpoint;
   const store = cliStore();
   const ignore = checkpointIgnore(input);
@@ -79,7 +79,7 @@ async function placeFiles(
           `error: files in ${visibleText(root)} changed since the run's last checkpoint (fork --force overwrites them):`,
         ),
       );
-      for (const change of outcome.outside.slice(0, 20)) log(`  ${change.change} ${visibleText(change.path)}`);
+      log(changeLines(outcome.outside, { indent: '  ', limit: 20 }).join('\n'));
       return undefined;
     }
     log(

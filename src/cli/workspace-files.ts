@@ -3,6 +3,8 @@
 // that changed since the run's last checkpoint (someone else's edit) is refused unless the operator says overwrite.
 import type { ContentKey } from '../protocol/content-key.js';
 import type { FileChange } from '../protocol/checkpoint.js';
+import { fileChangesOf } from '../protocol/checkpoint.js';
+import { visibleText } from '../core/terminal-text.js';
 import { createCheckpointer } from '../activities/checkpoint/checkpointer.js';
 import { compareCheckpoints } from '../activities/checkpoint/compare.js';
 import type { RestoreReport } from '../activities/checkpoint/restore.js';
@@ -31,4 +33,20 @@ export async function restoreWorkspace(
   if (options.target === null) return { restored: true, now, report: { written: 0, removed: 0, notRestored: [] } };
   const changes = await compareCheckpoints(store, now, options.target);
   return { restored: true, now, report: await restoreChanges(store, root, changes) };
+}
+
+const CHANGE_LETTER = { added: 'A', modified: 'M', deleted: 'D' } as const;
+
+/** One line a changed file, `A path` / `M path` / `D path` (escaped: the names are the run's), at most `limit`. */
+export function changeLines(
+  changes: readonly FileChange[],
+  options: { indent?: string; limit?: number } = {},
+): string[] {
+  const files = fileChangesOf(changes);
+  const shown = files.slice(0, options.limit ?? files.length);
+  const lines = shown.map(
+    (change) => `${options.indent ?? ''}${CHANGE_LETTER[change.change]} ${visibleText(change.path)}`,
+  );
+  if (files.length > shown.length) lines.push(`${options.indent ?? ''}… ${files.length - shown.length} more`);
+  return lines;
 }

@@ -4,10 +4,15 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { RunHistory } from './history-reader.js';
 import { mergeRunHistories } from './history-reader.js';
 import { readChain } from './run-chain.js';
+import type { ChainRun } from './run-chain.js';
 
 /** One task's chain read as one run (its runs continued as new, merged). */
 export async function readTask(client: Client, workflowId: string, runId?: string): Promise<RunHistory> {
-  const chain = await readChain(client, workflowId, runId);
+  return taskOf(await readChain(client, workflowId, runId));
+}
+
+/** A chain already read, as one run. */
+export function taskOf(chain: readonly ChainRun[]): RunHistory {
   return chain.length === 1 ? chain[0]!.run : mergeRunHistories(chain.map((link) => link.run));
 }
 

@@ -51,14 +51,18 @@ export interface ChangeCounts {
 
 const ENTRY_TYPES: ReadonlySet<string> = new Set(['file', 'symlink', 'dir', 'skipped']);
 
+/**
+ * The changes of files, links and skipped entries: a directory's own appearance or removal goes with what it holds (a
+ * type change is listed as a deletion and an addition, so a directory's own change is one-sided).
+ */
+export function fileChangesOf(changes: readonly FileChange[]): FileChange[] {
+  return changes.filter((change) => (change.after ?? change.before)?.type !== 'dir');
+}
+
 /** How many files were added, modified and deleted; a directory's own appearance or removal is not counted. */
 export function countChanges(changes: readonly FileChange[]): ChangeCounts {
   const counts: ChangeCounts = { added: 0, modified: 0, deleted: 0 };
-  for (const change of changes) {
-    // A directory's own change is one-sided (added or deleted): a type change is listed as a deletion and an addition.
-    if ((change.after ?? change.before)?.type === 'dir') continue;
-    counts[change.change]++;
-  }
+  for (const change of fileChangesOf(changes)) counts[change.change]++;
   return counts;
 }
 

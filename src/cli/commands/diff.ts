@@ -3,6 +3,8 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { FileChange } from '../../protocol/checkpoint.js';
+import { fileChangesOf } from '../../protocol/checkpoint.js';
+import { changeLines } from '../workspace-files.js';
 import type { RunHistory } from '../../history/history-reader.js';
 import { readTask } from '../../history/run-tree.js';
 import type { FilesAt } from '../../history/workspace-range.js';
@@ -17,8 +19,6 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { parseCommandLine } from '../option-table.js';
 import { diffOptions } from '../options/runs.js';
 import { color, log, out, outJson } from '../output.js';
-
-const CHANGE_LETTER = { added: 'A', modified: 'M', deleted: 'D' } as const;
 
 /** `diff ID [--step N | --from A --to B] [--run-id R] [--stat] [--json]`. */
 export async function diffCommand(argv: string[], config: Config): Promise<number> {
@@ -62,13 +62,13 @@ export async function diffCommand(argv: string[], config: Config): Promise<numbe
     return EXIT.failed;
   }
   // A directory's own appearance or removal goes with the files in it; git lists none either.
-  const files = changes.filter((change) => (change.after ?? change.before)?.type !== 'dir');
+  const files = fileChangesOf(changes);
   if (values.json) {
     outJson({ workflowId, ...range, files: files.map(({ path, change }) => ({ path, change })) });
   } else if (files.length === 0) {
     log(`no file changed between step ${range.from.step} and step ${range.to.step}`);
   } else if (values.stat) {
-    out(files.map((change) => `${CHANGE_LETTER[change.change]} ${visibleText(change.path)}`).join('\n') + '\n');
+    out(changeLines(files).join('\n') + '\n');
   } else {
     // The files are what the model and its commands wrote: on a terminal they are shown, never acted on; piped, the
     // patch is exact, so it applies.

@@ -5,7 +5,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ContentKey } from '../../protocol/content-key.js';
 import type { FileChange } from '../../protocol/checkpoint.js';
-import { mergeRunHistories } from '../../history/history-reader.js';
+import { taskOf } from '../../history/run-tree.js';
 import { readChain } from '../../history/run-chain.js';
 import { runInput } from '../../history/run-input.js';
 import { checkpointIgnore } from '../../core/state.js';
@@ -17,7 +17,7 @@ import { EXIT, UsageError } from '../exit-codes.js';
 import { parseCommandLine } from '../option-table.js';
 import { rewindOptions } from '../options/runs.js';
 import { color, log, outJson } from '../output.js';
-import { restoreWorkspace } from '../workspace-files.js';
+import { changeLines, restoreWorkspace } from '../workspace-files.js';
 import { parseKeyArgument } from '../key-argument.js';
 
 const OPEN_STATUSES = new Set(['running', 'waiting_approval']);
@@ -43,7 +43,7 @@ export async function rewindCommand(argv: string[], config: Config): Promise<num
   } finally {
     await connected.close();
   }
-  const run = chain.length === 1 ? chain[0]!.run : mergeRunHistories(chain.map((link) => link.run));
+  const run = taskOf(chain);
   if (OPEN_STATUSES.has(run.status)) {
     log(color.red(`error: ${visibleText(workflowId)} is ${run.status}: pause or cancel it before rewinding its files`));
     return EXIT.failed;
@@ -77,7 +77,7 @@ export async function rewindCommand(argv: string[], config: Config): Promise<num
   const undo = `durable-agent rewind ${workflowId} --to-checkpoint ${outcome.now} --force`;
   if (!outcome.restored) {
     log(color.red(`error: files in ${visibleText(root)} changed since the run's last checkpoint:`));
-    log(changeLines(outcome.outside));
+    log(changeLines(outcome.outside, { indent: '  ', limit: 20 }).join('\n'));
     log(`rewind --force overwrites them; they are kept as checkpoint ${outcome.now} (${undo} brings them back)`);
     if (values.json)
       outJson({ workflowId, rewound: false, current: outcome.now, outside: changeList(outcome.outside) });
@@ -118,15 +118,6 @@ function target(step: string | undefined, checkpoint: string | undefined): { ste
   if (!Number.isInteger(number) || number < 0)
     throw new UsageError(`--to-step must be a step number (0 or more), got "${step}"`);
   return { step: number };
-}
-
-const LETTER = { added: 'A', modified: 'M', deleted: 'D' } as const;
-
-function changeLines(all: readonly FileChange[]): string {
-  const changes = all.filter((change) => (change.after ?? change.before)?.type !== 'dir');
-  const shown = changes.slice(0, 20).map((change) => `  ${LETTER[change.change]} ${visibleText(change.path)}`);
-  if (changes.length > shown.length) shown.push(`  … ${changes.length - shown.length} more`);
-  return shown.join('\n');
 }
 
 function changeList(changes: readonly FileChange[]): { path: string; change: string }[] {
