@@ -62,7 +62,7 @@ export function createActivities(deps: ActivityDependencies) {
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
   // One per worker: its stat cache is what keeps a checkpoint's cost to the files that changed.
-  const checkpointer = createCheckpointer(deps.store);
+  const checkpointer = createCheckpointer(deps.store, { watch: true });
   const toolActivity = (name: string, run: ToolExecutor): ToolActivity =>
     storedToolActivity(name, run, transcripts, {
       hostToolQueue: deps.hostToolQueue,

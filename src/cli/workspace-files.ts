@@ -28,7 +28,9 @@ export async function restoreWorkspace(
 ): Promise<RestoreOutcome> {
   const now = (await createCheckpointer(store).checkpoint(root, options.ignore ? { ignore: options.ignore } : {})).key;
   if (!options.force && options.last !== null && now !== options.last) {
-    return { restored: false, now, outside: await compareCheckpoints(store, options.last, now) };
+    // Equal files may be stored under another key (a directory stored as a delta by the worker, whole here).
+    const outside = await compareCheckpoints(store, options.last, now);
+    if (outside.length > 0) return { restored: false, now, outside };
   }
   if (options.target === null) return { restored: true, now, report: { written: 0, removed: 0, notRestored: [] } };
   const changes = await compareCheckpoints(store, now, options.target);

@@ -1,16 +1,19 @@
 // Node: records a workspace directory in the content store as a tree of trees (src/protocol/checkpoint.ts). It runs
 // around every tool call that may change files, so its cost follows what changed, not the workspace's size: a file
-// whose stat is as it was is not read again, and a directory whose entries are as they were is not stored again.
+// whose stat is as it was is not read again, a directory whose entries are as they were is not stored again, and with
+// a change watch a directory nothing happened in since the last checkpoint is not even read.
 import { constants, lstat, lstatSync } from 'node:fs';
 import type { BigIntStats, Dirent } from 'node:fs';
 import { open, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentKey } from '../../protocol/content-key.js';
-import type { TreeEntry } from '../../protocol/checkpoint.js';
-import { compareNames, sameEntry, serializeTree } from '../../protocol/checkpoint.js';
+import type { RebaseAllowance, TreeEntry } from '../../protocol/checkpoint.js';
+import { compareNames, encodeTree, sameEntry } from '../../protocol/checkpoint.js';
 import type { ContentStore } from '../../store/content-store.js';
 import { contentBytes, sha256Hex } from '../../store/object-key.js';
 import { errorCode } from '../files/errors.js';
+import type { ChangeWatch, DirectoryChanges } from './change-watch.js';
+import { createChangeWatch, withAncestors } from './change-watch.js';
 import type { IgnoreRules } from './ignore-rules.js';
 import { checkpointIgnoreRules } from './ignore-rules.js';
 
@@ -38,6 +41,9 @@ const CHANGED_DURING_WALK = 'changed while being checkpointed';
  * whose object a collection could have taken is read and stored again rather than named blindly.
  */
 export const STORED_TRUST_MS = 60 * 60 * 1000;
+// With a change watch, a checkpoint still reads the whole workspace at least this often: what the watch cannot see (a
+// file written through mmap, or through a hard link from outside) is found within this time.
+const FULL_WALK_MS = 5 * 60 * 1000;
 
 export interface CheckpointOptions {
   /** Patterns left out besides the defaults and .gitignore files: gitignore syntax, relative to the root. */
@@ -55,6 +61,8 @@ export interface Checkpoint {
   hashed: number;
   /** Entries whose content is not recorded: too large, unreadable, special files. */
   skipped: number;
+  /** Directories listed this time; the others were carried over unread, nothing having happened in them. */
+  directoriesRead: number;
 }
 
 export interface Checkpointer {
@@ -67,9 +75,16 @@ interface RootMemo {
   extra: string;
   rules: IgnoreRules;
   directories: Map<string, DirectoryMemo>;
+  watch: ChangeWatch | undefined;
+  /** When the whole workspace was last read (Date.now()). */
+  fullWalkAt: number;
+  /** Directories holding a file with more than one link: a write through another link raises no event here. */
+  linked: Set<string>;
 }
 
 interface DirectoryMemo {
+  /** The directory's inode: a path that holds another directory now (a rename) is not trusted by its path. */
+  ino: bigint;
   /** `rules` was made from the parent's rules and this directory's .gitignore text; equal inputs reuse it. */
   parentRules: IgnoreRules;
   gitignore: string | undefined;
@@ -80,8 +95,14 @@ interface DirectoryMemo {
   files: Map<string, FileMemo>;
   entries: TreeEntry[];
   key: ContentKey;
-  /** When the tree was last stored (Date.now()). */
+  /** Deltas from the tree to a whole one (0: stored whole). */
+  depth: number;
+  /** When the tree was last stored (Date.now()); for a delta, the oldest of it and the trees it is based on. */
   storedAt: number;
+  /** The oldest storedAt of anything the tree names, itself and the trees below included. */
+  oldestStoredAt: number;
+  /** Absolute paths of the subdirectories recorded. */
+  subdirectories: string[];
 }
 
 /** A file's stat when it was read, and the entry made of it, which holds while the stat is the same. */
@@ -104,6 +125,11 @@ interface Walk {
   writes: Promise<void>[];
   previous: Map<string, DirectoryMemo> | undefined;
   next: Map<string, DirectoryMemo>;
+  watch: ChangeWatch | undefined;
+  /** From the watch: what changed since the last checkpoint; undefined reads every directory. */
+  changes: DirectoryChanges | undefined;
+  linked: Set<string>;
+  rebase: RebaseAllowance;
   maxFileBytes: number;
   /** Wall-clock time the walk began, in nanoseconds. */
   startedNs: bigint;
@@ -112,6 +138,7 @@ interface Walk {
   files: number;
   hashed: number;
   skipped: number;
+  directoriesRead: number;
 }
 
 interface Directory {
@@ -120,58 +147,152 @@ interface Directory {
   relative: string;
   /** The rules in force in the parent (for the root: the defaults and the run's patterns). */
   rules: IgnoreRules;
+  /** Whether the parent was read because something happened in it (or without a watch): a rename may have happened. */
+  parentChanged: boolean;
+}
+
+export interface CheckpointerOptions {
+  /**
+   * Watch the directories of each workspace (inotify) so that a checkpoint reads only those something happened in. A
+   * worker, which checkpoints the same workspaces again and again, wants it; a one-off checkpoint does not.
+   */
+  watch?: boolean;
 }
 
 /** One checkpointer per worker: its caches are what keep a checkpoint's cost to the files that changed. */
-export function createCheckpointer(store: ContentStore): Checkpointer {
+export function createCheckpointer(store: ContentStore, options: CheckpointerOptions = {}): Checkpointer {
   const limitIo = createLimiter(IO_CONCURRENCY);
   const roots = new Map<string, RootMemo>();
 
   return {
-    async checkpoint(root, options = {}) {
-      const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    async checkpoint(root, checkpointOptions = {}) {
+      const maxFileBytes = checkpointOptions.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
       if (!(maxFileBytes >= 0)) throw new RangeError(`maxFileBytes must be 0 or more, got ${maxFileBytes}`);
       const absolute = path.resolve(root);
-      const extra = JSON.stringify(options.ignore ?? []);
-      const previous = roots.get(absolute);
-      const rules = previous?.extra === extra ? previous.rules : checkpointIgnoreRules(options.ignore);
+      const extra = JSON.stringify([checkpointOptions.ignore ?? [], maxFileBytes]);
+      let previous = roots.get(absolute);
+      if (previous && previous.extra !== extra) {
+        previous.watch?.close();
+        roots.delete(absolute);
+        previous = undefined;
+      }
+      const watch = previous?.watch ?? (options.watch ? createChangeWatch(absolute) : undefined);
+      const changes = previous?.watch && (await previous.watch.takeChanges());
       const walk: Walk = {
         store,
         limitIo,
         writes: [],
         previous: previous?.directories,
         next: new Map(),
+        watch,
+        changes:
+          changes && Date.now() - previous!.fullWalkAt < FULL_WALK_MS
+            ? withLinked(absolute, changes, previous!.linked)
+            : undefined,
+        linked: new Set(),
+        rebase: { used: false },
         maxFileBytes,
         startedNs: BigInt(Date.now()) * 1_000_000n,
         slowLstat: false,
         files: 0,
         hashed: 0,
         skipped: 0,
+        directoriesRead: 0,
       };
-      const dirents = await readdir(absolute, { withFileTypes: true });
+      const rules = previous?.rules ?? checkpointIgnoreRules(checkpointOptions.ignore);
       let key: ContentKey;
       try {
-        key = await recordDirectory(walk, { absolute, relative: '', rules }, dirents);
+        key = await directoryKey(walk, { absolute, relative: '', rules, parentChanged: true });
+      } catch (error) {
+        watch?.close();
+        roots.delete(absolute);
+        throw error;
       } finally {
         // Every write settles before the checkpoint does, whichever way it ends.
         await Promise.allSettled(walk.writes);
       }
       await Promise.all(walk.writes);
 
-      // Only the directories this checkpoint saw are remembered, so the cache is as large as the workspace.
+      // Only the directories this checkpoint saw are remembered (and watched), so the cache is as large as the workspace.
+      watch?.retain(walk.next);
       roots.delete(absolute);
-      roots.set(absolute, { extra, rules, directories: walk.next });
-      if (roots.size > CACHED_ROOTS) roots.delete(roots.keys().next().value!);
+      const fullWalkAt = walk.changes ? previous!.fullWalkAt : Date.now();
+      roots.set(absolute, { extra, rules, directories: walk.next, watch, fullWalkAt, linked: walk.linked });
+      if (roots.size > CACHED_ROOTS) {
+        const [oldest, memo] = roots.entries().next().value!;
+        memo.watch?.close();
+        roots.delete(oldest);
+      }
 
-      return { key, files: walk.files, hashed: walk.hashed, skipped: walk.skipped };
+      const { files, hashed, skipped, directoriesRead } = walk;
+      return { key, files, hashed, skipped, directoriesRead };
     },
   };
 }
 
+/** The watch's changes, with the directories holding multiply-linked files counted as changed every time. */
+function withLinked(root: string, changes: DirectoryChanges, linked: ReadonlySet<string>): DirectoryChanges {
+  if (linked.size === 0) return changes;
+  return { dirty: new Set([...changes.dirty, ...linked]), touched: withAncestors(root, linked, changes.touched) };
+}
+
+/**
+ * The key of a directory's tree. One nothing happened in or below since the last checkpoint (by the watch) is not
+ * read: its last tree and everything remembered below it are carried over.
+ */
+async function directoryKey(walk: Walk, directory: Directory): Promise<ContentKey> {
+  const { absolute } = directory;
+  let memo = walk.previous?.get(absolute);
+  const quiet =
+    walk.changes !== undefined &&
+    memo !== undefined &&
+    !walk.changes.touched.has(absolute) &&
+    memo.parentRules === directory.rules &&
+    trusted(memo.oldestStoredAt);
+  if (quiet && !directory.parentChanged) return carry(walk, absolute, memo!);
+  // In a parent that changed, the name may hold another directory now (renamed into place): its inode says.
+  const stats = lstatSync(absolute, { bigint: true });
+  if (!stats.isDirectory()) throw new ChangedDuringWalk(absolute);
+  const renamed = memo !== undefined && memo.ino !== stats.ino;
+  if (renamed) memo = undefined;
+  if (quiet && memo) return carry(walk, absolute, memo);
+  // Watched before it is read: a change from here on is an event, so the next checkpoint reads it again.
+  walk.watch?.add(absolute, renamed);
+  const dirents = await readdir(absolute, { withFileTypes: true });
+  walk.directoriesRead++;
+  return recordDirectory(walk, directory, stats.ino, memo, dirents);
+}
+
+/** Keeps an unchanged directory's memo, and those of every directory below it, for the next checkpoint. */
+function carry(walk: Walk, absolute: string, memo: DirectoryMemo): ContentKey {
+  walk.next.set(absolute, memo);
+  const pending = [memo];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    for (const entry of next.entries) {
+      if (entry.type === 'file') walk.files++;
+      else if (entry.type === 'skipped') walk.skipped++;
+    }
+    for (const subdirectory of next.subdirectories) {
+      const below = walk.previous!.get(subdirectory);
+      if (below) {
+        walk.next.set(subdirectory, below);
+        pending.push(below);
+      }
+    }
+  }
+  return memo.key;
+}
+
 /** Stores the tree of one directory (and of every directory below it) and returns its key. */
-async function recordDirectory(walk: Walk, directory: Directory, dirents: Dirent[]): Promise<ContentKey> {
+async function recordDirectory(
+  walk: Walk,
+  directory: Directory,
+  ino: bigint,
+  previous: DirectoryMemo | undefined,
+  dirents: Dirent[],
+): Promise<ContentKey> {
   const { absolute, relative } = directory;
-  const previous = walk.previous?.get(absolute);
+  const changed = walk.changes === undefined || previous === undefined || walk.changes.dirty.has(absolute);
   const prefix = absolute.endsWith('/') ? absolute : `${absolute}/`;
   dirents.sort(compareNames);
 
@@ -187,6 +308,7 @@ async function recordDirectory(walk: Walk, directory: Directory, dirents: Dirent
   const ignored = ignoredNames(dirents, relative, rules, previous?.rules === rules ? previous.ignored : undefined);
 
   const entries: (TreeEntry | undefined)[] = [];
+  const subdirectories: string[] = [];
   const waits: Promise<void>[] = [];
   const statNames: string[] = [];
   const statSlots: number[] = [];
@@ -196,7 +318,13 @@ async function recordDirectory(walk: Walk, directory: Directory, dirents: Dirent
     if (ignored.get(isDirectory ? `${name}/` : name)) continue;
     const slot = entries.push(undefined) - 1;
     if (isDirectory) {
-      const below = { absolute: `${prefix}${name}`, relative: relative === '' ? name : `${relative}/${name}`, rules };
+      const below = {
+        absolute: `${prefix}${name}`,
+        relative: relative === '' ? name : `${relative}/${name}`,
+        rules,
+        parentChanged: changed,
+      };
+      subdirectories.push(below.absolute);
       waits.push(directoryEntry(walk, name, below).then((entry) => void (entries[slot] = entry)));
     } else if (dirent.isSymbolicLink()) {
       waits.push(symlinkEntry(name, `${prefix}${name}`).then((entry) => void (entries[slot] = entry)));
@@ -212,6 +340,7 @@ async function recordDirectory(walk: Walk, directory: Directory, dirents: Dirent
   stats.forEach((stat, index) => {
     const name = statNames[index]!;
     const slot = statSlots[index]!;
+    if (!(stat instanceof Error) && stat.nlink > 1n && stat.isFile()) walk.linked.add(absolute);
     const entry = statEntry(walk, name, `${prefix}${name}`, stat, previous?.files.get(name), files);
     if (entry instanceof Promise) waits.push(entry.then((read) => void (entries[slot] = read)));
     else entries[slot] = entry;
@@ -224,10 +353,27 @@ async function recordDirectory(walk: Walk, directory: Directory, dirents: Dirent
     else if (entry.type === 'skipped') walk.skipped++;
   }
   // An unchanged directory is neither serialised nor stored again; its cached files' entries are the same objects.
-  const reused = previous !== undefined && sameEntries(previous.entries, recorded) && trusted(previous.storedAt);
-  const key = reused ? previous.key : storeTree(walk, serializeTree({ checkpoint: 1, entries: recorded }));
-  const storedAt = reused ? previous.storedAt : Date.now();
+  const trustedPrevious = previous !== undefined && trusted(previous.storedAt) ? previous : undefined;
+  let key: ContentKey;
+  let depth: number;
+  let storedAt: number;
+  if (trustedPrevious && sameEntries(trustedPrevious.entries, recorded)) {
+    ({ key, depth, storedAt } = trustedPrevious);
+  } else {
+    const tree = encodeTree(recorded, trustedPrevious, walk.rebase);
+    key = storeTree(walk, tree.text);
+    depth = tree.depth;
+    // A delta names its base, which must last as long: it counts as stored when the oldest of its chain was.
+    storedAt = depth > 0 ? trustedPrevious!.storedAt : Date.now();
+  }
+  let oldestStoredAt = storedAt;
+  for (const file of files.values()) oldestStoredAt = Math.min(oldestStoredAt, file.storedAt);
+  for (const below of subdirectories) {
+    const memo = walk.next.get(below);
+    if (memo) oldestStoredAt = Math.min(oldestStoredAt, memo.oldestStoredAt);
+  }
   walk.next.set(absolute, {
+    ino,
     parentRules: directory.rules,
     gitignore,
     rules,
@@ -235,7 +381,10 @@ async function recordDirectory(walk: Walk, directory: Directory, dirents: Dirent
     files,
     entries: recorded,
     key,
+    depth,
     storedAt,
+    oldestStoredAt,
+    subdirectories: subdirectories.filter((below) => walk.next.has(below)),
   });
   return key;
 }
@@ -290,13 +439,19 @@ function sameEntries(before: readonly TreeEntry[], after: readonly TreeEntry[]):
 }
 
 async function directoryEntry(walk: Walk, name: string, directory: Directory): Promise<TreeEntry | undefined> {
-  let dirents: Dirent[];
   try {
-    dirents = await readdir(directory.absolute, { withFileTypes: true });
+    return { name, type: 'dir', key: await directoryKey(walk, directory) };
   } catch (error) {
+    if (error instanceof ChangedDuringWalk) return { name, type: 'skipped', reason: CHANGED_DURING_WALK };
     return unreadableEntry(name, error);
   }
-  return { name, type: 'dir', key: await recordDirectory(walk, directory, dirents) };
+}
+
+/** A name listed as a directory that is something else by the time it is read. */
+class ChangedDuringWalk extends Error {
+  constructor(directory: string) {
+    super(`${directory} is no longer a directory`);
+  }
 }
 
 async function symlinkEntry(name: string, link: string): Promise<TreeEntry | undefined> {

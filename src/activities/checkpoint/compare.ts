@@ -2,8 +2,10 @@
 // directories on the way to a change are fetched from the store, however large the workspace.
 import type { ContentKey } from '../../protocol/content-key.js';
 import type { FileChange, TreeEntry } from '../../protocol/checkpoint.js';
-import { parseTree, sameEntry } from '../../protocol/checkpoint.js';
+import { sameEntry } from '../../protocol/checkpoint.js';
 import type { ContentStore } from '../../store/content-store.js';
+import type { TreeReader } from './tree-read.js';
+import { createTreeReader } from './tree-read.js';
 
 // Trees fetched at once: every directory of a workspace when `from` is null, and the store may be remote.
 const READ_CONCURRENCY = 16;
@@ -26,6 +28,7 @@ export async function compareCheckpoints(
   to: ContentKey,
 ): Promise<FileChange[]> {
   const changes: FileChange[] = [];
+  const read = createTreeReader(store);
   let level: PendingDirectory[] = from === to ? [] : [{ path: '', from, to }];
   // Breadth first, a level's trees read in bounded batches.
   while (level.length > 0) {
@@ -34,7 +37,7 @@ export async function compareCheckpoints(
       const batch = level.slice(start, start + READ_CONCURRENCY);
       const trees = await Promise.all(
         batch.map(async (directory) =>
-          Promise.all([readEntries(store, directory.from), readEntries(store, directory.to)]),
+          Promise.all([readEntries(read, directory.from), readEntries(read, directory.to)]),
         ),
       );
       batch.forEach((directory, index) => {
@@ -99,8 +102,6 @@ function kind(entry: TreeEntry): 'dir' | 'symlink' | 'file' {
   return entry.type === 'skipped' ? 'file' : entry.type;
 }
 
-async function readEntries(store: ContentStore, key: ContentKey | null): Promise<TreeEntry[]> {
-  if (key === null) return [];
-  const bytes = await store.get(key);
-  return parseTree(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')).entries;
+async function readEntries(read: TreeReader, key: ContentKey | null): Promise<TreeEntry[]> {
+  return key === null ? [] : (await read(key)).entries;
 }

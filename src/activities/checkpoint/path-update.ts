@@ -5,10 +5,12 @@
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentKey } from '../../protocol/content-key.js';
-import type { CheckpointTree, TreeEntry } from '../../protocol/checkpoint.js';
-import { compareNames, parseTree, serializeTree } from '../../protocol/checkpoint.js';
+import type { RebaseAllowance, TreeEntry } from '../../protocol/checkpoint.js';
+import { compareNames, encodeTree, sameEntry } from '../../protocol/checkpoint.js';
 import type { ContentStore } from '../../store/content-store.js';
 import { DEFAULT_MAX_FILE_BYTES } from './checkpointer.js';
+import type { TreeReader } from './tree-read.js';
+import { createTreeReader } from './tree-read.js';
 import { checkpointIgnoreRules } from './ignore-rules.js';
 import type { IgnoreRules } from './ignore-rules.js';
 
@@ -30,7 +32,8 @@ export async function checkpointWithPath(
   if (rules === undefined) return undefined;
   // A path the checkpoints leave out changes nothing they record.
   if (rules.ignored) return previous;
-  return replaceOnPath(store, root, previous, components, 0);
+  const update: PathUpdate = { store, read: createTreeReader(store), root, components, rebase: { used: false } };
+  return replaceOnPath(update, previous, 0);
 }
 
 /** The ignore rules down the path, and whether it (or a directory on it) is left out; undefined for a missing dir. */
@@ -50,14 +53,17 @@ async function rulesAlong(
   return { ignored: false };
 }
 
-async function replaceOnPath(
-  store: ContentStore,
-  root: string,
-  treeKey: ContentKey,
-  components: readonly string[],
-  depth: number,
-): Promise<ContentKey | undefined> {
-  const tree = parseTree(treeKey, Buffer.from(await store.get(treeKey)).toString('utf8'));
+interface PathUpdate {
+  store: ContentStore;
+  read: TreeReader;
+  root: string;
+  components: readonly string[];
+  rebase: RebaseAllowance;
+}
+
+async function replaceOnPath(update: PathUpdate, treeKey: ContentKey, depth: number): Promise<ContentKey | undefined> {
+  const { store, read, root, components } = update;
+  const tree = await read(treeKey);
   const name = components[depth]!;
   const absolute = path.join(root, ...components.slice(0, depth + 1));
   const existing = tree.entries.find((entry) => entry.name === name);
@@ -68,14 +74,15 @@ async function replaceOnPath(
     // A directory on the way must be one the last checkpoint recorded, and still a real directory.
     const stats = await lstat(absolute).catch(() => undefined);
     if (!existing || existing.type !== 'dir' || !stats?.isDirectory()) return undefined;
-    const child = await replaceOnPath(store, root, existing.key!, components, depth + 1);
+    const child = await replaceOnPath(update, existing.key!, depth + 1);
     replacement = child === undefined ? undefined : { name, type: 'dir', key: child };
   }
   if (replacement === undefined) return undefined;
+  // Unchanged (the file written with the bytes it had): the same tree, under the same key.
+  if (replacement === null ? !existing : existing && sameEntry(existing, replacement)) return treeKey;
   const entries = tree.entries.filter((entry) => entry.name !== name);
   if (replacement !== null) entries.push(replacement);
-  const updated: CheckpointTree = { checkpoint: 1, entries: entries.sort(compareNames) };
-  return store.put(serializeTree(updated));
+  return store.put(encodeTree(entries.sort(compareNames), { key: treeKey, ...tree }, update.rebase).text);
 }
 
 /** The file as a checkpoint records it: null when it is gone, undefined when it is not a plain file or a link. */

@@ -2,7 +2,6 @@
 // with git's ignore rules, links never followed, and every odd file recorded rather than failing the checkpoint.
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STORED_TRUST_MS, createCheckpointer } from '../../../src/activities/checkpoint/checkpointer.js';
@@ -14,22 +13,19 @@ import { parseTree, serializeTree } from '../../../src/protocol/checkpoint.js';
 import type { ContentKey } from '../../../src/protocol/content-key.js';
 import { contentKey } from '../../../src/protocol/content-key.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
-import { createDirectoryStore } from '../../../src/store/directory-store.js';
+import { useScratchWorkspace } from './scratch-workspace.js';
 
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
+const scratch = useScratchWorkspace('checkpoint');
 let temp: string;
 let workspace: string;
 let store: ContentStore;
 
-beforeEach(async () => {
-  temp = await fs.mkdtemp(path.join(os.tmpdir(), 'durable-agent-checkpoint-'));
-  workspace = path.join(temp, 'workspace');
-  await fs.mkdir(workspace);
-  store = createDirectoryStore(path.join(temp, 'store'));
+beforeEach(() => {
+  ({ temp, workspace, store } = scratch);
 });
 afterEach(async () => {
   await fs.chmod(path.join(workspace, 'locked.txt'), 0o644).catch(() => undefined);
-  await fs.rm(temp, { recursive: true, force: true });
 });
 
 /** Writes a workspace file, dated an hour back unless `recent`, so the stat cache may trust it. */
@@ -115,7 +111,7 @@ describe('createCheckpointer', () => {
 
     const putsBefore = counted.puts();
     const again = await checkpointer.checkpoint(workspace);
-    expect(again).toEqual({ key: first.key, files: 200, hashed: 0, skipped: 0 });
+    expect(again).toEqual({ key: first.key, files: 200, hashed: 0, skipped: 0, directoriesRead: 11 });
     expect(counted.puts()).toBe(putsBefore);
 
     await write('dir3/file13.txt', 'changed\n', { recent: true });
@@ -127,25 +123,28 @@ describe('createCheckpointer', () => {
     expect(await blobText((await recorded(changed.key)).get('dir3/file13.txt'))).toBe('changed\n');
   });
 
-  it('stores unchanged content again once it was last stored an hour ago, so gc never takes what it names', async () => {
-    for (let index = 0; index < 20; index++) await write(`dir${index % 2}/file${index}.txt`, `content ${index}\n`);
-    const counted = countingPuts(store);
-    const checkpointer = createCheckpointer(counted.store);
-    const first = await checkpointer.checkpoint(workspace);
-    const putsBefore = counted.puts();
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + STORED_TRUST_MS + 1 });
-    try {
-      const later = await checkpointer.checkpoint(workspace);
-      // Every file read and stored again, and every tree: each put refreshes its object's age.
-      expect(later).toEqual({ key: first.key, files: 20, hashed: 20, skipped: 0 });
-      expect(counted.puts()).toBe(putsBefore + 20 + 3);
-      // Then trusted again for the next hour.
-      const again = await checkpointer.checkpoint(workspace);
-      expect(again.hashed).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it.each([false, true])(
+    'stores unchanged content again once it was last stored an hour ago, so gc never takes what it names (watch: %s)',
+    async (watch) => {
+      for (let index = 0; index < 20; index++) await write(`dir${index % 2}/file${index}.txt`, `content ${index}\n`);
+      const counted = countingPuts(store);
+      const checkpointer = createCheckpointer(counted.store, { watch });
+      const first = await checkpointer.checkpoint(workspace);
+      const putsBefore = counted.puts();
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + STORED_TRUST_MS + 1 });
+      try {
+        const later = await checkpointer.checkpoint(workspace);
+        // Every file read and stored again, and every tree: each put refreshes its object's age.
+        expect(later).toEqual({ key: first.key, files: 20, hashed: 20, skipped: 0, directoriesRead: 3 });
+        expect(counted.puts()).toBe(putsBefore + 20 + 3);
+        // Then trusted again for the next hour.
+        const again = await checkpointer.checkpoint(workspace);
+        expect(again.hashed).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('reads a recently modified file again even when its stat did not change (racy clean)', async () => {
     await write('notes.txt', 'version 1\n', { recent: true });

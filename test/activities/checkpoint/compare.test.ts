@@ -1,8 +1,7 @@
 // Comparing two checkpoints: the paths that differ, found by descending only into subtrees whose keys differ.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Checkpointer } from '../../../src/activities/checkpoint/checkpointer.js';
 import { createCheckpointer } from '../../../src/activities/checkpoint/checkpointer.js';
 import { compareCheckpoints } from '../../../src/activities/checkpoint/compare.js';
@@ -11,23 +10,17 @@ import { countChanges } from '../../../src/protocol/checkpoint.js';
 import type { ContentKey } from '../../../src/protocol/content-key.js';
 import { contentKey } from '../../../src/protocol/content-key.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
-import { createDirectoryStore } from '../../../src/store/directory-store.js';
+import { useScratchWorkspace } from './scratch-workspace.js';
 
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
-let temp: string;
+const scratch = useScratchWorkspace('compare');
 let workspace: string;
 let store: ContentStore;
 let checkpointer: Checkpointer;
 
-beforeEach(async () => {
-  temp = await fs.mkdtemp(path.join(os.tmpdir(), 'durable-agent-compare-'));
-  workspace = path.join(temp, 'workspace');
-  await fs.mkdir(workspace);
-  store = createDirectoryStore(path.join(temp, 'store'));
+beforeEach(() => {
+  ({ workspace, store } = scratch);
   checkpointer = createCheckpointer(store);
-});
-afterEach(async () => {
-  await fs.rm(temp, { recursive: true, force: true });
 });
 
 async function write(rel: string, content: string): Promise<void> {

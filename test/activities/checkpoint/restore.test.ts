@@ -1,30 +1,21 @@
 // Restoring a checkpoint: only what differs is written or removed, modes and links come back as recorded, and a link
 // the run left where the checkpoint has a directory is replaced, never written through.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointer } from '../../../src/activities/checkpoint/checkpointer.js';
 import { compareCheckpoints } from '../../../src/activities/checkpoint/compare.js';
 import { restoreChanges } from '../../../src/activities/checkpoint/restore.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
-import { createDirectoryStore } from '../../../src/store/directory-store.js';
+import { useScratchWorkspace } from './scratch-workspace.js';
 
-let temp: string;
+const scratch = useScratchWorkspace('restore');
 let workspace: string;
 let outside: string;
 let store: ContentStore;
 
-beforeEach(async () => {
-  temp = await fs.mkdtemp(path.join(os.tmpdir(), 'durable-agent-restore-'));
-  workspace = path.join(temp, 'workspace');
-  outside = path.join(temp, 'outside');
-  await fs.mkdir(workspace);
-  await fs.mkdir(outside);
-  store = createDirectoryStore(path.join(temp, 'store'));
-});
-afterEach(async () => {
-  await fs.rm(temp, { recursive: true, force: true });
+beforeEach(() => {
+  ({ workspace, outside, store } = scratch);
 });
 
 async function write(rel: string, content: string, mode = 0o644): Promise<void> {

@@ -1,30 +1,23 @@
 // A comparison as git's unified diff: text hunks, modes, links, binary and skipped files.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Checkpointer } from '../../../src/activities/checkpoint/checkpointer.js';
 import { createCheckpointer } from '../../../src/activities/checkpoint/checkpointer.js';
 import { compareCheckpoints } from '../../../src/activities/checkpoint/compare.js';
 import { renderUnifiedDiff } from '../../../src/activities/checkpoint/unified-diff.js';
 import type { ContentKey } from '../../../src/protocol/content-key.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
-import { createDirectoryStore } from '../../../src/store/directory-store.js';
+import { useScratchWorkspace } from './scratch-workspace.js';
 
-let temp: string;
+const scratch = useScratchWorkspace('unified-diff');
 let workspace: string;
 let store: ContentStore;
 let checkpointer: Checkpointer;
 
-beforeEach(async () => {
-  temp = await fs.mkdtemp(path.join(os.tmpdir(), 'durable-agent-unified-diff-'));
-  workspace = path.join(temp, 'workspace');
-  await fs.mkdir(workspace);
-  store = createDirectoryStore(path.join(temp, 'store'));
+beforeEach(() => {
+  ({ workspace, store } = scratch);
   checkpointer = createCheckpointer(store);
-});
-afterEach(async () => {
-  await fs.rm(temp, { recursive: true, force: true });
 });
 
 async function write(rel: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
