@@ -49,6 +49,8 @@ export function createChangeWatch(root: string): ChangeWatch {
   const watchers = new Map<string, FSWatcher>();
   let changed = new Set<string>();
   let reliable = true;
+  // Out of inotify watches or descriptors: the workspace is read whole from then on, and its watches let go.
+  let exhausted = false;
   let eventsAtLastLook = eventsSeen;
 
   const forget = (directory: string) => {
@@ -59,7 +61,7 @@ export function createChangeWatch(root: string): ChangeWatch {
   return {
     add(directory, renew = false) {
       if (renew) forget(directory);
-      if (!reliable || watchers.has(directory)) return;
+      if (!reliable || exhausted || watchers.has(directory)) return;
       let watcher: FSWatcher;
       try {
         watcher = watch(directory, { persistent: false }, () => {
@@ -67,9 +69,14 @@ export function createChangeWatch(root: string): ChangeWatch {
           changed.add(directory);
         });
       } catch (error) {
-        // Gone already: the walk finds it gone too. Anything else (the watch limit, ENOSPC) ends watching.
+        // Gone already: the walk finds it gone too.
         const code = errorCode(error);
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') reliable = false;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return;
+        reliable = false;
+        if (code === 'ENOSPC' || code === 'EMFILE') {
+          exhausted = true;
+          for (const watched of [...watchers.keys()]) forget(watched);
+        }
         return;
       }
       watcher.on('error', () => {
@@ -86,7 +93,7 @@ export function createChangeWatch(root: string): ChangeWatch {
       eventsAtLastLook = eventsSeen;
       const directories = changed;
       changed = new Set();
-      if (!settled || !reliable || events >= SUSPECT_EVENTS) {
+      if (!settled || !reliable || exhausted || events >= SUSPECT_EVENTS) {
         reliable = true;
         return undefined;
       }

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createCheckpointer } from '../../../src/activities/checkpoint/checkpointer.js';
 import { compareCheckpoints } from '../../../src/activities/checkpoint/compare.js';
 import { restoreChanges } from '../../../src/activities/checkpoint/restore.js';
+import { restoreWorkspace } from '../../../src/cli/workspace-files.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
 import { useScratchWorkspace } from './scratch-workspace.js';
 
@@ -82,5 +83,23 @@ describe('restoring a checkpoint', () => {
     await restoreTo(target);
     expect(await fs.readFile(path.join(workspace, 'x/inner.txt'), 'utf8')).toBe('inner\n');
     expect(await fs.readFile(path.join(workspace, 'y'), 'utf8')).toBe('file\n');
+  });
+
+  it("is not refused when the run's last checkpoint holds the same files under another key (deltas)", async () => {
+    for (let index = 0; index < 40; index++) await write(`src/m${index}.ts`, `${index}\n`);
+    // A worker's checkpoints: after the first, each changed directory is stored as a delta on its last tree.
+    const worker = createCheckpointer(store, { watch: true });
+    const first = (await worker.checkpoint(workspace)).key;
+    await write('src/m1.ts', 'changed\n');
+    const last = (await worker.checkpoint(workspace)).key;
+    const restored = await restoreWorkspace(store, workspace, { target: first, last, force: false });
+    // The CLI's checkpoint of the same files is stored whole: another key, no change.
+    expect(restored.now).not.toBe(last);
+    expect(restored).toMatchObject({ restored: true, report: { written: 1, removed: 0 } });
+    expect(await fs.readFile(path.join(workspace, 'src/m1.ts'), 'utf8')).toBe('1\n');
+
+    await write('src/m2.ts', 'edited outside the run\n');
+    const refused = await restoreWorkspace(store, workspace, { target: last, last: first, force: false });
+    expect(refused).toMatchObject({ restored: false, outside: [{ path: 'src/m2.ts', change: 'modified' }] });
   });
 });
