@@ -4,7 +4,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { ModelSelection } from '../protocol/model.js';
 import type { ForkOrigin } from '../core/run/fork.js';
@@ -123,18 +122,7 @@ export async function forkFromStep(argv: string[], config: Config): Promise<numb
 
   const connected = await connect(config, { needWorker: true });
   try {
-    let chain: ChainRun[];
-    try {
-      chain = await readChain(connected.client, workflowId, values['run-id']);
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      log(
-        color.red(
-          visibleText(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`),
-        ),
-      );
-      return EXIT.usage;
-    }
+    const chain: ChainRun[] = await readChain(connected.client, workflowId, values['run-id']);
     // The state after step N is taken where step N+1 begins: in the run that made (or is making) step N+1's model call.
     const source = chain.find((link) => link.run.steps.some((step) => step.step === fromStep + 1));
     if (!source) {

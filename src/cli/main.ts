@@ -34,10 +34,12 @@ export async function main(argv: string[]): Promise<number> {
       log(color.red(`error: ${visibleLines((error as Error).message)}`));
       return EXIT.usage;
     }
-    // An id that names no run is the caller's mistake, like a bad argument: said in one line.
+    // An id that names no run is the caller's mistake, like a bad argument: said in one line, for every command.
     if (error instanceof Error && error.name === 'WorkflowNotFoundError') {
-      const id = (error as Error & { workflowId?: string }).workflowId;
-      log(color.red(visibleLines(`error: no run ${id ?? ''}`.trimEnd())));
+      const { workflowId, runId } = error as Error & { workflowId?: string; runId?: string };
+      log(
+        color.red(visibleLines(`error: no run ${workflowId ?? ''}${runId ? ` with run id ${runId}` : ''}`.trimEnd())),
+      );
       return EXIT.usage;
     }
     if (error instanceof CommandFailure) {

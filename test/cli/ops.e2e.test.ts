@@ -143,11 +143,24 @@ describe('history', () => {
     expect(human.stdout).toMatch(/! .*(503|overload)/);
 
     // An id that names no run is a usage error in one line, whichever command reads it.
-    for (const command of [['history'], ['status'], ['watch'], ['status', '--json']]) {
+    for (const command of [
+      ['history'],
+      ['status'],
+      ['watch'],
+      ['status', '--json'],
+      ['diff'],
+      ['rewind', '--to-step', '1'],
+      ['fork', '--from-step', '1'],
+    ]) {
       const unknown = await cli([command[0]!, 'agent-no-such-run', ...command.slice(1)]);
       expect(unknown.exitCode, command.join(' ')).toBe(2);
       expect(unknown.stderr.trim()).toBe('error: no run agent-no-such-run');
     }
+    const wrongRun = await cli(['history', 'agent-no-such-run', '--run-id', '01a25218-33c2-7874-a94d-6dbe7544cf5b']);
+    expect(wrongRun.exitCode).toBe(2);
+    expect(wrongRun.stderr.trim()).toBe(
+      'error: no run agent-no-such-run with run id 01a25218-33c2-7874-a94d-6dbe7544cf5b',
+    );
   }, 120_000);
 });
 

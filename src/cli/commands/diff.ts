@@ -1,6 +1,5 @@
 // Node: `diff`: what a run did to its workspace's files, read from the checkpoints in its history and the trees and
 // files they name in the content store.
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { FileChange } from '../../protocol/checkpoint.js';
 import { fileChangesOf } from '../../protocol/checkpoint.js';
@@ -35,10 +34,6 @@ export async function diffCommand(argv: string[], config: Config): Promise<numbe
   let run: RunHistory;
   try {
     run = await readTask(connected.client, workflowId, values['run-id']);
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    log(color.red(visibleText(`error: no run ${workflowId}`)));
-    return EXIT.usage;
   } finally {
     await connected.close();
   }

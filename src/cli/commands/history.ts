@@ -1,5 +1,4 @@
 // Node: `history`: a run step by step from its event history (src/history reads it; this prints it).
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ToolSelectionRecord } from '../../protocol/model.js';
@@ -9,7 +8,7 @@ import { nestSubAgents, readTask } from '../../history/run-tree.js';
 import { connect } from '../connect.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { visibleText } from '../../core/terminal-text.js';
-import { color, log, out, outJson } from '../output.js';
+import { out, outJson } from '../output.js';
 import { stdoutColor } from '../stdout-color.js';
 import { parseCommandLine } from '../option-table.js';
 import { historyOptions } from '../options/runs.js';
@@ -24,21 +23,10 @@ export async function historyCommand(argv: string[], config: Config): Promise<nu
     throw new UsageError(`--depth must be a whole number of levels (0: this run only), got "${values.depth}"`);
   const connected = await connect(config, { needWorker: false });
   try {
-    let run: RunHistory;
-    try {
-      run = await readTask(connected.client, workflowId, values['run-id']);
-      await nestSubAgents(connected.client, run, depth);
-      const forks = await forksOf(connected.client, workflowId);
-      if (forks.length > 0) run.forks = forks;
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      log(
-        color.red(
-          visibleText(`error: no run ${workflowId}${values['run-id'] ? ` with run id ${values['run-id']}` : ''}`),
-        ),
-      );
-      return EXIT.usage;
-    }
+    const run: RunHistory = await readTask(connected.client, workflowId, values['run-id']);
+    await nestSubAgents(connected.client, run, depth);
+    const forks = await forksOf(connected.client, workflowId);
+    if (forks.length > 0) run.forks = forks;
     if (values.json) outJson(run);
     else out(formatHistory(run));
     return EXIT.finished;

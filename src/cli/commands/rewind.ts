@@ -1,7 +1,6 @@
 // Node: `rewind`: a run's workspace set back to its files after step N, from the checkpoints in its history; with
 // --conversation the run's conversation too, by forking from that step in the same workspace.
 import { realpath } from 'node:fs/promises';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { ContentKey } from '../../protocol/content-key.js';
 import type { FileChange } from '../../protocol/checkpoint.js';
@@ -36,10 +35,6 @@ export async function rewindCommand(argv: string[], config: Config): Promise<num
   let chain;
   try {
     chain = await readChain(connected.client, workflowId, values['run-id']);
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    log(color.red(visibleText(`error: no run ${workflowId}`)));
-    return EXIT.usage;
   } finally {
     await connected.close();
   }
