@@ -10,6 +10,8 @@ import { DevServerError } from './errors.js';
 import type { ProcessRecord } from './state-record.js';
 
 const LOG_ROTATE_BYTES = 20 * 1024 * 1024;
+// How long a process that is no longer ours by its command line may take to finish exiting.
+const EXIT_WAIT_MS = 2_000;
 
 /** A process started by `spawnDetached`. */
 export interface SpawnedProcess {
@@ -226,12 +228,32 @@ export async function terminate(record: ProcessRecord, graceMs: number): Promise
   signalGroup(record.pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    if (!(await isOurProcess(record))) return record;
+    if (!(await isOurProcess(record))) return await exited(record);
     await sleep(100);
   }
   signalGroup(record.pid, 'SIGKILL');
   const killDeadline = Date.now() + 5_000;
   while (Date.now() < killDeadline && (await isOurProcess(record))) await sleep(100);
+  return await exited(record);
+}
+
+/**
+ * Returns `record` once its process is gone or a zombie. An exiting process drops its command line (so is no longer
+ * known as ours) a moment before it has exited: a server still closing its database then would meet the next start.
+ */
+async function exited(record: ProcessRecord): Promise<ProcessRecord> {
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (Date.now() < deadline && (await isProcessAlive(record.pid))) {
+    const state = await readProcess(
+      record.pid,
+      'stat',
+      (text) => text.slice(text.lastIndexOf(')') + 2)[0],
+      'state=',
+      (line) => line[0],
+    );
+    if (state === undefined || state === 'Z') break;
+    await sleep(20);
+  }
   return record;
 }
 
