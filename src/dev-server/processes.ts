@@ -193,7 +193,7 @@ async function readCommandLine(pid: number): Promise<CommandLine | undefined> {
   return await readProcess<CommandLine>(
     pid,
     'cmdline',
-    // A zombie has an empty command line: it has exited.
+    // A zombie, or a process on its way out, has an empty command line: it is no longer the one we started.
     (raw) => (raw === '' ? undefined : { argv: raw.replace(/\0$/, '').split('\0'), exact: true }),
     'command=',
     (line) => ({ argv: line.split(' '), exact: false }),

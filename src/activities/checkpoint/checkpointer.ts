@@ -103,6 +103,9 @@ interface DirectoryMemo {
   oldestStoredAt: number;
   /** Absolute paths of the subdirectories recorded. */
   subdirectories: string[];
+  /** Files and skipped entries in the tree and below it, counted once when it was recorded. */
+  filesBelow: number;
+  skippedBelow: number;
 }
 
 /** A file's stat when it was read, and the entry made of it, which holds while the stat is the same. */
@@ -266,12 +269,10 @@ async function directoryKey(walk: Walk, directory: Directory): Promise<ContentKe
 /** Keeps an unchanged directory's memo, and those of every directory below it, for the next checkpoint. */
 function carry(walk: Walk, absolute: string, memo: DirectoryMemo): ContentKey {
   walk.next.set(absolute, memo);
+  walk.files += memo.filesBelow;
+  walk.skipped += memo.skippedBelow;
   const pending = [memo];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    for (const entry of next.entries) {
-      if (entry.type === 'file') walk.files++;
-      else if (entry.type === 'skipped') walk.skipped++;
-    }
     for (const subdirectory of next.subdirectories) {
       const below = walk.previous!.get(subdirectory);
       if (below) {
@@ -348,10 +349,14 @@ async function recordDirectory(
   await Promise.all(waits);
 
   const recorded = entries.filter((entry): entry is TreeEntry => entry !== undefined);
+  let filesBelow = 0;
+  let skippedBelow = 0;
   for (const entry of recorded) {
-    if (entry.type === 'file') walk.files++;
-    else if (entry.type === 'skipped') walk.skipped++;
+    if (entry.type === 'file') filesBelow++;
+    else if (entry.type === 'skipped') skippedBelow++;
   }
+  walk.files += filesBelow;
+  walk.skipped += skippedBelow;
   // An unchanged directory is neither serialised nor stored again; its cached files' entries are the same objects.
   const trustedPrevious = previous !== undefined && trusted(previous.storedAt) ? previous : undefined;
   let key: ContentKey;
@@ -370,7 +375,10 @@ async function recordDirectory(
   for (const file of files.values()) oldestStoredAt = Math.min(oldestStoredAt, file.storedAt);
   for (const below of subdirectories) {
     const memo = walk.next.get(below);
-    if (memo) oldestStoredAt = Math.min(oldestStoredAt, memo.oldestStoredAt);
+    if (!memo) continue;
+    oldestStoredAt = Math.min(oldestStoredAt, memo.oldestStoredAt);
+    filesBelow += memo.filesBelow;
+    skippedBelow += memo.skippedBelow;
   }
   walk.next.set(absolute, {
     ino,
@@ -385,6 +393,8 @@ async function recordDirectory(
     storedAt,
     oldestStoredAt,
     subdirectories: subdirectories.filter((below) => walk.next.has(below)),
+    filesBelow,
+    skippedBelow,
   });
   return key;
 }
