@@ -30,8 +30,10 @@ export interface LiveOutput {
 // How much of a call's arguments is shown: enough to tell what it does, not a whole file being written.
 const ARGUMENTS_SHOWN = 200;
 // A call that ended just before its run did may still be on its way: following stops once every call seen to start
-// has been seen to end (or fail), or after this long.
+// has been seen to end (or fail), or once no event has come for this long (a loaded machine reads slowly, so the
+// wait runs from the last event read, up to MAX_DRAIN_MS in all).
 const DRAIN_MS = 2_000;
+const MAX_DRAIN_MS = 10_000;
 const DRAIN_POLL_MS = 20;
 // Events already written but not read yet get this long in any case.
 const MIN_DRAIN_MS = 150;
@@ -64,6 +66,9 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
   let holds = 0;
   let catchUp: (() => Promise<void>) | undefined;
   let stopped: Promise<void> | undefined;
+  let stopping: (() => void) | undefined;
+  const stopRequested = new Promise<void>((resolve) => (stopping = resolve));
+  let lastEventAt = 0;
   // Call attempts seen to start and not yet seen to end: what stopping waits for.
   const open = new Set<string>();
   const track = (event: LiveEvent): void => {
@@ -83,9 +88,12 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
   const reading = (async () => {
     try {
       for await (const event of channel.subscribe(workflowId, { from: options.from, signal: abort.signal })) {
+        lastEventAt = Date.now();
         if (isEarlier(event)) continue;
         track(event);
-        if (event.kind === 'start' && catchUp) await catchUp().catch(() => undefined);
+        // Once following stops, the catch-up (a state query a closed run answers late) no longer holds the events
+        // back: the follower prints the run's last lines itself.
+        if (event.kind === 'start' && catchUp) await Promise.race([catchUp().catch(() => undefined), stopRequested]);
         if (held) held.push(event);
         else show(event);
       }
@@ -111,9 +119,12 @@ export function startLiveOutput(channel: LiveChannel, workflowId: string, option
     },
     stop: () =>
       (stopped ??= (async () => {
-        const until = Date.now() + DRAIN_MS;
+        stopping?.();
+        const startedAt = Date.now();
+        const until = () => Math.min(startedAt + MAX_DRAIN_MS, Math.max(startedAt, lastEventAt) + DRAIN_MS);
         await new Promise((resolve) => setTimeout(resolve, MIN_DRAIN_MS));
-        while (open.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+        while (open.size > 0 && Date.now() < until())
+          await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
         abort.abort();
         await reading;
         printer?.endLine();

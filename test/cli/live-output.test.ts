@@ -100,4 +100,21 @@ describe('live output on the terminal', () => {
     expect(lines.map((line) => JSON.parse(line) as LiveEvent)).toEqual(events);
     expect(written).not.toContain('\u202e');
   });
+
+  it('prints a call that ended with its run even while the catch-up before it is still waiting for an answer', async () => {
+    const channel = channelOf([
+      event(1, { kind: 'start', model: 'm' }),
+      event(1, { kind: 'text', text: 'Removed it.' }),
+      event(1, { kind: 'end', finishReason: 'stop' }),
+    ]);
+    const live = startLiveOutput(channel, 'agent-x', { from: 'start', json: false });
+    // A state query of a run that has just closed: answered only after a worker replays it, or never.
+    live.beforeEachCall(() => new Promise<void>(() => undefined));
+    channel.release();
+    const startedAt = Date.now();
+    await live.stop();
+    expect(written).toBe('Removed it.\n');
+    // The call's end was read, so stopping did not wait out the drain.
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+  });
 });
