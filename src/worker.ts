@@ -36,6 +36,11 @@ import { authorizationActivities } from './activities/authorization/verify-decis
 import type { AuthorizationActivities } from './protocol/activities.js';
 import type { LiveChannel } from './live/live-channel.js';
 import { LIVE_URL_VARIABLE, liveChannelFromEnv } from './live/channel-from-env.js';
+import { activityTracing, workflowSpanSinks, workflowTracingInterceptors } from './telemetry/temporal-tracing.js';
+import type { Tracing } from './telemetry/tracing.js';
+import { startTracing } from './telemetry/tracing.js';
+import { installMetricsRuntime } from './telemetry/metrics-runtime.js';
+import { telemetrySettings } from './telemetry/settings.js';
 
 /** The workflow interceptors that carry a run's proof to its activities (bundled with the workflows). */
 export const workflowInterceptorsPath = fileURLToPath(
@@ -106,7 +111,7 @@ export function sharedWorkflowModules(): string[] {
 export function agentBundleOptions(): BundleOptions {
   return {
     workflowsPath,
-    workflowInterceptorModules: [workflowInterceptorsPath],
+    workflowInterceptorModules: [workflowInterceptorsPath, workflowTracingInterceptors],
     preloadModules: sharedWorkflowModules(),
   };
 }
@@ -181,6 +186,8 @@ export interface AgentWorkerOptions {
   operatorKey?: { key: Uint8Array; bindingsDir: string };
   /** Where model calls publish their output as it streams (src/live); none when omitted. Closed by whoever made it. */
   live?: LiveChannel;
+  /** Where workflow spans go, and whether model spans carry prompts and outputs; spans go nowhere when omitted. */
+  tracing?: Pick<Tracing, 'processor' | 'resource'> & { captureContent: boolean };
 }
 
 /** The Temporal workers of one agent worker process: the shared one, and the workspace one when configured. */
@@ -216,19 +223,20 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
       mcp: { servers: mcpServers, connections: mcpConnections, runServers: mcpRunServers },
       dataDir,
       ...(options.live ? { live: options.live } : {}),
+      ...(options.tracing?.captureContent ? { captureContent: true } : {}),
     }),
     ...authorizationActivities(operatorKey?.key),
   };
   const interceptors = {
     // A prebuilt bundle brings its own workflow interceptors (bundleWorkflowCode's workflowInterceptorModules).
-    ...(options.workflowBundle ? {} : { workflowModules: [workflowInterceptorsPath] }),
-    ...(operatorKey
-      ? {
-          activity: [
-            runProofInterceptor(createRunProofCheck(operatorKey.key, createRunBindings(operatorKey.bindingsDir))),
-          ],
-        }
-      : {}),
+    ...(options.workflowBundle ? {} : { workflowModules: [workflowInterceptorsPath, workflowTracingInterceptors] }),
+    // The span first, so the proof check's refusal is in the trace too.
+    activity: [
+      activityTracing,
+      ...(operatorKey
+        ? [runProofInterceptor(createRunProofCheck(operatorKey.key, createRunBindings(operatorKey.bindingsDir)))]
+        : []),
+    ],
   };
   // The same store backs Temporal External Storage: any payload still too large (a failure's details, a query
   // answer) is kept out of history as well.
@@ -259,6 +267,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
         : { workflowsPath, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
       activities,
       interceptors,
+      sinks: workflowSpanSinks(options.tracing),
     }),
   ];
   if (options.toolTaskQueue && options.toolTaskQueue !== options.taskQueue) {
@@ -267,7 +276,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
         ...common,
         taskQueue: options.toolTaskQueue,
         activities: workspaceActivities(activities),
-        ...(interceptors.activity ? { interceptors: { activity: interceptors.activity } } : {}),
+        interceptors: { activity: interceptors.activity },
       }),
     );
   }
@@ -331,6 +340,11 @@ export interface WorkerProcessOptions {
  */
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<void> {
   const { env, log } = options;
+  // Before any connection: the runtime's metrics are fixed when it is created.
+  const telemetry = telemetrySettings(env, 'durable-agent-worker');
+  installMetricsRuntime(telemetry, log);
+  const tracing = await startTracing(telemetry);
+  if (telemetry.traces) log(`telemetry: traces over OTLP (${telemetry.traces.protocol}) to ${telemetry.traces.url}`);
   const store = storeFromEnv(env, { stateDir: stateDir(env) });
   const commandSandbox = await workerSandbox(env, log);
   log(
@@ -372,9 +386,11 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
       ...(operatorKey ? { operatorKey } : {}),
       ...(live ? { live } : {}),
       ...(workflowBundle ? { workflowBundle } : {}),
+      tracing: { ...tracing, captureContent: telemetry.captureContent },
     });
   } finally {
     await live?.close();
+    await tracing.shutdown();
   }
 }
 

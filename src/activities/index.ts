@@ -55,6 +55,8 @@ export interface ActivityDependencies {
   dataDir?: string;
   /** Where model calls publish their output as it streams (src/live); no live output when omitted. */
   live?: LiveChannel;
+  /** Prompts and outputs in model call spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); off by default. */
+  captureContent?: boolean;
 }
 
 /** The activities registered on the worker. */
@@ -109,6 +111,7 @@ export function createActivities(deps: ActivityDependencies) {
       resolveTools,
       mcpContracts: (key) => mcp.catalogs.contracts(key),
       ...(deps.live ? { live: deps.live } : {}),
+      ...(deps.captureContent ? { captureContent: true } : {}),
     }),
     /** The function tools of this worker, recorded once per task so the workflow can offer them deterministically. */
     [ACTIVITY.listFunctionTools]: async (): Promise<FunctionToolSpec[]> => specs,

@@ -26,6 +26,8 @@ import { INLINE_STRING_BYTES } from './transcript-store.js';
 import { waitingOutStoreOutage } from './store-wait.js';
 import type { LiveChannel } from '../live/live-channel.js';
 import { livePublisherFor } from './live-publishing.js';
+import type { ModelCallSpan } from './telemetry.js';
+import { startModelCallSpan } from './telemetry.js';
 
 /** The contracts of the named tools: the task registry's, else the task's MCP tools' (by their stored catalog). */
 export type ResolveTools = (names: string[], mcp?: ReadonlyMap<string, ToolContract>) => ToolContract[];
@@ -39,6 +41,8 @@ export interface ModelCallDependencies {
   mcpContracts?: (catalog: ContentKey) => Promise<ReadonlyMap<string, ToolContract>>;
   /** Where the call's output goes as it streams (live output); none when omitted. */
   live?: LiveChannel;
+  /** Prompts and outputs in the call's span (off by default: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT). */
+  captureContent?: boolean;
 }
 
 /** What the model is asked, before the provider is chosen: the request's own fields with its messages and tools. */
@@ -103,19 +107,37 @@ async function complete(
   // The stream's latest progress rides on the timed heartbeats, which also cover the silence before the first token.
   const heartbeat = keepAlive(context, { step: request.step });
   const live = context && deps.live ? livePublisherFor(deps.live, context, request) : undefined;
+  let span: ModelCallSpan | undefined;
   try {
     const { provider, model } = await deps.resolveProvider(request.selection);
+    span = startModelCallSpan(
+      {
+        provider: request.selection.provider ?? 'default',
+        model,
+        step: request.step,
+        purpose: request.purpose ?? 'step',
+      },
+      deps.captureContent ?? false,
+    );
+    const traced = span;
     live?.publish({ kind: 'start', model });
     const turn = await provider.complete({
       ...ask,
       model,
       signal,
-      onProgress: (progress) => heartbeat.update({ step: request.step, ...progress }),
+      headers: traced.headers,
+      onProgress: (progress) => {
+        traced.firstToken();
+        heartbeat.update({ step: request.step, ...progress });
+      },
       ...(live ? { onDelta: (delta: LiveDelta) => live.publish(delta) } : {}),
     });
     live?.publish({ kind: 'end', finishReason: turn.finishReason });
-    return withUsageAccounting(ask.messages, turn, toolTokens);
+    const accounted = withUsageAccounting(ask.messages, turn, toolTokens);
+    traced.ended(accounted, { input: ask.messages });
+    return accounted;
   } catch (error) {
+    span?.failed(error);
     if (signal.aborted) {
       live?.publish({ kind: 'failed', error: 'cancelled' });
       throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure('Model call cancelled');

@@ -2,6 +2,7 @@
 // context, turns executor exceptions into envelopes on the last attempt, and applies layer 1 of the output budget.
 import type { Context } from '@temporalio/activity';
 import { currentActivityContext } from './activity-context.js';
+import { inToolCallSpan } from './telemetry.js';
 import { keepAlive } from './keep-alive.js';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { performance } from 'node:perf_hooks';
@@ -46,11 +47,29 @@ export interface RunToolOptions {
 }
 
 /** Runs one tool executor as (the body of) a Temporal activity and returns an envelope within the per-result budget. */
-export async function runTool(
+export function runTool(
   toolName: string,
   executor: ToolExecutor,
   request: ToolActivityInput,
   options: RunToolOptions = {},
+): Promise<ToolActivityResult> {
+  return inToolCallSpan(
+    toolName,
+    {
+      'gen_ai.tool.call.id': request.callId,
+      'durable_agent.step': request.turn,
+      ...(request.classification ? { 'durable_agent.tool.risk_level': request.classification.level } : {}),
+      ...(request.approved ? { 'durable_agent.tool.approved': true } : {}),
+    },
+    () => runToolInSpan(toolName, executor, request, options),
+  );
+}
+
+async function runToolInSpan(
+  toolName: string,
+  executor: ToolExecutor,
+  request: ToolActivityInput,
+  options: RunToolOptions,
 ): Promise<ToolActivityResult> {
   const started = performance.now();
   const elapsedMs = (): number => Math.round(performance.now() - started);

@@ -1,6 +1,9 @@
 // Node: the CLI's one connection to Temporal: TEMPORAL_ADDRESS, or the embedded dev server (started or reused, with
 // its background worker and the Web UI's codec endpoint), opened once per command.
 import { Client, Connection } from '@temporalio/client';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { TRACE_HEADER, traceCarrier } from './trace-parent.js';
 import type { Config } from '../config.js';
 import { dataConverterFromEnv } from '../store/data-converter.js';
 import { cliStore } from './cli-store.js';
@@ -59,7 +62,7 @@ function connectedOf(
       namespace: config.namespace,
       dataConverter,
       // Every Update this CLI sends waits until no task of its run waits unstarted (task-settled.ts).
-      interceptors: { workflow: [updateAfterWaitingTask(connection, config.namespace)] },
+      interceptors: { workflow: [updateAfterWaitingTask(connection, config.namespace), ...joinedTrace()] },
     }),
     namespace: config.namespace,
     taskQueue: config.taskQueue,
@@ -72,6 +75,14 @@ function connectedOf(
       await connection.close();
     },
   };
+}
+
+// A run this client starts joins the caller's trace when the shell names one (TRACEPARENT).
+function joinedTrace(): WorkflowClientInterceptor[] {
+  const carrier = traceCarrier(process.env);
+  if (!carrier) return [];
+  const header = defaultPayloadConverter.toPayload(carrier);
+  return [{ start: (input, next) => next({ ...input, headers: { ...input.headers, [TRACE_HEADER]: header } }) }];
 }
 
 function askOnce(config: Config, connection: Connection): () => Promise<boolean> {

@@ -18,6 +18,7 @@ import { runOptions } from './options/run.js';
 import { color, log } from './output.js';
 import { runUrl } from './run-url.js';
 import { readyEmbeddedServer, startOverHttp } from './start-over-http.js';
+import { TRACE_HEADER, traceCarrier } from './trace-parent.js';
 import { withEnvOffer } from '../dev-server/worker-environment.js';
 import {
   callableTools,
@@ -164,6 +165,7 @@ export async function runTask(argv: string[], config: Config, forceDetach = fals
         memo,
         summary,
         details,
+        ...traceHeader(),
       })
     : undefined;
   const announce = (link: string | undefined): void => {
@@ -308,4 +310,10 @@ function checkpointSettings(off: boolean, ignore: string[] | undefined): Pick<Ag
     return { checkpoints: false };
   }
   return ignore?.length ? { checkpoints: { ignore } } : {};
+}
+
+// The trace the run joins (TRACEPARENT), in the start's header where the workflow's interceptors read it.
+function traceHeader(): { header?: Record<string, unknown> } {
+  const carrier = traceCarrier(process.env);
+  return carrier ? { header: { [TRACE_HEADER]: carrier } } : {};
 }

@@ -29,6 +29,8 @@ export interface HttpStart {
   memo: Record<string, unknown>;
   summary: string;
   details: string;
+  /** The start's header fields (the trace the run joins). */
+  header?: Record<string, unknown>;
 }
 
 /**

@@ -397,6 +397,8 @@ export interface StartRequest {
   /** Makes a retried request start the workflow once. */
   requestId: string;
   identity: string;
+  /** Header fields of the start (`json/plain` each), as the SDK's interceptors read them. */
+  header?: Record<string, unknown>;
 }
 
 /** StartWorkflowExecution with `json/plain` payloads, as the SDK's client sends it; returns the run id. */
@@ -412,6 +414,13 @@ export async function startExecution(api: HttpApi, request: StartRequest): Promi
     userMetadata: { summary: jsonPlainPayload(request.summary), details: jsonPlainPayload(request.details) },
     requestId: request.requestId,
     identity: request.identity,
+    ...(request.header
+      ? {
+          header: {
+            fields: Object.fromEntries(Object.entries(request.header).map(([k, v]) => [k, jsonPlainPayload(v)])),
+          },
+        }
+      : {}),
   });
   const runId = answer?.runId;
   if (typeof runId !== 'string' || !runId) throw new HttpApiUnavailable('StartWorkflowExecution answered no run id');

@@ -28,6 +28,10 @@ const WORKER_SETTINGS: ReadonlySet<string> = new Set([
 // Every DURABLE_AGENT_* variable reaches the worker, so a setting added later needs no change here.
 const OWN_SETTING = /^DURABLE_AGENT_/;
 
+// Where the worker's traces and metrics go (docs/observability.md): set on the CLI's command line, they reach the
+// worker it starts. OTEL_EXPORTER_OTLP_HEADERS may hold a collector's key: like the model keys, the worker needs it.
+const TELEMETRY_SETTING = /^OTEL_/;
+
 // Passed like every DURABLE_AGENT_* variable but read by the CLI only (the state directory is set to the resolved one):
 // left out of the digest, so shells that differ only there share one worker.
 const CLI_ONLY_SETTING = /^DURABLE_AGENT_(STATE_DIR|CACHE_DIR|DEV_\w+|PRICES)$/;
@@ -67,6 +71,7 @@ function workerSettings(env: Environment): Record<string, string> {
     (name) =>
       WORKER_SETTINGS.has(name) ||
       (OWN_SETTING.test(name) && !CLI_ONLY_SETTING.test(name)) ||
+      TELEMETRY_SETTING.test(name) ||
       (s3 && AWS_SETTING.test(name)) ||
       // The worker hands these on to commands, so it has to have them.
       passed.has(name),

@@ -25,6 +25,8 @@ export type ProviderRequest = Pick<ModelRequest, 'toolChoice' | 'outputSchema'> 
   tools: readonly ToolContract[];
   model: string;
   signal?: AbortSignal;
+  /** Sent with the HTTP request besides the SDK's own (the W3C trace context of the call's span). */
+  headers?: Record<string, string>;
   /** Called as stream chunks arrive, so the activity can heartbeat while the answer is still coming. */
   onProgress?: (progress: StreamProgress) => void;
   /**

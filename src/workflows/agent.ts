@@ -59,6 +59,7 @@ import type { StepShell } from './tool-step.js';
 import { stepBoundaryObservers } from './step-boundary.js';
 import { runStepCalls } from './tool-step.js';
 import { createChildReporter, installChildReports } from './sub-agent.js';
+import { createRunMetrics } from './run-metrics.js';
 import { offersTask } from '../core/sub-agents/limits.js';
 import { treeUsage } from '../core/sub-agents/ledger.js';
 
@@ -285,6 +286,7 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
   let lastAttributes = '';
   let scheduled = false;
   const report = createChildReporter(state, input);
+  const emitMetrics = createRunMetrics(state, input, approvals.list());
   // Settled once: each deferral chains two reactions on it instead of making a third promise, and every promise made
   // in workflow code has its stack captured by the SDK.
   const settled = Promise.resolve();
@@ -292,6 +294,7 @@ function createPublisher(state: AgentState, input: AgentInput, approvals: Approv
     scheduled = false;
     const pending = approvals.list();
     report?.(pending);
+    emitMetrics(pending);
     const details = currentDetails(state, input, pending);
     if (details !== lastDetails) setCurrentDetails(details);
     lastDetails = details;

@@ -16,7 +16,7 @@ import type { ScriptedModelServerOptions, ScriptTurn } from '../../src/scripted-
 import { agentWorkflow } from '../../src/workflows/agent.js';
 import { createDirectoryStore } from '../../src/store/directory-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { createAgentWorkers, sharedWorkflowModules, workflowsPath } from '../../src/worker.js';
+import { agentBundleOptions, createAgentWorkers } from '../../src/worker.js';
 import type { AgentWorkerOptions } from '../../src/worker.js';
 import { noteIfSlowTask } from './slow-tasks.js';
 
@@ -42,7 +42,7 @@ function quietRuntime(): void {
 
 /** One workflow bundle per test process: bundling takes seconds. */
 export function sharedBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, preloadModules: sharedWorkflowModules(), logger: quietLogger });
+  bundle ??= bundleWorkflowCode({ ...agentBundleOptions(), logger: quietLogger });
   return bundle;
 }
 

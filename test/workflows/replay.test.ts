@@ -1,5 +1,6 @@
 // Replays the saved histories of passing runs against the current workflow code: a change that would make a
 // running workflow non-deterministic fails here before it reaches a worker.
+import { workflowSpanSinks } from '../../src/telemetry/temporal-tracing.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -30,7 +31,7 @@ describe('replay of saved histories', () => {
       })),
     );
     const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle() }, histories)) {
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() }, histories)) {
       results.push(result);
     }
     expect(results).toHaveLength(files.length);
