@@ -1,4 +1,5 @@
 // Node: every side effect the workflow can ask for, assembled from the dependencies worker.ts passes in.
+import { meteredStore } from './telemetry.js';
 import { ACTIVITY } from '../protocol/activity-names.js';
 import type { ClassifyBashInput } from '../protocol/bash-classification.js';
 import { classifyBash } from './classify-bash.js';
@@ -60,7 +61,8 @@ export interface ActivityDependencies {
 }
 
 /** The activities registered on the worker. */
-export function createActivities(deps: ActivityDependencies) {
+export function createActivities(given: ActivityDependencies) {
+  const deps = { ...given, store: meteredStore(given.store) };
   const functions = deps.functions ?? [];
   const transcripts = createTranscriptStore(deps.store);
   // One per worker: its stat cache is what keeps a checkpoint's cost to the files that changed.

@@ -9,6 +9,8 @@ import type { ModelTurn } from '../protocol/model.js';
 import type { Envelope } from '../protocol/envelope.js';
 import { envelopeSize } from '../protocol/envelope.js';
 import { costOf } from '../core/pricing.js';
+import type { ContentKey } from '../protocol/content-key.js';
+import type { ContentStore } from '../store/content-store.js';
 import { currentActivityContext } from './activity-context.js';
 
 const tracer = () => trace.getTracer('durable-agent');
@@ -152,10 +154,16 @@ export async function inToolCallSpan<T extends { envelope: Envelope }>(
   );
 }
 
-/** Counts bytes the store wrote for a run (a put of content it did not have). */
-export function countStoreBytes(bytes: number): void {
-  if (bytes > 0)
-    meter()?.createCounter(ACTIVITY_METRICS.storeBytes, 'bytes', 'Bytes written to the content store').add(bytes);
+/** `store`, counting the bytes each activity puts into it (before the store finds it already has them). */
+export function meteredStore(store: ContentStore): ContentStore {
+  const put = async (content: string | Uint8Array): Promise<ContentKey> => {
+    const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
+    if (bytes > 0)
+      meter()?.createCounter(ACTIVITY_METRICS.storeBytes, 'bytes', 'Bytes put into the content store').add(bytes);
+    return store.put(content);
+  };
+  // The store's own methods stay on its prototype chain; only `put` is wrapped.
+  return Object.assign(Object.create(store) as ContentStore, { put });
 }
 
 // A result too large for the model was stored whole: its key says where the rest is.

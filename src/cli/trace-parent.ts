@@ -7,7 +7,7 @@ import { ConfigError } from '../config.js';
 /** The header the interceptors read (@temporalio/interceptors-opentelemetry's TRACE_HEADER). */
 export const TRACE_HEADER = '_tracer-data';
 
-// version-traceid-spanid-flags, lowercase hex, neither id all zeros (W3C Trace Context §3.2).
+// version-traceid-spanid-flags, lowercase hex, neither id all zeros (the W3C Trace Context format).
 const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** The carrier of `env`'s trace context, or undefined when it names none; a malformed one is refused. */

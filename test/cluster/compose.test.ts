@@ -15,6 +15,7 @@ import {
   NATS_SERVER_VERSION,
 } from '../../src/cluster/topology.js';
 import type { ClusterVariable } from '../../src/cluster/topology.js';
+import { JAEGER_RELEASE } from '../../src/host/jaeger-binary.js';
 import { composeCheck, loadCompose } from './compose-check.js';
 import type { ComposeProject } from './compose-check.js';
 
@@ -34,9 +35,11 @@ describe('docker-compose.yml', () => {
       [
         'codec',
         'create-bucket',
+        'jaeger',
         'minio',
         'nats',
         'postgresql',
+        'prometheus',
         'register-search-attributes',
         'temporal',
         'temporal-ui',
@@ -106,6 +109,17 @@ describe('docker-compose.yml', () => {
     expect(services.codec!.ports).toEqual([
       expect.objectContaining({ target: 8234, published: CLUSTER_VARIABLES.DURABLE_AGENT_CODEC_PORT }),
     ]);
+  });
+
+  it("runs the Jaeger release npm run observability builds, and sends the workers' telemetry to it", () => {
+    const { services } = project;
+    expect(services.jaeger!.image).toBe(`jaegertracing/jaeger:${JAEGER_RELEASE}`);
+    expect(services.jaeger!.ports!.map((port) => port.target)).toEqual([16686, 4317, 4318]);
+    const worker = services.worker!.environment!;
+    expect(worker.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
+    // Prometheus (deploy/prometheus.yml) scrapes this port on every replica, across the compose network.
+    expect(worker.DURABLE_AGENT_METRICS_PORT).toBe('9464');
+    expect(worker.DURABLE_AGENT_METRICS_HOST).toBe('0.0.0.0');
   });
 
   it.each(Object.keys(CLUSTER_VARIABLES) as ClusterVariable[])('reads %s from the environment', async (name) => {

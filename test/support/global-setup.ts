@@ -2,7 +2,10 @@
 // Test files read its address with `inject('temporalAddress')` or process.env.TEMPORAL_TEST_ADDRESS.
 import type { TestProject } from 'vitest/node';
 import { provisionBubblewrap } from '../../src/host/bubblewrap.js';
+import { JaegerBinaryError } from '../../src/host/jaeger-binary.js';
+import { PrometheusBinaryError } from '../../src/host/prometheus-binary.js';
 import { buildCliIfStale } from './cli-build.js';
+import { provisionObservability } from './observability.js';
 import { provisionRipgrep } from './optional-tools.js';
 import { provisionS3Server, S3ServerUnavailableError } from './s3-server.js';
 import { prepareSlowTaskLog } from './slow-tasks.js';
@@ -46,6 +49,22 @@ async function provideS3Server(): Promise<void> {
   }
 }
 
+/**
+ * The telemetry tests' trace and metrics backends: Jaeger built with Go into the cache (about 9 minutes, once) and
+ * Prometheus fetched from Debian's package. Where they cannot be had, outside CI, those tests are skipped with the
+ * reason.
+ */
+async function provideObservability(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`[observability] ${line}\n`);
+  try {
+    await provisionObservability(log);
+  } catch (error) {
+    if (process.env.CI === 'true' || !(error instanceof JaegerBinaryError || error instanceof PrometheusBinaryError))
+      throw error;
+    log(error.message);
+  }
+}
+
 /** Starts the shared server and returns its teardown. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   prepareSlowTaskLog();
@@ -53,6 +72,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await provideCommandSandbox();
   await provisionRipgrep((line) => process.stderr.write(`[tools] ${line}\n`));
   await provideS3Server();
+  await provideObservability();
   const started = Date.now();
   const server = await startTestTemporalServer();
   process.stderr.write(

@@ -15,7 +15,11 @@ export const historiesDir = fileURLToPath(new URL('../fixtures/histories/', impo
  */
 export async function saveHistory(name: string, handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() }, history, handle.workflowId);
+  await Worker.runReplayHistory(
+    { workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() },
+    history,
+    handle.workflowId,
+  );
   if (process.env.UPDATE_HISTORIES === '1') {
     await mkdir(historiesDir, { recursive: true });
     await writeFile(`${historiesDir}${name}.json`, historyToJSON(history));

@@ -5,7 +5,10 @@
 //
 // Usage (compiled by worker-process.ts): node worker-process-main.mjs '<WorkerProcessConfig as JSON>'
 import { writeFile } from 'node:fs/promises';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { installMetricsRuntime } from '../../src/telemetry/metrics-runtime.js';
+import { telemetrySettings } from '../../src/telemetry/settings.js';
+import { startTracing } from '../../src/telemetry/tracing.js';
 import { builtinExecutors } from '../../src/activities/executors/index.js';
 import { resolveCommandSandbox } from '../../src/activities/sandbox/command-sandbox.js';
 import type { ToolExecutor } from '../../src/activities/executors/types.js';
@@ -17,13 +20,16 @@ import type { WorkerProcessConfig } from './worker-process.js';
 const config = JSON.parse(process.argv[2]!) as WorkerProcessConfig;
 // Errors print; of the warnings, only a slow workflow task is kept (counted for the whole test run).
 const printErrors = new DefaultLogger('ERROR');
-Runtime.install({
+// Traces and metrics as `durable-agent worker` exports them, when the test's settings name a destination.
+const telemetry = telemetrySettings(config.env ?? {}, 'durable-agent-worker');
+installMetricsRuntime(telemetry, (line) => console.log(line), {
   logger: new DefaultLogger('WARN', (entry) => {
     noteIfSlowTask(entry.message);
     if (entry.level === 'ERROR') printErrors.log(entry.level, entry.message, entry.meta);
   }),
   telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
 });
+const tracing = await startTracing(telemetry);
 
 /** The built-in write executor, stopped for good just before its commit. */
 function pausedBeforeCommit(executor: ToolExecutor, marker: string): ToolExecutor {
@@ -51,6 +57,7 @@ const agent = await createAgentWorkers({
   // The directory store, unless the test's settings name another one (an S3 bucket) as a deployment would.
   store: storeFromEnv({ DURABLE_AGENT_STORE_DIR: config.storeDir, ...config.env }, { stateDir: config.storeDir }),
   workflowBundle: { codePath: config.bundlePath },
+  tracing: { ...tracing, captureContent: telemetry.captureContent },
   ...(config.stickyQueueScheduleToStartTimeoutMs
     ? { stickyQueueScheduleToStartTimeoutMs: config.stickyQueueScheduleToStartTimeoutMs }
     : {}),
@@ -68,3 +75,4 @@ process.stdout.write('ready\n');
 process.once('SIGTERM', () => agent.shutdown());
 await running;
 await connection.close();
+await tracing.shutdown();

@@ -11,7 +11,7 @@ import type { ResultPromise } from 'execa';
 import { expect } from 'vitest';
 import { compiledEntry } from './compiled-entry.js';
 import { TEST_FILE_VARIABLE } from './slow-tasks.js';
-import { sharedWorkflowModules, workflowsPath } from '../../src/worker.js';
+import { agentBundleOptions } from '../../src/worker.js';
 
 /** What the worker process is told (as one JSON argument). */
 export interface WorkerProcessConfig {
@@ -48,11 +48,7 @@ const quietLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, w
 
 /** Bundles the workflows once and writes the code to `<directory>/workflow-bundle.js`; returns that path. */
 export async function writeWorkflowBundle(directory: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath,
-    preloadModules: sharedWorkflowModules(),
-    logger: quietLogger,
-  });
+  const { code } = await bundleWorkflowCode({ ...agentBundleOptions(), logger: quietLogger });
   const file = path.join(directory, 'workflow-bundle.js');
   await writeFile(file, code);
   return file;

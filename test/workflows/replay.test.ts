@@ -31,7 +31,10 @@ describe('replay of saved histories', () => {
       })),
     );
     const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() },
+      histories,
+    )) {
       results.push(result);
     }
     expect(results).toHaveLength(files.length);

@@ -67,7 +67,9 @@ async function completeStreaming(
   });
   // The SDK makes the request and maps HTTP errors; the events are read by readEventData, in linear time, with runs of
   // deltas read as one (the SDK's reader takes each of a megabyte's 260,000 events through its own generators).
-  const response = await client.messages.create(body, { signal: request.signal, ...(request.headers ? { headers: request.headers } : {}) }).asResponse();
+  const response = await client.messages
+    .create(body, { signal: request.signal, ...(request.headers ? { headers: request.headers } : {}) })
+    .asResponse();
   const meter = new OutputMeter(maxOutputBytes);
   const assembler = new AnthropicStreamAssembler(model, meter, request.onDelta);
   try {

@@ -91,7 +91,9 @@ async function completeStreaming(
     if (body.tool_choice !== 'none') body.parallel_tool_calls = true;
   }
   // The SDK makes the request and maps HTTP errors; the body is read by readChatChunks, in linear time.
-  const response = await client.chat.completions.create(body, { signal: request.signal, ...(request.headers ? { headers: request.headers } : {}) }).asResponse();
+  const response = await client.chat.completions
+    .create(body, { signal: request.signal, ...(request.headers ? { headers: request.headers } : {}) })
+    .asResponse();
   const meter = new OutputMeter(maxOutputBytes);
   const assembler = new StreamAssembler(model, meter, request.onDelta);
   try {

@@ -71,7 +71,9 @@ async function completeStreaming(
     body.parallel_tool_calls = body.tool_choice !== 'none';
   }
   // The SDK makes the request and maps HTTP errors; the events are read by readEventData, in linear time.
-  const response = await client.responses.create(body, { signal: request.signal, ...(request.headers ? { headers: request.headers } : {}) }).asResponse();
+  const response = await client.responses
+    .create(body, { signal: request.signal, ...(request.headers ? { headers: request.headers } : {}) })
+    .asResponse();
   const meter = new OutputMeter(maxOutputBytes);
   const assembler = new ResponsesAssembler(model, meter, request.onDelta);
   try {
