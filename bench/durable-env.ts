@@ -18,7 +18,7 @@ import type { ScriptedModelServer, ScriptedModelServerOptions } from '../src/scr
 import { agentDataConverter } from '../src/store/data-converter.js';
 import { createDirectoryStore } from '../src/store/directory-store.js';
 import { agentWorkflow } from '../src/workflows/agent.js';
-import { createAgentWorkers, sharedWorkflowModules, workflowsPath } from '../src/worker.js';
+import { agentBundleOptions, createAgentWorkers } from '../src/worker.js';
 import { startTestTemporalServer } from '../test/support/temporal-server.js';
 import { SLOW_TASK_MS } from '../test/support/task-timings.js';
 
@@ -92,11 +92,7 @@ export async function startDurableEnv(log: (line: string) => void): Promise<Dura
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
   };
   try {
-    const bundle = await bundleWorkflowCode({
-      workflowsPath,
-      preloadModules: sharedWorkflowModules(),
-      logger: quietLogger,
-    });
+    const bundle = await bundleWorkflowCode({ ...agentBundleOptions(), logger: quietLogger });
     // A page of an inline-transcript run's history holds events of hundreds of kilobytes each: more than gRPC's
     // default 4 MB a message.
     const connection = await Connection.connect({

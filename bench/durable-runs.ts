@@ -18,6 +18,8 @@ import type { SubAgentSizes } from './durable-sub-agents.js';
 import { benchSubAgents } from './durable-sub-agents.js';
 import type { CheckpointRunSizes } from './durable-checkpoints.js';
 import { benchCheckpointedRuns } from './durable-checkpoints.js';
+import type { TelemetrySizes } from './durable-telemetry.js';
+import { benchTelemetry } from './durable-telemetry.js';
 import type { TaxSizes } from './durable-tax.js';
 import { benchDurabilityTax } from './durable-tax.js';
 import { loadAverage } from './machine.js';
@@ -33,6 +35,7 @@ interface Sizes {
   fanOut: FanOutSizes;
   subAgents: SubAgentSizes;
   checkpoints: CheckpointRunSizes;
+  telemetry: TelemetrySizes;
 }
 
 const FULL: Sizes = {
@@ -43,6 +46,7 @@ const FULL: Sizes = {
   fanOut: { steps: 4, repetitions: 5 },
   subAgents: { latencyMs: 300, repetitions: 5 },
   checkpoints: { steps: 20, latencyMs: 300, repetitions: 5 },
+  telemetry: { steps: 30, latencyMs: 300, repetitions: 5 },
 };
 
 const QUICK: Sizes = {
@@ -53,6 +57,7 @@ const QUICK: Sizes = {
   fanOut: { steps: 2, repetitions: 2 },
   subAgents: { latencyMs: 300, repetitions: 1 },
   checkpoints: { steps: 5, latencyMs: 300, repetitions: 1 },
+  telemetry: { steps: 5, latencyMs: 300, repetitions: 1 },
 };
 
 /** The durable-run sections and what to do once they have run. */
@@ -120,6 +125,7 @@ export function durableSections(options: { quick: boolean; log: (line: string) =
     section('durable-checkpoints', 'Workspace checkpoints in a run', (env) =>
       benchCheckpointedRuns(env, sizes.checkpoints),
     ),
+    section('durable-telemetry', 'Traces and metrics', (env) => benchTelemetry(env, sizes.telemetry)),
   ];
 
   return {

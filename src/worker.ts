@@ -106,34 +106,38 @@ export function sharedWorkflowModules(): string[] {
 
 /**
  * How `npm run build` bundles the workflows: the entry, interceptors and preloaded modules that a worker bundling at
- * start is given.
+ * start is given. Temporal's tracing interceptors only in the bundle of a worker that exports traces: they make a span,
+ * a header and a sink call of every activity, which costs each workflow task CPU a worker without a trace backend
+ * should not pay. Both bundles make the same commands, so either replays the other's histories.
  */
-export function agentBundleOptions(): BundleOptions {
+export function agentBundleOptions(options: { tracing?: boolean } = {}): BundleOptions {
   return {
     workflowsPath,
-    workflowInterceptorModules: [workflowInterceptorsPath, workflowTracingInterceptors],
+    workflowInterceptorModules: [workflowInterceptorsPath, ...(options.tracing ? [workflowTracingInterceptors] : [])],
     preloadModules: sharedWorkflowModules(),
   };
 }
 
-/** Where `npm run build` writes the bundle of the compiled workflows (scripts/bundle-workflows.mjs). */
+/** Where `npm run build` writes the bundles of the compiled workflows (scripts/bundle-workflows.mjs). */
 export const prebuiltBundlePath = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
+export const prebuiltTracedBundlePath = fileURLToPath(new URL('./workflow-bundle-traced.js', import.meta.url));
 
 /**
  * The bundle `npm run build` made of the compiled workflows, when this is the compiled worker and the bundle is at
  * least as new as every compiled module: bundling at start costs a first run about 4 s of waiting for its first
  * workflow task. A source checkout (run with tsx) or a bundle older than its modules bundles at start.
  */
-export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
-  if (path.extname(workflowsPath) !== '.js' || !existsSync(prebuiltBundlePath)) return undefined;
-  const bundled = statSync(prebuiltBundlePath).mtimeMs;
+export function prebuiltWorkflowBundle(options: { tracing?: boolean } = {}): { codePath: string } | undefined {
+  const bundlePath = options.tracing ? prebuiltTracedBundlePath : prebuiltBundlePath;
+  if (path.extname(workflowsPath) !== '.js' || !existsSync(bundlePath)) return undefined;
+  const bundled = statSync(bundlePath).mtimeMs;
   const source = path.dirname(path.dirname(workflowsPath));
   const modules = ['workflows', ...SHARED_WORKFLOW_LAYERS].flatMap((layer) =>
     readdirSync(path.join(source, layer), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.js'))
       .map((file) => path.join(source, layer, file)),
   );
-  return modules.every((file) => statSync(file).mtimeMs <= bundled) ? { codePath: prebuiltBundlePath } : undefined;
+  return modules.every((file) => statSync(file).mtimeMs <= bundled) ? { codePath: bundlePath } : undefined;
 }
 
 /** Where and how a worker runs. */
@@ -186,7 +190,10 @@ export interface AgentWorkerOptions {
   operatorKey?: { key: Uint8Array; bindingsDir: string };
   /** Where model calls publish their output as it streams (src/live); none when omitted. Closed by whoever made it. */
   live?: LiveChannel;
-  /** Where workflow spans go, and whether model spans carry prompts and outputs; spans go nowhere when omitted. */
+  /**
+   * Where workflow spans go, and whether model spans carry prompts and outputs. A worker given `workflowBundle` with
+   * tracing needs the traced bundle (agentBundleOptions({ tracing: true })); without tracing, no workflow spans are made.
+   */
   tracing?: Pick<Tracing, 'processor' | 'resource'> & { captureContent: boolean };
 }
 
@@ -229,7 +236,9 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
   };
   const interceptors = {
     // A prebuilt bundle brings its own workflow interceptors (bundleWorkflowCode's workflowInterceptorModules).
-    ...(options.workflowBundle ? {} : { workflowModules: [workflowInterceptorsPath, workflowTracingInterceptors] }),
+    ...(options.workflowBundle
+      ? {}
+      : { workflowModules: [workflowInterceptorsPath, ...(options.tracing ? [workflowTracingInterceptors] : [])] }),
     // The span first, so the proof check's refusal is in the trace too.
     activity: [
       activityTracing,
@@ -267,7 +276,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<A
         : { workflowsPath, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
       activities,
       interceptors,
-      sinks: workflowSpanSinks(options.tracing),
+      ...(options.tracing ? { sinks: workflowSpanSinks(options.tracing) } : {}),
     }),
   ];
   if (options.toolTaskQueue && options.toolTaskQueue !== options.taskQueue) {
@@ -365,7 +374,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   log(
     `worker: live output ${live ? (env[LIVE_URL_VARIABLE] ? 'through NATS JetStream' : 'in the state directory') : 'off'}`,
   );
-  const workflowBundle = prebuiltWorkflowBundle();
+  const workflowBundle = prebuiltWorkflowBundle({ tracing: tracing !== undefined });
   log(
     workflowBundle
       ? `worker: workflows from the bundle ${workflowBundle.codePath}`
@@ -386,11 +395,11 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
       ...(operatorKey ? { operatorKey } : {}),
       ...(live ? { live } : {}),
       ...(workflowBundle ? { workflowBundle } : {}),
-      tracing: { ...tracing, captureContent: telemetry.captureContent },
+      ...(tracing ? { tracing: { ...tracing, captureContent: telemetry.captureContent } } : {}),
     });
   } finally {
     await live?.close();
-    await tracing.shutdown();
+    await tracing?.shutdown();
   }
 }
 

@@ -1,8 +1,8 @@
 // Node: Temporal's OpenTelemetry interceptors as the agent uses them. The workflow side is bundled with the workflows
 // (its spans have ids from the workflow's seeded randomness, so a replay makes the same spans and they are exported
 // only once, when first made), its spans leave through a sink, and activities run in a span whose parent the workflow
-// sent in the activity's headers. Every worker and every replay registers the sink, with or without an exporter.
-import { createRequire } from 'node:module';
+// sent in the activity's headers. A replay of the traced bundle registers the sink too, with no exporter.
+import { fileURLToPath } from 'node:url';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import {
   OpenTelemetryActivityInboundInterceptor,
@@ -14,9 +14,12 @@ import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Tracing } from './tracing.js';
 
-/** The workflow interceptors' module, for the bundle's `workflowInterceptorModules`. */
-export const workflowTracingInterceptors = createRequire(import.meta.url).resolve(
-  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+/** The workflow interceptors' module (workflows/tracing-interceptors), for the bundle's `workflowInterceptorModules`. */
+export const workflowTracingInterceptors = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? '../workflows/tracing-interceptors.ts' : '../workflows/tracing-interceptors.js',
+    import.meta.url,
+  ),
 );
 
 /** The sink the workflow interceptors export their spans through (nowhere, without tracing). */

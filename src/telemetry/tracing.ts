@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Resource } from '@opentelemetry/resources';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { OtlpTarget, TelemetrySettings } from './settings.js';
 
 /** What the worker hands to Temporal's interceptors: where workflow spans go, and who they say made them. */
@@ -20,10 +20,10 @@ export interface Tracing {
 // Long enough to batch a step's spans, short enough that a trace is readable a moment after its run ends.
 const EXPORT_DELAY_MS = 1_000;
 
-/** Registers the process's tracer provider; without a traces target, a no-op one (the interceptors still run). */
-export async function startTracing(settings: TelemetrySettings): Promise<Tracing> {
+/** Registers the process's tracer provider; undefined without a traces target (every span is then a no-op). */
+export async function startTracing(settings: TelemetrySettings): Promise<Tracing | undefined> {
+  if (!settings.traces) return undefined;
   const resource = new Resource({ 'service.name': settings.serviceName });
-  if (!settings.traces) return { processor: new NoopSpanProcessor(), resource, shutdown: async () => undefined };
   const processor = new BatchSpanProcessor(await exporterFor(settings.traces), {
     scheduledDelayMillis: EXPORT_DELAY_MS,
   });

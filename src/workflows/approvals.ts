@@ -6,6 +6,7 @@ import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../prot
 import { approvalSummary, timedOutDecision } from '../core/approvals.js';
 import type { DecisionSubject } from '../protocol/approval.js';
 import { DECISION_NOT_SIGNED } from '../protocol/run-authorization.js';
+import { startApprovalSpan } from './approval-span.js';
 import { approveToolCall, toolDecision } from '../protocol/run-messages.js';
 
 /** How a decision reached the run. */
@@ -117,13 +118,17 @@ export class ApprovalBook {
       : request;
     this.pending.set(approval.callId, approval);
     this.onChange();
+    const traced = startApprovalSpan(approval);
     try {
       // The timer's summary is what the Web UI shows for the wait: what is pending and why.
       const decided = await condition(() => this.decisions.has(approval.identity), timeoutMs, {
         summary: approvalSummary(approval),
       });
-      return decided ? this.decisions.get(approval.identity)! : timedOutDecision(approval.callId, timeoutMs);
+      const decision = decided ? this.decisions.get(approval.identity)! : timedOutDecision(approval.callId, timeoutMs);
+      traced.decided(decision, !decided);
+      return decision;
     } finally {
+      traced.close();
       // No change is reported here: the caller applies the decision (the run's status with it) and publishes both at
       // once, so the Web UI never shows a run waiting for approval with none pending.
       this.pending.delete(approval.callId);

@@ -1,5 +1,4 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { workflowSpanSinks } from '../../src/telemetry/temporal-tracing.js';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -15,11 +14,7 @@ export const historiesDir = fileURLToPath(new URL('../fixtures/histories/', impo
  */
 export async function saveHistory(name: string, handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
-  await Worker.runReplayHistory(
-    { workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() },
-    history,
-    handle.workflowId,
-  );
+  await Worker.runReplayHistory({ workflowBundle: await sharedBundle() }, history, handle.workflowId);
   if (process.env.UPDATE_HISTORIES === '1') {
     await mkdir(historiesDir, { recursive: true });
     await writeFile(`${historiesDir}${name}.json`, historyToJSON(history));

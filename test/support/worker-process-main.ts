@@ -57,7 +57,7 @@ const agent = await createAgentWorkers({
   // The directory store, unless the test's settings name another one (an S3 bucket) as a deployment would.
   store: storeFromEnv({ DURABLE_AGENT_STORE_DIR: config.storeDir, ...config.env }, { stateDir: config.storeDir }),
   workflowBundle: { codePath: config.bundlePath },
-  tracing: { ...tracing, captureContent: telemetry.captureContent },
+  ...(tracing ? { tracing: { ...tracing, captureContent: telemetry.captureContent } } : {}),
   ...(config.stickyQueueScheduleToStartTimeoutMs
     ? { stickyQueueScheduleToStartTimeoutMs: config.stickyQueueScheduleToStartTimeoutMs }
     : {}),
@@ -75,4 +75,4 @@ process.stdout.write('ready\n');
 process.once('SIGTERM', () => agent.shutdown());
 await running;
 await connection.close();
-await tracing.shutdown();
+await tracing?.shutdown();

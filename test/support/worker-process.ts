@@ -46,10 +46,13 @@ const main = fileURLToPath(new URL('./worker-process-main.ts', import.meta.url))
 const ignore = (): undefined => undefined;
 const quietLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: ignore };
 
-/** Bundles the workflows once and writes the code to `<directory>/workflow-bundle.js`; returns that path. */
-export async function writeWorkflowBundle(directory: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ ...agentBundleOptions(), logger: quietLogger });
-  const file = path.join(directory, 'workflow-bundle.js');
+/**
+ * Bundles the workflows once (with the tracing interceptors when `tracing`, for workers that export traces) and writes
+ * the code to `<directory>/workflow-bundle.js` (or `-traced.js`); returns that path.
+ */
+export async function writeWorkflowBundle(directory: string, options: { tracing?: boolean } = {}): Promise<string> {
+  const { code } = await bundleWorkflowCode({ ...agentBundleOptions(options), logger: quietLogger });
+  const file = path.join(directory, options.tracing ? 'workflow-bundle-traced.js' : 'workflow-bundle.js');
   await writeFile(file, code);
   return file;
 }

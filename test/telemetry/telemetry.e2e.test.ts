@@ -37,7 +37,7 @@ beforeAll(async () => {
   [metricsPort] = (await findFreePorts(1)) as [number];
   observability = await startObservability({ metricsTargets: [`127.0.0.1:${metricsPort}`], scrapeIntervalMs: 500 });
   directory = await mkdtemp(join(os.tmpdir(), 'durable-agent-telemetry-'));
-  bundlePath = await writeWorkflowBundle(directory);
+  bundlePath = await writeWorkflowBundle(directory, { tracing: true });
   connection = await Connection.connect({ address: temporalAddress() });
   client = new Client({ connection });
 }, 120_000);
@@ -49,7 +49,7 @@ afterAll(async () => {
   if (directory) await rm(directory, { recursive: true, force: true });
 });
 
-function startWorker(taskQueue: string): Promise<WorkerProcess> {
+function startWorker(taskQueue: string, settings?: Record<string, string>): Promise<WorkerProcess> {
   const worker = startWorkerProcess({
     address: temporalAddress(),
     taskQueue,
@@ -57,9 +57,11 @@ function startWorker(taskQueue: string): Promise<WorkerProcess> {
     bundlePath,
     env: {
       OPENAI_API_KEY: SECRET,
-      OTEL_EXPORTER_OTLP_ENDPOINT: observability.otlpHttpUrl,
       OTEL_SERVICE_NAME: service,
-      DURABLE_AGENT_METRICS_PORT: String(metricsPort),
+      ...(settings ?? {
+        OTEL_EXPORTER_OTLP_ENDPOINT: observability.otlpHttpUrl,
+        DURABLE_AGENT_METRICS_PORT: String(metricsPort),
+      }),
     },
   });
   void worker.then((started) => workers.push(started));
@@ -112,13 +114,18 @@ describe('telemetry against Jaeger and Prometheus', () => {
         args: [input(workspace, model.url, 'wait')],
       });
       await pendingApproval(client, handle.workflowId, 'rm');
-      await handle.executeUpdate(approveToolCall, { args: [{ tool_call_id: 'rm', decision: 'approve' }] });
+      await handle.executeUpdate(approveToolCall, {
+        args: [{ tool_call_id: 'rm', decision: 'approve', decided_by: 'ops@example' }],
+      });
       const result = await handle.result();
       expect(result.status).toBe('completed');
 
       const [trace, ...others] = await traceOf(
         handle.workflowId,
-        (found) => named(found, 'RunWorkflow:agentWorkflow').length === 1 && named(found, 'chat scripted').length === 3,
+        (found) =>
+          named(found, 'RunWorkflow:agentWorkflow').length === 1 &&
+          named(found, 'chat scripted').length === 3 &&
+          named(found, 'approval Bash').length === 1,
       );
       expect(others).toEqual([]);
       const chats = named(trace!, 'chat scripted').sort((a, b) => a.startTime - b.startTime);
@@ -137,6 +144,14 @@ describe('telemetry against Jaeger and Prometheus', () => {
       const [bash] = named(trace!, 'execute_tool Bash');
       expect(tag(bash!, 'durable_agent.tool.approved')).toBe(true);
       expect(tag(bash!, 'durable_agent.tool.risk_level')).toBeDefined();
+      // The wait for the decision is a span of the workflow's, with who decided.
+      const [approval] = named(trace!, 'approval Bash');
+      expect(tag(approval!, 'durable_agent.approval.decision')).toBe('approve');
+      expect(tag(approval!, 'durable_agent.approval.decided_by')).toBe('ops@example');
+      expect(Number(tag(approval!, 'durable_agent.approval.wait_ms'))).toBeGreaterThan(0);
+      expect(trace!.spans.find((span) => span.spanID === approval!.references[0]?.spanID)?.operationName).toBe(
+        'RunWorkflow:agentWorkflow',
+      );
       // Each tool span is inside its activity's span, inside the workflow's trace.
       const parent = trace!.spans.find((span) => span.spanID === read!.references[0]?.spanID);
       expect(parent?.operationName).toBe('RunActivity:ReadFile');
@@ -221,4 +236,36 @@ describe('telemetry against Jaeger and Prometheus', () => {
       await model.close();
     }
   }, 120_000);
+
+  it.each(['grpc', 'http/json'])(
+    'exports the same spans over OTLP %s',
+    async (protocol) => {
+      const taskQueue = `telemetry-${protocol.replace('/', '-')}-${randomBytes(4).toString('hex')}`;
+      const worker = await startWorker(taskQueue, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: protocol === 'grpc' ? observability.otlpGrpcUrl : observability.otlpHttpUrl,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      });
+      const model = await startScriptedModelServer({
+        script: [{ tool_calls: [{ id: 'ls', name: 'Glob', arguments: { pattern: '*' } }] }, { content: 'Listed.' }],
+      });
+      try {
+        const handle = await client.workflow.start(agentWorkflow, {
+          workflowId: `agent-telemetry-${randomBytes(4).toString('hex')}`,
+          taskQueue,
+          args: [input(await workspaceFrom(), model.url, 'deny')],
+        });
+        expect((await handle.result()).answer).toBe('Listed.');
+        const [trace] = await traceOf(
+          handle.workflowId,
+          (found) =>
+            named(found, 'RunWorkflow:agentWorkflow').length === 1 && named(found, 'chat scripted').length === 2,
+        );
+        expect(named(trace!, 'execute_tool Glob')).toHaveLength(1);
+      } finally {
+        await model.close();
+        await worker.stop();
+      }
+    },
+    60_000,
+  );
 });

@@ -14,34 +14,46 @@ import {
   recordedFormat,
 } from '../../src/history/replay-check.js';
 import { sharedBundle } from '../support/harness.js';
+import { agentBundleOptions } from '../../src/worker.js';
 import { historiesDir } from '../support/histories.js';
 
 const ignore = (): void => undefined;
 const quietBundleLogger = { log: ignore, trace: ignore, debug: ignore, info: ignore, warn: ignore, error: ignore };
 
 describe('replay of saved histories', () => {
-  it('replays every history under test/fixtures/histories without non-determinism', async () => {
-    const files = (await readdir(historiesDir)).filter((name) => name.endsWith('.json')).sort();
-    expect(files.length).toBeGreaterThanOrEqual(3);
-    const histories = await Promise.all(
-      files.map(async (file) => ({
-        // A sub-agent's id has a slash, which a file name cannot: its file says `~` instead.
-        workflowId: file.replace(/\.json$/, '').replaceAll('~', '/'),
-        history: historyFromJSON(JSON.parse(await readFile(`${historiesDir}${file}`, 'utf8'))),
-      })),
-    );
-    const results = [];
-    for await (const result of Worker.runReplayHistories(
-      { workflowBundle: await sharedBundle(), sinks: workflowSpanSinks() },
-      histories,
-    )) {
-      results.push(result);
-    }
-    expect(results).toHaveLength(files.length);
-    for (const result of results) expect(result.error, `${result.workflowId}: ${String(result.error)}`).toBeUndefined();
-    // Saved in the format this code writes: a format change regenerates them (UPDATE_HISTORIES=1).
-    for (const { workflowId, history } of histories) expect(recordedFormat(history), workflowId).toBe(HISTORY_FORMAT);
-  });
+  // The bundle of a worker without a trace backend, and the one of a worker exporting traces (Temporal's tracing
+  // interceptors in it, their sink registered): a run recorded by either replays on the other.
+  it.each([
+    ['without', false],
+    ['with', true],
+  ])(
+    'replays every history under test/fixtures/histories %s the tracing interceptors',
+    async (_label, tracing) => {
+      const files = (await readdir(historiesDir)).filter((name) => name.endsWith('.json')).sort();
+      expect(files.length).toBeGreaterThanOrEqual(3);
+      const histories = await Promise.all(
+        files.map(async (file) => ({
+          // A sub-agent's id has a slash, which a file name cannot: its file says `~` instead.
+          workflowId: file.replace(/\.json$/, '').replaceAll('~', '/'),
+          history: historyFromJSON(JSON.parse(await readFile(`${historiesDir}${file}`, 'utf8'))),
+        })),
+      );
+      const setup = tracing
+        ? {
+            workflowBundle: await bundleWorkflowCode({ ...agentBundleOptions({ tracing }), logger: quietBundleLogger }),
+            sinks: workflowSpanSinks(),
+          }
+        : { workflowBundle: await sharedBundle() };
+      const results = [];
+      for await (const result of Worker.runReplayHistories(setup, histories)) results.push(result);
+      expect(results).toHaveLength(files.length);
+      for (const result of results)
+        expect(result.error, `${result.workflowId}: ${String(result.error)}`).toBeUndefined();
+      // Saved in the format this code writes: a format change regenerates them (UPDATE_HISTORIES=1).
+      for (const { workflowId, history } of histories) expect(recordedFormat(history), workflowId).toBe(HISTORY_FORMAT);
+    },
+    120_000,
+  );
 });
 
 describe('replay of a history in an older format', () => {
