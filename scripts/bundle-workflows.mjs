@@ -6,6 +6,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { agentBundleOptions, prebuiltBundlePath, prebuiltTracedBundlePath } from '../dist/worker.js';
 
 const quiet = () => undefined;
+/** @param {boolean} tracing */
 const bundle = async (tracing) => {
   const { code } = await bundleWorkflowCode({
     ...agentBundleOptions({ tracing }),
