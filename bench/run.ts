@@ -166,4 +166,6 @@ async function main(): Promise<number> {
   return failures.length === 0 ? 0 : 1;
 }
 
-process.exitCode = await main();
+// Exits once the report is written: a service a section started and did not stop (esbuild's, for the worker processes'
+// entry) would otherwise keep the process alive.
+process.exit(await main());
