@@ -4,11 +4,11 @@
 // The fetched binary serves the whole HTTP API; its web pages read templates and scripts from files of the Debian
 // package and of the JavaScript packages it depends on, which only `apt-get install prometheus` brings.
 import path from 'node:path';
-import { execa } from 'execa';
 import { fetchDebianBinary } from './debian-binary.js';
 import { findOnPath, isExecutableFile } from './executables.js';
 import { cacheDir } from './state-dir.js';
 import type { DirectoryEnvironment } from './state-dir.js';
+import { askVersion } from './temporal-binary.js';
 
 /** An environment variable naming a Prometheus binary to use instead of the installed or cached one. */
 export const PROMETHEUS_PATH_VARIABLE = 'PROMETHEUS_PATH';
@@ -34,8 +34,6 @@ export interface PrometheusBinary {
 export class PrometheusBinaryError extends Error {
   override readonly name = 'PrometheusBinaryError';
 }
-
-const VERSION_TIMEOUT_MS = 20_000;
 
 /** Where a fetched Prometheus is kept: `<cacheDir>/bin/prometheus`. */
 export function cachedPrometheusBinaryPath(env: DirectoryEnvironment = process.env): string {
@@ -84,13 +82,7 @@ type VersionResult = { ok: true; version: string } | { ok: false; reason: string
 /** Runs `<file> --version`: Prometheus answers `prometheus, version 2.42.0+ds (branch: …)` on its first line. */
 async function prometheusVersion(file: string, env: DirectoryEnvironment): Promise<VersionResult> {
   if (!(await isExecutableFile(file))) return { ok: false, reason: 'no executable file there' };
-  const result = await execa(file, ['--version'], {
-    env,
-    extendEnv: false,
-    reject: false,
-    timeout: VERSION_TIMEOUT_MS,
-    stdin: 'ignore',
-  });
+  const { result } = await askVersion(file, env);
   // Older releases print the version on stderr.
   const firstLine = (result.stdout || result.stderr).split('\n')[0]?.trim() ?? '';
   const match = /^prometheus, version (\S+)/.exec(firstLine);
